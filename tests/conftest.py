@@ -1,0 +1,40 @@
+"""Shared fixtures. Store and worker tests talk to a real Redis:
+`REDIS_URL` when set, else one embedded server for the whole session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis
+import redis.asyncio
+
+from store.embedded import EmbeddedRedis
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    with EmbeddedRedis() as server:
+        yield server.url
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    """A synchronous client on a flushed database (arq's way: a clean slate per test)."""
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+async def aredis(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    client = redis.asyncio.Redis.from_url(redis_url)
+    await client.flushall()
+    yield client
+    await client.aclose()

@@ -1,0 +1,52 @@
+"""The embedded Redis is a real server: streams, groups and acks work on it."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import redis
+
+from contracts.codec import decode_entry, entry_fields
+from contracts.inputs import ChatTurn
+from contracts.streams import stream_name
+from store.embedded import EmbeddedRedis
+
+TURN = ChatTurn(
+    agent_id="agent",
+    user_id="user",
+    session_id="s1",
+    seq=1,
+    ts="2026-11-29T10:00:00+08:00",  # type: ignore[arg-type]
+    role="user",  # type: ignore[arg-type]
+    text="Let's agree: start with the conclusion.",
+    message_id="m1",
+)
+
+
+def test_stream_round_trip_through_a_consumer_group(redis_client: redis.Redis) -> None:
+    """XADD an input entry, read it with XREADGROUP, decode its __data__, XACK it."""
+    stream = stream_name("chat-turn", 0)
+    redis_client.xgroup_create(stream, "accord", id="0", mkstream=True)
+    entry_id = redis_client.xadd(stream, entry_fields(TURN))  # type: ignore[arg-type]
+    read: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
+    read = redis_client.xreadgroup("accord", "c1", {stream: ">"}, count=10)  # type: ignore[assignment]
+    [(name, [(got_id, fields)])] = read
+    assert name == stream.encode()
+    assert got_id == entry_id
+    decoded = decode_entry(fields)
+    assert isinstance(decoded, ChatTurn)
+    assert decoded.text == "Let's agree: start with the conclusion."
+    assert redis_client.xpending(stream, "accord")["pending"] == 1
+    assert redis_client.xack(stream, "accord", got_id) == 1
+    assert redis_client.xpending(stream, "accord")["pending"] == 0
+
+
+def test_embedded_server_stops_and_frees_its_port() -> None:
+    """After stop, nothing answers on the port: no stray servers between tests."""
+    server = EmbeddedRedis().start()
+    port = server.port
+    assert redis.Redis(port=port).ping()
+    server.stop()
+    with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
+        sock.connect(("127.0.0.1", port))

@@ -1,0 +1,110 @@
+"""Settings from the environment, with documented defaults (README, "Operate").
+
+The one composition root (worker/app.py) reads these; nothing else reads os.environ.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from typing import Self
+
+from contracts.codec import Limits
+
+
+def _default_consumer() -> str:
+    # Unique per process: `faststream run -w N` forks N processes from one import,
+    # and processes sharing a consumer name would share one PEL.
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    # Where Redis is; unset means "start an embedded one" for the demo and tests only.
+    redis_url: str | None = None
+    # Number of partitions P; every producer must use the same value.
+    partitions: int = 1
+    # Which partitions this worker serves (None: all of 0..P-1).
+    serve_partitions: tuple[int, ...] | None = None
+    group: str = "accord"
+    consumer: str = field(default_factory=_default_consumer)
+    # Entries per XREADGROUP (bounded reads; never the whole backlog into one PEL).
+    batch_size: int = 100
+    # XREADGROUP BLOCK in milliseconds.
+    block_ms: int = 100
+    # A gap in a session's seq open this long is skipped (recorded and counted).
+    gap_timeout_ms: int = 30_000
+    # An entry delivered this many times without being applied goes to dead letters.
+    delivery_limit: int = 5
+    # An entry idle this long in another consumer's PEL is reclaimed (XAUTOCLAIM).
+    reclaim_idle_ms: int = 30_000
+    # Expiry sweep period.
+    sweep_interval_ms: int = 1_000
+    # Time zone for deadlines when a turn carries none (IANA name).
+    default_timezone: str = "UTC"
+    log_level: str = "INFO"
+    # Prometheus metrics and health HTTP port (0 disables).
+    metrics_port: int = 9108
+    # Approximate MAXLEN of the agreement-events and dead-letters streams (0: keep all).
+    events_maxlen: int = 1_000_000
+    dead_letters_maxlen: int = 100_000
+    # Keep message text in dead letters (off: text fields are redacted).
+    dead_letter_keep_text: bool = False
+    # Open plus pending records a scope may hold; past it a proposal is refused.
+    max_records_per_scope: int = 50
+    max_terms_chars: int = 1_000
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Self:
+        e = dict(os.environ if env is None else env)
+        base = cls()
+        serve = e.get("ACCORD_SERVE_PARTITIONS")
+
+        def num(name: str, default: int) -> int:
+            raw = e.get(name)
+            if raw is None or raw == "":
+                return default
+            try:
+                return int(raw)
+            except ValueError as error:
+                raise ValueError(f"{name} must be an integer, got {raw!r}") from error
+
+        limits = Limits(
+            max_entry_bytes=num("ACCORD_MAX_ENTRY_BYTES", base.limits.max_entry_bytes),
+            max_text_bytes=num("ACCORD_MAX_TEXT_BYTES", base.limits.max_text_bytes),
+            max_todos=num("ACCORD_MAX_TODOS", base.limits.max_todos),
+            max_todo_content_bytes=num(
+                "ACCORD_MAX_TODO_CONTENT_BYTES", base.limits.max_todo_content_bytes
+            ),
+            max_argument_bytes=num("ACCORD_MAX_ARGUMENT_BYTES", base.limits.max_argument_bytes),
+        )
+        return cls(
+            redis_url=e.get("REDIS_URL") or None,
+            partitions=num("ACCORD_PARTITIONS", base.partitions),
+            serve_partitions=tuple(int(p) for p in serve.split(",") if p.strip())
+            if serve
+            else None,
+            group=e.get("ACCORD_GROUP", base.group),
+            consumer=e.get("ACCORD_CONSUMER") or _default_consumer(),
+            batch_size=num("ACCORD_BATCH_SIZE", base.batch_size),
+            block_ms=num("ACCORD_BLOCK_MS", base.block_ms),
+            gap_timeout_ms=num("ACCORD_GAP_TIMEOUT_MS", base.gap_timeout_ms),
+            delivery_limit=num("ACCORD_DELIVERY_LIMIT", base.delivery_limit),
+            reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),
+            sweep_interval_ms=num("ACCORD_SWEEP_INTERVAL_MS", base.sweep_interval_ms),
+            default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
+            log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),
+            metrics_port=num("ACCORD_METRICS_PORT", base.metrics_port),
+            events_maxlen=num("ACCORD_EVENTS_MAXLEN", base.events_maxlen),
+            dead_letters_maxlen=num("ACCORD_DEAD_LETTERS_MAXLEN", base.dead_letters_maxlen),
+            dead_letter_keep_text=e.get("ACCORD_DEAD_LETTER_KEEP_TEXT", "0").lower()
+            in {"1", "true", "yes"},
+            max_records_per_scope=num("ACCORD_MAX_RECORDS_PER_SCOPE", base.max_records_per_scope),
+            max_terms_chars=num("ACCORD_MAX_TERMS_CHARS", base.max_terms_chars),
+            limits=limits,
+        )
+
+    def served(self) -> tuple[int, ...]:
+        return self.serve_partitions or tuple(range(self.partitions))
