@@ -7,6 +7,10 @@ import typer
 
 def register(app: typer.Typer) -> None:
     # One line per command module; keep alphabetical to avoid merge conflicts.
-    from worker.commands import version  # noqa: PLC0415
+    from worker.commands import (  # noqa: PLC0415 - imported on use so --help stays cheap
+        schema,
+        version,
+    )
 
+    schema.register(app)
     version.register(app)
