@@ -1,0 +1,54 @@
+"""The session view as of an instant (R6, R7): what the agent's context builder reads.
+
+Current agreement memory is the scope's open records not past their deadline,
+whichever session made them, as terms only (R14). This session's own proposals are
+listed apart with what `soul_agreement_accept` needs. The view filters by deadline
+itself, so a sweep that has not run yet never shows an expired agreement as current.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from contracts.common import AgreementState
+from contracts.records import Acceptances, PendingStatus
+from contracts.view import CurrentAgreement, PendingProposal, SessionView
+from worker.core.acceptance import past_deadline
+from worker.core.state import ScopeState
+
+
+def pending_status(acceptances: Acceptances) -> PendingStatus:
+    if acceptances.agent:
+        return "awaiting_user"
+    if acceptances.user:
+        return "awaiting_agent"
+    return "awaiting_both"
+
+
+def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
+    current = tuple(
+        CurrentAgreement(record_id=record.record_id, terms=record.terms)
+        for record in scope.records
+        if record.state == AgreementState.OPEN and not past_deadline(record, as_of)
+    )
+    pending = tuple(
+        PendingProposal(
+            record_id=record.record_id,
+            revision=record.revision,
+            terms=record.terms,
+            status=pending_status(record.acceptances),
+            deadline_at=record.deadline_at,
+        )
+        for record in scope.records
+        if record.session_id == session_id
+        and record.state == AgreementState.PROPOSED
+        and not past_deadline(record, as_of)
+    )
+    return SessionView(
+        agent_id=scope.agent_id,
+        user_id=scope.user_id,
+        session_id=session_id,
+        as_of=as_of,
+        current_agreements=current,
+        pending_proposals=pending,
+    )
