@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import cache
+from importlib import resources
 
 import msgspec
 
@@ -44,7 +45,8 @@ class ContractError(ValueError):
 
 _DECODER: msgspec.json.Decoder[InputEvent] = msgspec.json.Decoder(InputEvent)
 _AT_PATH = re.compile(r" - at `(?P<path>[^`]+)`$")
-_MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
+# msgspec names a missing or unknown field in the message, not in the path.
+_NAMED = re.compile(r"(?:missing required|contains unknown) field `(?P<name>[^`]+)`")
 
 
 def _field_of(error: msgspec.ValidationError) -> tuple[str, str]:
@@ -55,18 +57,22 @@ def _field_of(error: msgspec.ValidationError) -> tuple[str, str]:
     if at:
         path = at.group("path")
         message = text[: at.start()]
-    missing = _MISSING.search(message)
-    if missing:
-        path = f"{path}.{missing.group('name')}"
+    named = _NAMED.search(message)
+    if named:
+        path = f"{path}.{named.group('name')}"
     return path, message
 
 
+@cache
+def _known_zones() -> frozenset[str]:
+    # The zone list of the pinned tzdata package, not whatever the host's zoneinfo
+    # directory holds: host files such as `localtime` would make the same entry valid
+    # on one worker and a dead letter on another, and replays must agree (R15).
+    return frozenset(resources.files("tzdata").joinpath("zones").read_text("utf-8").split())
+
+
 def _zone_is_known(name: str) -> bool:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
+    return name in _known_zones()
 
 
 def _check_limits(event: InputEvent, limits: Limits) -> None:

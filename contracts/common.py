@@ -16,8 +16,12 @@ Instant = Annotated[datetime, msgspec.Meta(tz=True)]
 # blow up a key name or a log line.
 Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
-# Session sequence numbers start at 1 (DESIGN section 2).
-Seq = Annotated[int, msgspec.Meta(ge=1)]
+# Session sequence numbers start at 1 (DESIGN section 2). The upper bound is the
+# largest integer a double holds exactly: Redis Lua numbers and JavaScript gateways
+# use doubles, and msgpack state cannot hold more than 64 bits, so a larger seq
+# would be misordered or crash the commit instead of being refused at the door.
+MAX_SEQ = 2**53 - 1
+Seq = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEQ)]
 
 Revision = Annotated[int, msgspec.Meta(ge=1)]
 

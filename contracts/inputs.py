@@ -24,6 +24,8 @@ class TodoItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class ChatTurn(msgspec.Struct, tag="chat_turn", **_INPUT):
+    """A turn of the conversation; only `user` turns can propose, confirm or cancel (R1)."""
+
     agent_id: Ident
     user_id: Ident
     session_id: Ident
@@ -37,6 +39,8 @@ class ChatTurn(msgspec.Struct, tag="chat_turn", **_INPUT):
 
 
 class ToolCall(msgspec.Struct, tag="tool_call", **_INPUT):
+    """A tool call the model made; `soul_agreement_accept` is the agent's acceptance (R3)."""
+
     agent_id: Ident
     user_id: Ident
     session_id: Ident
@@ -50,6 +54,8 @@ class ToolCall(msgspec.Struct, tag="tool_call", **_INPUT):
 
 
 class ToolResult(msgspec.Struct, tag="tool_result", **_INPUT):
+    """A tool's result; a successful `todo_write` carries the session's todo list (R12)."""
+
     agent_id: Ident
     user_id: Ident
     session_id: Ident
