@@ -23,6 +23,8 @@ def _default_consumer() -> str:
 class Settings:
     # Where Redis is; unset means "start an embedded one" for the demo and tests only.
     redis_url: str | None = None
+    # REDIS_URL names a node of a Redis Cluster (partitions spread over its shards).
+    redis_cluster: bool = False
     # Number of partitions P; every producer must use the same value.
     partitions: int = 1
     # Which partitions this worker serves (None: all of 0..P-1).
@@ -82,6 +84,7 @@ class Settings:
         )
         return cls(
             redis_url=e.get("REDIS_URL") or None,
+            redis_cluster=e.get("ACCORD_REDIS_CLUSTER", "0").lower() in {"1", "true", "yes"},
             partitions=num("ACCORD_PARTITIONS", base.partitions),
             serve_partitions=tuple(int(p) for p in serve.split(",") if p.strip())
             if serve
