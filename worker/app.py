@@ -1,0 +1,207 @@
+"""The one composition root: settings in, a runnable FastStream worker out.
+
+Everything else receives what it needs from here (Cosmic Python's bootstrap). The
+worker is a FastStream app whose broker runs the batch subscribers; beside them run
+three loops of our own: the reclaimer (XPENDING/XCLAIM, because FastStream never
+redelivers a failed Redis entry), the sweeper (expiry and gap skips) and the watchdog
+(heartbeat, vanished streams). Shutdown stops the subscribers first (FastStream
+waits for the batch in hand, up to `graceful_timeout`), then our loops, each at a
+boundary between store calls; every commit is one Lua script, so nothing is ever
+half-applied, and entries read but not committed stay pending for the reclaimer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+from faststream import FastStream
+from faststream.redis import RedisBroker, RedisClusterBroker
+from redis.asyncio import Redis, RedisCluster
+
+from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
+from worker.health import Health, Watchdog, start_http
+from worker.observability import Metrics, get_logger
+from worker.reclaim import Reclaimer
+from worker.settings import Settings
+from worker.subscribers import register_subscribers
+from worker.sweeper import Sweeper, SweepTarget
+
+# FastStream waits this long for the batch in hand on shutdown.
+GRACEFUL_TIMEOUT_S = 15.0
+
+
+class PartitionPort(Processor, SweepTarget, Protocol):
+    """The store's processor of one partition, as the worker drives it."""
+
+
+PartitionFactory = Callable[[AnyRedis, int, Settings], PartitionPort]
+
+
+def connect(settings: Settings) -> AnyRedis:
+    """An asyncio client for the store: Redis Cluster when configured, else one Redis."""
+    url = settings.redis_url or "redis://127.0.0.1:6379/0"
+    if settings.redis_cluster:
+        return RedisCluster.from_url(url)
+    return Redis.from_url(url)
+
+
+def make_broker(settings: Settings) -> RedisBroker:
+    url = settings.redis_url or "redis://127.0.0.1:6379/0"
+    # logger=None: the worker logs through structlog itself, with ids bound per event;
+    # FastStream's per-batch "Received/Processed" lines would only repeat them.
+    if settings.redis_cluster:
+        return RedisClusterBroker(
+            url, logger=cast("Any", None), graceful_timeout=GRACEFUL_TIMEOUT_S
+        )
+    return RedisBroker(url, logger=cast("Any", None), graceful_timeout=GRACEFUL_TIMEOUT_S)
+
+
+@dataclass
+class Worker:
+    """A built worker: the FastStream app and the parts tests and commands look at."""
+
+    settings: Settings
+    app: FastStream
+    broker: RedisBroker
+    redis: AnyRedis
+    dispatcher: Dispatcher
+    reclaimer: Reclaimer
+    sweeper: Sweeper
+    watchdog: Watchdog
+    health: Health
+    metrics: Metrics
+    log: Any
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    http: asyncio.Server | None = None
+    exit_code: int = 0
+
+    def fail(self, reason: str) -> None:
+        """A condition restarting cannot fix by itself: exit non-zero, loudly."""
+        self.exit_code = 1
+        self.health.fatal = reason
+        self.app.exit()
+
+    async def run(self) -> int:
+        """Run until SIGINT/SIGTERM (graceful) or a fatal condition; the exit code."""
+        await self.app.run()
+        return self.exit_code
+
+
+def build_worker(
+    settings: Settings, partition_factory: PartitionFactory, *, metrics: Metrics | None = None
+) -> Worker:
+    log = get_logger("accord.worker").bind(consumer=settings.consumer)
+    metrics = metrics or Metrics()
+    redis = connect(settings)
+    partitions = settings.served()
+    ports = {p: partition_factory(redis, p, settings) for p in partitions}
+    dispatcher = Dispatcher(dict(ports), metrics, log)
+    broker = make_broker(settings)
+    register_subscribers(
+        broker,
+        dispatcher,
+        partitions=partitions,
+        group=settings.group,
+        consumer=settings.consumer,
+        batch_size=settings.batch_size,
+        block_ms=settings.block_ms,
+    )
+    app = FastStream(broker, logger=None)
+    health = Health()
+
+    def _fail(reason: str) -> None:
+        worker.fail(reason)
+
+    worker = Worker(
+        settings=settings,
+        app=app,
+        broker=broker,
+        redis=redis,
+        dispatcher=dispatcher,
+        reclaimer=Reclaimer(
+            redis,
+            dispatcher,
+            partitions,
+            settings.group,
+            settings.consumer,
+            settings.reclaim_idle_ms,
+            settings.batch_size,
+            log,
+        ),
+        sweeper=Sweeper(dict(ports), metrics, log),
+        watchdog=Watchdog(
+            redis,
+            health,
+            settings.consumer,
+            settings.group,
+            partitions,
+            on_fatal=_fail,
+            log=log,
+        ),
+        health=health,
+        metrics=metrics,
+        log=log,
+    )
+    _wire_lifecycle(worker)
+    return worker
+
+
+def _wire_lifecycle(worker: Worker) -> None:
+    settings = worker.settings
+    app = worker.app
+
+    @app.on_startup
+    async def create_groups() -> None:
+        # Before the subscribers start: their own XGROUP CREATE would use `$`.
+        created = await ensure_groups(worker.redis, settings.served(), settings.group)
+        worker.log.info(
+            "worker_starting",
+            partitions=list(settings.served()),
+            group=settings.group,
+            groups_created=created,
+            cluster=settings.redis_cluster,
+        )
+
+    @app.after_startup
+    async def start_loops() -> None:
+        reclaim_every = max(0.05, settings.reclaim_idle_ms / 2000)
+        sweep_every = settings.sweep_interval_ms / 1000
+        worker.tasks = [
+            asyncio.create_task(worker.reclaimer.run(worker.stop, reclaim_every), name="reclaim"),
+            asyncio.create_task(worker.sweeper.run(worker.stop, sweep_every), name="sweep"),
+            asyncio.create_task(worker.watchdog.run(worker.stop, 2.0), name="watchdog"),
+        ]
+        if settings.metrics_port:
+            worker.http = await start_http(
+                worker.health, worker.metrics.registry, settings.metrics_port
+            )
+        worker.health.ready = True
+        worker.log.info("worker_ready", metrics_port=settings.metrics_port)
+
+    @app.on_shutdown
+    async def stop_loops() -> None:
+        worker.health.ready = False
+        worker.stop.set()
+        # Each loop finishes its current store call (one atomic script) and returns.
+        await asyncio.gather(*worker.tasks, return_exceptions=True)
+        if worker.http is not None:
+            worker.http.close()
+            await worker.http.wait_closed()
+
+    @app.after_shutdown
+    async def report_and_close() -> None:
+        if worker.exit_code == 0:
+            # FastStream stops a subscriber whose group vanished (NOGROUP) and exits 0:
+            # say so loudly and turn it into a failure.
+            with contextlib.suppress(Exception):
+                missing = await missing_groups(worker.redis, settings.served(), settings.group)
+                if missing:
+                    worker.exit_code = 1
+                    worker.log.critical("streams_vanished", group=settings.group, streams=missing)
+        await worker.redis.aclose()
+        worker.log.info("worker_stopped", exit_code=worker.exit_code)

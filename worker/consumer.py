@@ -1,0 +1,192 @@
+"""From raw stream entries to the store: the transport-agnostic half of the reading loop.
+
+`Dispatcher.handle` takes one batch of raw entries (as XREADGROUP, XCLAIM or
+FastStream's batch subscriber return them) and hands them to the partition's
+store processor, then counts and logs what was committed. It never raises: an
+exception leaves the entries pending in the consumer group, and the reclaimer
+redelivers them until the delivery limit sends them to dead letters. So a bad entry
+never stops the worker, and nothing is acked that was not applied.
+
+`read_loop` is a bare XREADGROUP loop over the same `handle`, so FastStream's batch
+subscriber (worker/subscribers.py) can be compared with it in one benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol, cast
+
+from redis.asyncio import Redis, RedisCluster
+from redis.exceptions import ResponseError
+
+from contracts.outputs import OutputEvent
+from contracts.streams import family_of, input_streams
+from worker.observability import Metrics, log_events
+
+AnyRedis = Redis | RedisCluster
+
+
+class RawEntry(NamedTuple):
+    """One stream entry as read, before decoding."""
+
+    stream: str
+    entry_id: str
+    fields: dict[bytes, bytes]
+    # 1 on a first delivery; XPENDING's times_delivered after a reclaim.
+    delivery_count: int
+
+
+class Outcome(NamedTuple):
+    """What one batch did, as the worker needs it for metrics and logs."""
+
+    # Per input entry, keyed by outcome name (applied, duplicate, parked, dead_lettered, ...).
+    outcomes: dict[str, int]
+    events: Sequence[OutputEvent]
+    gap_skips: int = 0
+
+
+class Processor(Protocol):
+    """The store's entry point for one partition, as seen from the worker."""
+
+    async def process(self, entries: Sequence[RawEntry]) -> Outcome: ...
+
+
+_PARTITION = re.compile(r"\{(\d+)\}")
+
+
+def partition_of_stream(stream: str) -> int:
+    """`chat-turn:{3}` -> 3 (the hash tag is the partition; contracts.streams)."""
+    found = _PARTITION.search(stream)
+    if found is None:
+        raise ValueError(f"stream {stream!r} carries no partition hash tag")
+    return int(found.group(1))
+
+
+async def ensure_groups(redis: AnyRedis, partitions: Sequence[int], group: str) -> list[str]:
+    """Create the group on every input stream of `partitions`, at id 0 with MKSTREAM.
+
+    Never at `$` (FastStream's choice): entries a gateway wrote before the first worker
+    started would be skipped. Returns the streams whose group was created just now.
+    """
+    created: list[str] = []
+    for partition in partitions:
+        for stream in input_streams(partition):
+            try:
+                await redis.xgroup_create(stream, group, id="0", mkstream=True)
+            except ResponseError as error:
+                if "BUSYGROUP" not in str(error):
+                    raise
+            else:
+                created.append(stream)
+    return created
+
+
+async def missing_groups(redis: AnyRedis, partitions: Sequence[int], group: str) -> list[str]:
+    """Input streams of `partitions` that have vanished or lost the group (empty if none)."""
+    missing: list[str] = []
+    for partition in partitions:
+        for stream in input_streams(partition):
+            try:
+                groups = await redis.xinfo_groups(stream)
+            except ResponseError:  # ERR no such key
+                missing.append(stream)
+                continue
+            names = {_text(g["name"]) for g in groups}
+            if group not in names:
+                missing.append(stream)
+    return missing
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def wall_ms() -> int:
+    """Wall-clock epoch milliseconds, for the shell only (metrics, sweeps, heartbeats)."""
+    return int(time.time() * 1000)  # noqa: TID251  (the shell reads the clock; the core never does)
+
+
+def _entry_ms(entry_id: str) -> int:
+    return int(entry_id.split("-", 1)[0])
+
+
+@dataclass
+class Dispatcher:
+    """Routes batches to the partition's processor; counts and logs the result."""
+
+    processors: dict[int, Processor]
+    metrics: Metrics
+    log: Any
+
+    async def handle(self, entries: Sequence[RawEntry]) -> Outcome | None:
+        """Process one batch of one partition. Returns None when processing raised."""
+        if not entries:
+            return Outcome({}, ())
+        stream = entries[0].stream
+        family = family_of(stream)
+        started = time.perf_counter()
+        try:
+            processor = self.processors[partition_of_stream(stream)]
+            outcome = await processor.process(entries)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the worker never stops on one batch; see module doc
+            self.metrics.errors.labels(family).inc()
+            self.log.exception(
+                "batch_failed", stream=stream, entries=len(entries), first=entries[0].entry_id
+            )
+            return None
+        done = time.perf_counter()
+        self.metrics.batch_seconds.observe(done - started)
+        now_ms = wall_ms()
+        for entry in entries:
+            self.metrics.entry_latency.observe(max(0.0, now_ms - _entry_ms(entry.entry_id)) / 1000)
+        for name, count in outcome.outcomes.items():
+            self.metrics.inputs.labels(family, name).inc(count)
+        if outcome.gap_skips:
+            self.metrics.gap_skips.inc(outcome.gap_skips)
+        self.metrics.count_events(outcome.events)
+        log_events(self.log, outcome.events)
+        return outcome
+
+
+def entries_from_read(
+    stream: str | bytes, raw: Sequence[Any], delivery_count: int = 1
+) -> list[RawEntry]:
+    """RawEntry list from XREADGROUP's `[(id, fields), ...]` of one stream."""
+    name = _text(stream)
+    return [RawEntry(name, _text(entry_id), fields, delivery_count) for entry_id, fields in raw]
+
+
+async def read_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
+    redis: AnyRedis,
+    dispatcher: Dispatcher,
+    *,
+    partition: int,
+    group: str,
+    consumer: str,
+    count: int,
+    block_ms: int,
+    stop: asyncio.Event,
+) -> None:
+    """A bare XREADGROUP loop over one partition's three input streams.
+
+    One call reads all three streams (same hash tag, so same cluster slot), COUNT
+    bounds each read so one consumer never swallows the backlog into its PEL.
+    """
+    streams = dict.fromkeys(input_streams(partition), ">")
+    while not stop.is_set():
+        response: Any = await redis.xreadgroup(
+            group, consumer, cast("Any", streams), count=count, block=block_ms
+        )
+        for stream, raw in response or ():
+            await dispatcher.handle(entries_from_read(stream, raw))
+
+
+def outcome_counts(names: Sequence[str]) -> dict[str, int]:
+    return dict(Counter(names))

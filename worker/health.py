@@ -1,0 +1,156 @@
+"""Health: an HTTP endpoint for Kubernetes probes and Prometheus, a heartbeat, a watchdog.
+
+- `GET /healthz` (liveness): 200 while the worker runs and has not hit a fatal
+  condition; 503 otherwise.
+- `GET /readyz` (readiness): 200 once the consumer groups exist and the subscribers
+  have started.
+- `GET /metrics`: the Prometheus text format of the worker's registry.
+
+The watchdog checks every few seconds that the input streams and the group still
+exist: if someone deletes a stream or the group, the worker says so at CRITICAL and
+stops with a non-zero exit code instead of idling (FastStream alone would stop the
+subscriber and exit 0). The heartbeat key lets `accord check` list live workers
+(arq's health-check key, with an expiry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+from worker.consumer import AnyRedis, missing_groups, wall_ms
+
+# Heartbeat keys, one per worker process, expiring unless refreshed.
+HEARTBEAT_PREFIX = "accord:heartbeat:"
+
+
+def heartbeat_key(consumer: str) -> str:
+    return HEARTBEAT_PREFIX + consumer
+
+
+class Heartbeat(msgspec.Struct, frozen=True):
+    consumer: str
+    group: str
+    partitions: tuple[int, ...]
+    started_at_ms: int
+    at_ms: int
+
+
+@dataclass
+class Health:
+    ready: bool = False
+    fatal: str | None = None
+    started_at_ms: int = field(default_factory=wall_ms)
+
+    @property
+    def live(self) -> bool:
+        return self.fatal is None
+
+
+async def _respond(writer: asyncio.StreamWriter, status: str, body: bytes, ctype: str) -> None:
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    writer.write(head.encode() + body)
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    writer.close()
+
+
+def http_handler(
+    health: Health, registry: CollectorRegistry
+) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Any]:
+    """A minimal HTTP/1.1 handler: three GET paths, nothing else."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await asyncio.wait_for(reader.readline(), timeout=5)
+        except (TimeoutError, ConnectionError):
+            writer.close()
+            return
+        parts = request.decode("latin-1").split()
+        path = parts[1] if len(parts) >= 2 else ""
+        text = "text/plain; charset=utf-8"
+        if path == "/metrics":
+            await _respond(writer, "200 OK", generate_latest(registry), CONTENT_TYPE_LATEST)
+        elif path == "/healthz":
+            ok = health.live
+            await _respond(
+                writer, "200 OK" if ok else "503 Service Unavailable",
+                b"ok\n" if ok else f"fatal: {health.fatal}\n".encode(), text,
+            )  # fmt: skip
+        elif path == "/readyz":
+            ok = health.live and health.ready
+            await _respond(
+                writer, "200 OK" if ok else "503 Service Unavailable",
+                b"ready\n" if ok else b"not ready\n", text,
+            )  # fmt: skip
+        else:
+            await _respond(writer, "404 Not Found", b"not found\n", text)
+
+    return serve
+
+
+async def start_http(health: Health, registry: CollectorRegistry, port: int) -> asyncio.Server:
+    return await asyncio.start_server(http_handler(health, registry), "0.0.0.0", port)  # noqa: S104  (a probe endpoint must be reachable from the kubelet)
+
+
+@dataclass
+class Watchdog:
+    """Heartbeat plus the check that the streams and group are still there."""
+
+    redis: AnyRedis
+    health: Health
+    consumer: str
+    group: str
+    partitions: Sequence[int]
+    on_fatal: Callable[[str], None]
+    log: Any
+
+    async def beat(self, ttl_ms: int) -> None:
+        now = wall_ms()
+        beat = Heartbeat(
+            self.consumer, self.group, tuple(self.partitions), self.health.started_at_ms, now
+        )
+        await self.redis.set(heartbeat_key(self.consumer), msgspec.json.encode(beat), px=ttl_ms)
+
+    async def check_once(self) -> bool:
+        missing = await missing_groups(self.redis, self.partitions, self.group)
+        if missing:
+            reason = (
+                f"input streams or consumer group {self.group!r} vanished: {', '.join(missing)}"
+            )
+            self.health.fatal = reason
+            self.log.critical("streams_vanished", group=self.group, streams=missing)
+            self.on_fatal(reason)
+            return False
+        return True
+
+    async def run(self, stop: asyncio.Event, interval_s: float) -> None:
+        while not stop.is_set():
+            try:
+                if not await self.check_once():
+                    return
+                await self.beat(int(interval_s * 3000))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis unreachable for a moment is not fatal
+                self.log.exception("watchdog_failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=interval_s)
+
+
+async def live_workers(redis: AnyRedis) -> list[Heartbeat]:
+    beats: list[Heartbeat] = []
+    async for key in redis.scan_iter(match=HEARTBEAT_PREFIX + "*", count=1000):
+        raw = await redis.get(key)
+        if raw:
+            beats.append(msgspec.json.decode(raw, type=Heartbeat))
+    return sorted(beats, key=lambda b: b.consumer)

@@ -1,0 +1,195 @@
+"""Logs and metrics: structlog JSON lines and Prometheus counters.
+
+Log lines carry `session_id`, `seq` and `record_id` as fields so an operator can
+follow one session; the message text (and the terms it produced) never appears at
+INFO, because chat text is user data (docs/security.md). Metrics live in their own
+registry so tests and several apps in one process never collide.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from contracts.outputs import (
+    ClarificationRequested,
+    DeadLetter,
+    OutputEvent,
+    ProposalRefused,
+    StateChanged,
+    ToolOutcome,
+)
+
+
+def configure_logging(level: str = "INFO", *, json: bool = True) -> None:
+    """structlog to stderr: JSON lines for machines, or console lines for the demo."""
+    numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if json
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str) -> Any:  # noqa: ANN401  (structlog's bound logger is untyped)
+    return structlog.get_logger(name)
+
+
+# Latency buckets in seconds: the targets are p50 <= 2 ms and p99 <= 10 ms (DESIGN 5).
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0)
+
+
+@dataclass
+class Metrics:
+    """Every metric the worker exports, registered in one registry."""
+
+    registry: CollectorRegistry = field(default_factory=CollectorRegistry)
+
+    def __post_init__(self) -> None:
+        r = self.registry
+        self.inputs = Counter(
+            "accord_input_entries",
+            "Input entries handled, by stream family and outcome.",
+            ["stream", "outcome"],
+            registry=r,
+        )
+        self.transitions = Counter(
+            "accord_transitions",
+            "Committed record state changes, by from and to state.",
+            ["from_state", "to_state"],
+            registry=r,
+        )
+        self.tool_outcomes = Counter(
+            "accord_tool_outcomes",
+            "Answers to soul_agreement_accept calls, by reason (accepted when it succeeded).",
+            ["reason"],
+            registry=r,
+        )
+        self.clarifications = Counter(
+            "accord_clarifications",
+            "Ambiguous confirmations or cancellations, by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.refusals = Counter(
+            "accord_proposal_refusals", "Proposals refused, by reason.", ["reason"], registry=r
+        )
+        self.dead_letters = Counter(
+            "accord_dead_letters", "Input entries sent to dead letters, by reason.", ["reason"],
+            registry=r,
+        )  # fmt: skip
+        self.gap_skips = Counter(
+            "accord_gap_skips", "Session seq gaps skipped after the gap timeout.", registry=r
+        )
+        self.reclaims = Counter(
+            "accord_reclaimed_entries",
+            "Entries reclaimed from idle consumers (XAUTOCLAIM/XCLAIM).",
+            ["stream"],
+            registry=r,
+        )
+        self.expired = Counter(
+            "accord_sweeper_expiries", "Records expired by the deadline sweeper.", registry=r
+        )
+        self.batch_seconds = Histogram(
+            "accord_batch_seconds",
+            "Time to process one batch of entries (decode, core, commit).",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.entry_latency = Histogram(
+            "accord_entry_latency_seconds",
+            "From the entry's XADD (its id's time) to its commit.",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.lag = Gauge(
+            "accord_consumer_lag",
+            "Entries of a stream not yet delivered to the group plus entries pending.",
+            ["stream"],
+            registry=r,
+        )
+        self.errors = Counter(
+            "accord_batch_errors", "Batches whose processing raised (entries stay pending).",
+            ["stream"], registry=r,
+        )  # fmt: skip
+
+    def count_events(self, events: Iterable[OutputEvent]) -> None:
+        for event in events:
+            if isinstance(event, StateChanged):
+                source = event.from_state.value if event.from_state is not None else "none"
+                self.transitions.labels(source, event.to_state.value).inc()
+            elif isinstance(event, ToolOutcome):
+                reason = "accepted" if event.accepted else str(event.reason or "rejected")
+                self.tool_outcomes.labels(reason).inc()
+            elif isinstance(event, ClarificationRequested):
+                self.clarifications.labels(event.kind.value).inc()
+            elif isinstance(event, ProposalRefused):
+                self.refusals.labels(event.reason.value).inc()
+            elif isinstance(event, DeadLetter):  # pragma: no branch  (the union is closed)
+                self.dead_letters.labels(event.reason.value).inc()
+
+
+def log_events(log: Any, events: Iterable[OutputEvent]) -> None:  # noqa: ANN401
+    """One INFO line per published event, with ids and states but never text or terms."""
+    for event in events:
+        if isinstance(event, StateChanged):
+            log.info(
+                "state_changed",
+                record_id=event.record_id,
+                session_id=event.session_id,
+                seq=event.provenance.seq,
+                revision=event.revision,
+                from_state=event.from_state,
+                to_state=event.to_state,
+                cause=event.cause,
+            )
+        elif isinstance(event, ToolOutcome):
+            log.info(
+                "tool_outcome",
+                record_id=event.record_id,
+                session_id=event.session_id,
+                seq=event.seq,
+                call_id=event.call_id,
+                accepted=event.accepted,
+                reason=event.reason,
+            )
+        elif isinstance(event, ClarificationRequested):
+            log.info(
+                "clarification_requested",
+                session_id=event.session_id,
+                seq=event.seq,
+                kind=event.kind,
+                candidates=[c.record_id for c in event.candidates],
+            )
+        elif isinstance(event, ProposalRefused):
+            log.info(
+                "proposal_refused", session_id=event.session_id, seq=event.seq, reason=event.reason
+            )
+        elif isinstance(event, DeadLetter):  # pragma: no branch
+            log.warning(
+                "dead_letter",
+                stream=event.stream,
+                entry_id=event.entry_id,
+                session_id=event.session_id,
+                seq=event.seq,
+                reason=event.reason,
+                delivery_count=event.delivery_count,
+            )

@@ -1,0 +1,62 @@
+"""Periodic work that no input triggers: expiry at deadlines, stale gap skips, heartbeat.
+
+Expiry goes through the store's watermark-gated primitive (DESIGN 3, "Deadlines"):
+a record expires only once every input written before its deadline is applied, and
+the script is atomic, so any number of workers may sweep the same partition at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from contracts.outputs import OutputEvent
+from worker.consumer import wall_ms
+from worker.observability import Metrics, log_events
+
+
+class SweepTarget(Protocol):
+    """What the sweeper needs from the store's processor of one partition."""
+
+    async def sweep_expired(self, now_ms: int) -> Sequence[OutputEvent]: ...
+
+    async def skip_stale_gaps(self, now_ms: int) -> int: ...
+
+
+@dataclass
+class Sweeper:
+    targets: dict[int, SweepTarget]
+    metrics: Metrics
+    log: Any
+    clock_ms: Callable[[], int] = wall_ms
+
+    async def sweep_once(self) -> int:
+        """One pass over every partition; returns how many records expired."""
+        expired = 0
+        now_ms = self.clock_ms()
+        for partition, target in self.targets.items():
+            skipped = await target.skip_stale_gaps(now_ms)
+            if skipped:
+                self.metrics.gap_skips.inc(skipped)
+                self.log.warning("gaps_skipped", partition=partition, count=skipped)
+            events = await target.sweep_expired(now_ms)
+            if events:
+                expired += len(events)
+                self.metrics.expired.inc(len(events))
+                self.metrics.count_events(events)
+                log_events(self.log, events)
+        return expired
+
+    async def run(self, stop: asyncio.Event, interval_s: float) -> None:
+        while not stop.is_set():
+            try:
+                await self.sweep_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a failed sweep is retried next period
+                self.log.exception("sweep_failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=interval_s)
