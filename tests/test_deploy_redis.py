@@ -1,0 +1,347 @@
+"""The production Redis configuration (deploy/redis/) on a real redis-server.
+
+A config file or ACL that Redis refuses, or an ACL that forbids one command the worker
+needs, is found here and not at 3 a.m. after a deploy: the server is started with the
+committed files (only port, bind address and directory are overridden), and every user
+does what its service does, and is refused what it must never do.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import redis
+import yaml
+from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
+
+from contracts.streams import (
+    AGREEMENT_EVENTS,
+    DEAD_LETTERS,
+    INPUT_FAMILIES,
+    input_streams,
+    stream_name,
+)
+from store.embedded import free_port, redis_server_binary
+
+pytestmark = pytest.mark.redis
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+CONF = DEPLOY / "redis" / "redis.conf"
+ACL = DEPLOY / "redis" / "users.acl"
+COMPOSE = DEPLOY / "compose.yaml"
+
+# The development passwords the committed users.acl hashes (compose.yaml uses them too;
+# production replaces the hashes, docs/operations.md "Redis users").
+PASSWORDS = {
+    "accord": "accord-dev-password",
+    "keda": "keda-dev-password",
+    "ops": "ops-dev-password",
+}
+
+# Partitions and ids chosen to stress the key patterns: high partition numbers, ids with
+# colons, braces and non-ASCII characters (store/keys.py length-prefixes them).
+PARTITIONS = (0, 7, 16383)
+AGENT, USER, SESSION = "agent:1", "user{x}", "会话-1"
+
+
+@contextmanager
+def production_redis() -> Iterator[int]:
+    """redis-server started with deploy/redis/redis.conf and users.acl as committed."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="accord-prod-redis-") as directory:
+        args = [
+            str(redis_server_binary()), str(CONF),
+            "--aclfile", str(ACL),
+            "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
+            "--daemonize", "no", "--logfile", str(Path(directory) / "redis.log"),
+        ]  # fmt: skip
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # noqa: S603
+        try:
+            _wait_for(port, process, Path(directory) / "redis.log")
+            yield port
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stderr is not None:
+                process.stderr.close()
+
+
+def _wait_for(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    probe = redis.Redis(port=port, username="probe", password="", socket_connect_timeout=0.2)
+    deadline = time.monotonic() + 10
+    try:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                err = process.stderr.read().decode() if process.stderr else ""
+                text = log.read_text(errors="replace") if log.exists() else ""
+                pytest.fail(f"redis-server refused the production config: {err}{text}")
+            try:
+                if probe.ping():
+                    return
+            except (redis.ConnectionError, redis.TimeoutError):
+                time.sleep(0.02)
+        pytest.fail("redis-server with the production config did not answer in 10 s")
+    finally:
+        probe.close()
+
+
+@pytest.fixture(scope="module")
+def prod_port() -> Iterator[int]:
+    with production_redis() as port:
+        yield port
+
+
+def client(port: int, user: str) -> redis.Redis:
+    return redis.Redis(port=port, username=user, password=PASSWORDS[user])
+
+
+@pytest.fixture
+def ops(prod_port: int) -> Iterator[redis.Redis]:
+    c = client(prod_port, "ops")
+    c.flushall()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def accord(prod_port: int, ops: redis.Redis) -> Iterator[redis.Redis]:  # noqa: ARG001  (ops flushes first)
+    c = client(prod_port, "accord")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def keda(prod_port: int, ops: redis.Redis) -> Iterator[redis.Redis]:  # noqa: ARG001
+    c = client(prod_port, "keda")
+    yield c
+    c.close()
+
+
+def store_keys(partition: int) -> list[str]:
+    """Every key kind the store writes for one partition (store/keys.py)."""
+    from store import keys  # noqa: PLC0415  (read the module at test time, as it evolves)
+
+    return [
+        keys.scope_key(partition, AGENT, USER),
+        keys.session_key(partition, AGENT, USER, SESSION),
+        keys.parked_key(partition, AGENT, USER, SESSION),
+        keys.gaps_key(partition),
+        keys.deadlines_key(partition),
+        keys.record_key(partition, "rec-1"),
+        keys.stats_key(partition),
+        keys.events_stream(partition),
+        keys.dead_letters_stream(partition),
+    ]
+
+
+def test_production_config_loads_with_aof_on_and_no_eviction(ops: redis.Redis) -> None:
+    """redis.conf is accepted by a real redis-server and turns on what the store relies
+    on: AOF with fsync every second and an RDB preamble, and the noeviction policy, so no
+    accord key (all of them are state) is ever evicted (R15 depends on kept state)."""
+    config = ops.config_get("*")
+    assert config["appendonly"] == "yes"
+    assert config["appendfsync"] == "everysec"
+    assert config["aof-use-rdb-preamble"] == "yes"
+    assert config["maxmemory-policy"] == "noeviction"
+    assert int(str(config["maxmemory"])) > 0
+    assert config["save"] == "3600 1 300 100 60 10000"  # RDB snapshots too, for backups
+
+
+def test_default_user_is_off_so_an_unauthenticated_client_can_do_nothing(prod_port: int) -> None:
+    """Connecting without credentials gets no access at all."""
+    anonymous = redis.Redis(port=prod_port)
+    try:
+        with pytest.raises((AuthenticationError, ResponseError)):
+            anonymous.get("anything")
+    finally:
+        anonymous.close()
+
+
+def test_probe_user_needs_no_password_and_may_only_ping(prod_port: int) -> None:
+    """The health-check user answers PING and nothing else."""
+    probe = redis.Redis(port=prod_port, username="probe", password="")
+    try:
+        assert probe.ping()
+        with pytest.raises(NoPermissionError):
+            probe.get("chat-turn:{0}")
+        with pytest.raises(NoPermissionError):
+            probe.info()
+    finally:
+        probe.close()
+
+
+@pytest.mark.parametrize("partition", PARTITIONS)
+def test_accord_user_can_run_every_stream_command_the_worker_uses(
+    accord: redis.Redis, partition: int
+) -> None:
+    """The worker's consumer-group cycle on every input stream of a partition: group at
+    id 0 with MKSTREAM, XADD, bounded XREADGROUP, XPENDING, XCLAIM, XAUTOCLAIM, XACK,
+    XINFO, XLEN, XRANGE, XTRIM ~ (R15's exactly-once machinery needs all of them)."""
+    for stream in input_streams(partition):
+        accord.xgroup_create(stream, "accord", id="0", mkstream=True)
+        entry = accord.xadd(stream, {"__data__": "{}"})
+        read = accord.xreadgroup("accord", "w1", {stream: ">"}, count=100, block=10)
+        assert read == [[stream.encode(), [(entry, {b"__data__": b"{}"})]]]
+        assert accord.xpending(stream, "accord")["pending"] == 1
+        assert accord.xclaim(stream, "accord", "w2", 0, [entry])
+        accord.xautoclaim(stream, "accord", "w1", 0, start_id="0-0", count=10)
+        assert accord.xack(stream, "accord", entry) == 1
+        assert accord.xinfo_groups(stream)[0]["name"] == b"accord"
+        assert accord.xinfo_stream(stream)["length"] == 1
+        assert accord.xlen(stream) == 1
+        assert accord.xrange(stream) == [(entry, {b"__data__": b"{}"})]
+        accord.xtrim(stream, maxlen=1000, approximate=True)
+    for family in (AGREEMENT_EVENTS, DEAD_LETTERS):
+        accord.xadd(stream_name(family, partition), {"__data__": "{}"}, maxlen=10, approximate=True)
+        assert accord.xrevrange(stream_name(family, partition), count=1)
+
+
+@pytest.mark.parametrize("partition", PARTITIONS)
+def test_accord_user_can_write_every_store_key_and_run_scripts_over_them(
+    accord: redis.Redis, partition: int
+) -> None:
+    """Every key kind of store/keys.py, with awkward ids, passes the ACL key patterns, and
+    a Lua script touching all keys of one partition runs as the accord user (the atomic
+    commit is one script over one partition's keys)."""
+    tagged = store_keys(partition)
+    # One script writing each key with a command of its kind, as the commit does.
+    script = """
+    for i, key in ipairs(KEYS) do
+        local kind = ARGV[i]
+        if kind == 'stream' then redis.call('XADD', key, '*', '__data__', '{}')
+        elseif kind == 'zset' then redis.call('ZADD', key, i, 'member')
+        elseif kind == 'string' then redis.call('SET', key, '{}')
+        else redis.call('HINCRBY', key, 'n', 1) end
+    end
+    return #KEYS
+    """
+    kinds = [_kind(key) for key in tagged]
+    sha = accord.script_load(script)
+    assert accord.evalsha(sha, len(tagged), *tagged, *kinds) == len(tagged)
+    assert accord.eval(script, len(tagged), *tagged, *kinds) == len(tagged)
+    assert accord.script_exists(sha) == [True]
+    for key, kind in zip(tagged, kinds, strict=True):
+        if kind == "hash":
+            assert accord.hget(key, "n") == b"2"
+        elif kind == "zset":
+            assert accord.zrangebyscore(key, "-inf", "+inf") == [b"member"]
+        elif kind == "string":
+            assert accord.get(key) == b"{}"
+        else:
+            assert accord.xlen(key) == 2
+    assert accord.delete(*tagged) == len(tagged)
+
+
+def _kind(key: str) -> str:
+    if key.startswith((AGREEMENT_EVENTS, DEAD_LETTERS)):
+        return "stream"
+    if key.startswith(("gaps:", "deadlines:")):
+        return "zset"
+    if key.startswith("record:"):
+        return "string"
+    return "hash"
+
+
+def test_accord_user_can_keep_and_list_heartbeats(accord: redis.Redis) -> None:
+    """`accord check` finds live workers by SCAN over expiring heartbeat keys."""
+    accord.set("accord:heartbeat:host-1", b"{}", px=10_000)
+    assert list(accord.scan_iter(match="accord:heartbeat:*")) == [b"accord:heartbeat:host-1"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "chat-turn:0",  # an input stream name without the hash tag is not accord's
+        "session:0:x",
+        "other-app:{0}",
+        "cache:user:1",
+    ],
+)
+def test_accord_user_cannot_touch_keys_outside_its_patterns(accord: redis.Redis, key: str) -> None:
+    """Least privilege on keys: another application's keys are out of reach, directly
+    and from inside a script."""
+    with pytest.raises(NoPermissionError):
+        accord.set(key, "1")
+    with pytest.raises(NoPermissionError):
+        accord.xadd(key, {"__data__": "{}"})
+    with pytest.raises(ResponseError, match=r"(?i)(noperm|no permissions)"):
+        accord.eval("return redis.call('SET', KEYS[1], '1')", 1, key)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("FLUSHALL",),
+        ("FLUSHDB",),
+        ("KEYS", "*"),
+        ("CONFIG", "GET", "*"),
+        ("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"),
+        ("ACL", "LIST"),
+        ("CLIENT", "LIST"),
+        ("DEBUG", "SLEEP", "0"),
+        ("SHUTDOWN", "NOSAVE"),
+        ("BGREWRITEAOF",),
+        ("PUBLISH", "chat-turn:{0}", "x"),
+        ("SORT", "deadlines:{0}", "BY", "nosort", "GET", "*"),
+        ("MIGRATE", "127.0.0.1", "1", "chat-turn:{0}", "0", "1000"),
+    ],
+)
+def test_accord_user_is_refused_admin_and_dangerous_commands(
+    accord: redis.Redis, command: tuple[str, ...]
+) -> None:
+    """The worker's credentials cannot wipe, reconfigure, enumerate or stop the server."""
+    with pytest.raises(NoPermissionError):
+        # redis-py leaves execute_command untyped.
+        accord.execute_command(*command)  # type: ignore[no-untyped-call]
+
+
+def test_keda_user_reads_lag_and_pending_but_cannot_consume_or_write(
+    accord: redis.Redis, keda: redis.Redis
+) -> None:
+    """KEDA's redis-streams scaler needs XINFO GROUPS (lag), XPENDING and XLEN on the
+    input streams and nothing else: it must never read a message or ack one."""
+    stream = input_streams(3)[0]
+    accord.xgroup_create(stream, "accord", id="0", mkstream=True)
+    accord.xadd(stream, {"__data__": "{}"})
+    assert keda.ping()
+    assert keda.xinfo_groups(stream)[0]["name"] == b"accord"
+    assert keda.xpending(stream, "accord")["pending"] == 0
+    assert keda.xlen(stream) == 1
+    with pytest.raises(NoPermissionError):
+        keda.xreadgroup("accord", "keda", {stream: ">"}, count=1)
+    with pytest.raises(NoPermissionError):
+        keda.xadd(stream, {"__data__": "{}"})
+    with pytest.raises(NoPermissionError):
+        keda.xrange(stream)
+    with pytest.raises(NoPermissionError):
+        keda.xlen(stream_name(AGREEMENT_EVENTS, 3))
+
+
+def test_compose_credentials_match_the_committed_acl(prod_port: int) -> None:
+    """Every REDIS_URL in compose.yaml authenticates against users.acl as a user that can
+    reach the input streams: a drifted password would leave the stack crash-looping."""
+    compose = yaml.safe_load(COMPOSE.read_text())
+    urls = {
+        name: service["environment"]["REDIS_URL"]
+        for name, service in compose["services"].items()
+        if "REDIS_URL" in service.get("environment", {})
+    }
+    assert urls, "compose.yaml sets REDIS_URL for its accord services"
+    for name, url in urls.items():
+        parts = urlsplit(url)
+        user_client = redis.Redis(port=prod_port, username=parts.username, password=parts.password)
+        try:
+            assert user_client.xlen(stream_name(INPUT_FAMILIES[0], 0)) == 0, name
+        finally:
+            user_client.close()
