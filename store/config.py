@@ -1,0 +1,29 @@
+"""What a deployment configures about the store (built from `worker.settings.Settings`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from contracts.codec import Limits
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    # Number of partitions P: an entry of another partition is a dead letter.
+    partitions: int = 1
+    # The consumer group whose pending entries the commit acknowledges.
+    group: str = "accord"
+    # A gap in a session's seq open this long (by entry-id time) is skipped.
+    gap_timeout_ms: int = 30_000
+    # An entry delivered more often than this without being applied is a dead letter.
+    delivery_limit: int = 5
+    # Approximate MAXLEN of `agreement-events:{p}` and `dead-letters:{p}` (0 keeps all).
+    events_maxlen: int = 1_000_000
+    dead_letters_maxlen: int = 100_000
+    # Off: a dead letter's chat text is replaced by its size (it can then not be requeued).
+    dead_letter_keep_text: bool = True
+    limits: Limits = field(default_factory=Limits)
+    # Units whose version check failed are reloaded and retried this often, with backoff.
+    commit_retries: int = 8
+    # Test hook: the named step at which the process dies (store/crash.py).
+    crash_at: str | None = None

@@ -1,0 +1,67 @@
+"""How the store drives the pure lifecycle core, without importing it.
+
+The store is generic over the core's state types (`ScopeT`, `SessionT`): it keeps
+them as opaque bytes, decodes them once per batch and encodes them once per commit.
+`worker/engine.py` implements this Protocol with the real reducer; tests may
+implement it with a small fake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Generic, Protocol, TypeVar
+
+from contracts.common import Provenance
+from contracts.inputs import InputEvent
+from contracts.outputs import AgreementEvent
+from contracts.records import AgreementRecord
+from contracts.view import SessionView
+
+ScopeT = TypeVar("ScopeT")
+SessionT = TypeVar("SessionT")
+
+
+@dataclass(frozen=True, slots=True)
+class CoreStep(Generic[ScopeT, SessionT]):
+    """What one input (or one expiry pass) did to a scope and a session.
+
+    `records` are the full, latest `AgreementRecord`s (with history) of every record the
+    step changed, terminal ones included: the store keeps them for the `history` read.
+    """
+
+    scope: ScopeT
+    session: SessionT
+    events: Sequence[AgreementEvent]
+    records: Sequence[AgreementRecord]
+    scope_changed: bool
+    session_changed: bool
+
+
+class CorePort(Protocol[ScopeT, SessionT]):
+    def decode_scope(self, data: bytes | None, agent_id: str, user_id: str) -> ScopeT: ...
+
+    def decode_session(self, data: bytes | None, session_id: str) -> SessionT: ...
+
+    def encode_scope(self, scope: ScopeT) -> bytes: ...
+
+    def encode_session(self, session: SessionT) -> bytes: ...
+
+    def apply(
+        self, scope: ScopeT, session: SessionT, event: InputEvent, provenance: Provenance
+    ) -> CoreStep[ScopeT, SessionT]:
+        """Apply one input, in seq order, exactly once (the store guarantees both)."""
+        ...
+
+    def expire(self, scope: ScopeT, now: datetime) -> CoreStep[ScopeT, None]:
+        """Expire every record whose deadline <= now (history time = the deadline)."""
+        ...
+
+    def deadlines(self, scope: ScopeT) -> Sequence[tuple[str, datetime]]:
+        """(record_id, deadline_at) of the scope's records that can still expire."""
+        ...
+
+    def view(self, scope: ScopeT, session_id: str, as_of: datetime) -> SessionView:
+        """The session view (R6) as of an instant."""
+        ...

@@ -1,0 +1,128 @@
+"""The ordering gate of one session: which inputs to apply now, in which order (R15).
+
+Pure planning over what the store loaded; `store/processor.py` turns the plan into
+one atomic commit. Per session the store keeps the next expected seq:
+
+- below it: a duplicate (acked, no effect), or, if that seq was skipped, a late
+  arrival (dead letter `late_after_gap_skip`);
+- equal to it: applied, and then every parked successor that is now contiguous;
+- above it: parked (payload kept, entry acked in the same commit) until the gap fills;
+- `skip_gap`: the gap before the oldest parked seq is given up (timeout), recorded as
+  skipped, and the parked events behind it are drained in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from contracts.inputs import InputEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """An input entry of the current batch, decoded, for one session."""
+
+    stream: str
+    entry_id: str
+    event: InputEvent
+    # The raw `__data__` JSON, kept so the entry can be parked as it came.
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ParkedEntry:
+    """An early input kept in `parked:{p}:...` (its stream entry is already acked)."""
+
+    stream: str
+    entry_id: str
+    data: bytes
+
+
+def entry_ms(entry_id: str) -> int:
+    """The millisecond part of a stream entry id (when Redis stored it)."""
+    return int(entry_id.split("-", 1)[0])
+
+
+@dataclass(slots=True)
+class GatePlan:
+    """What to do with one session's inputs in this batch."""
+
+    # In seq order: (seq, source); a ParkedEntry source is removed from the parked hash.
+    apply: list[tuple[int, Arrival | ParkedEntry]] = field(default_factory=list)
+    duplicates: list[Arrival] = field(default_factory=list)
+    late: list[Arrival] = field(default_factory=list)
+    park: list[tuple[int, Arrival]] = field(default_factory=list)
+    next_seq: int = 1
+    skipped: tuple[tuple[int, int], ...] = ()
+    # The range skipped by this plan, if any (inclusive).
+    skipped_now: tuple[int, int] | None = None
+    # Entry-id ms of the oldest entry still parked after the plan (None: nothing parked).
+    oldest_parked_ms: int | None = None
+
+    @property
+    def unpark(self) -> list[int]:
+        return [seq for seq, source in self.apply if isinstance(source, ParkedEntry)]
+
+
+def parse_skipped(text: bytes | str | None) -> tuple[tuple[int, int], ...]:
+    """`b"3-5,9-9"` -> ((3, 5), (9, 9))."""
+    if not text:
+        return ()
+    raw = text.decode() if isinstance(text, bytes) else text
+    ranges: list[tuple[int, int]] = []
+    for part in raw.split(","):
+        low, high = part.split("-", 1)
+        ranges.append((int(low), int(high)))
+    return tuple(ranges)
+
+
+def format_skipped(ranges: Iterable[tuple[int, int]]) -> str:
+    return ",".join(f"{low}-{high}" for low, high in ranges)
+
+
+def _was_skipped(seq: int, ranges: Sequence[tuple[int, int]]) -> bool:
+    return any(low <= seq <= high for low, high in ranges)
+
+
+def plan_session(
+    next_seq: int,
+    skipped: tuple[tuple[int, int], ...],
+    parked: dict[int, ParkedEntry],
+    arrivals: Sequence[Arrival],
+    *,
+    skip_gap: bool = False,
+) -> GatePlan:
+    """Plan one session: `arrivals` in any order, `parked` as loaded from the store."""
+    plan = GatePlan(next_seq=next_seq, skipped=skipped)
+    waiting: dict[int, Arrival | ParkedEntry] = dict(parked)
+    for arrival in sorted(arrivals, key=lambda a: a.event.seq):
+        seq = arrival.event.seq
+        if seq < next_seq:
+            (plan.late if _was_skipped(seq, skipped) else plan.duplicates).append(arrival)
+        elif seq in waiting:
+            # Same seq twice (a gateway retry, or a redelivery of a parked entry).
+            plan.duplicates.append(arrival)
+        else:
+            waiting[seq] = arrival
+    cursor = next_seq
+    while waiting:
+        if cursor in waiting:
+            plan.apply.append((cursor, waiting.pop(cursor)))
+            cursor += 1
+        elif skip_gap:
+            # Give up one gap only: later gaps have their own, younger, timers.
+            skip_gap = False
+            resume = min(waiting)
+            plan.skipped_now = (cursor, resume - 1)
+            plan.skipped = (*plan.skipped, plan.skipped_now)
+            cursor = resume
+        else:
+            break
+    plan.next_seq = cursor
+    for seq, source in sorted(waiting.items()):
+        if isinstance(source, Arrival):
+            plan.park.append((seq, source))
+    if waiting:
+        plan.oldest_parked_ms = min(entry_ms(source.entry_id) for source in waiting.values())
+    return plan

@@ -1,0 +1,104 @@
+"""Every Redis key the store owns, with what it holds (arq's way: one module, a comment each).
+
+All keys of partition p carry the hash tag `{p}` right after their prefix, so every key
+a script touches lives in one Redis Cluster slot (no CROSSSLOT), and the first `{...}`
+of the name is always the partition's tag whatever characters the ids contain.
+Identifiers inside a name are length-prefixed (`<len>:<id>`), so no choice of ids
+can make two scopes or sessions share a key by concatenation.
+
+Input, agreement-event and dead-letter streams are named in `contracts.streams`
+(they are part of the wire contract); this module names the store's own keys.
+"""
+
+from __future__ import annotations
+
+import json
+
+from contracts.streams import AGREEMENT_EVENTS, DEAD_LETTERS, hash_tag, stream_name
+
+
+def _ident(value: str) -> str:
+    return f"{len(value)}:{value}"
+
+
+def scope_key(partition: int, agent_id: str, user_id: str) -> str:
+    """Hash `{v: version, s: core scope state (opaque bytes)}` of one user-agent scope.
+
+    The version is checked by every commit that read the scope, because two sessions of
+    one scope may be processed by two consumers at once.
+    """
+    return f"scope:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}"
+
+
+def session_key(partition: int, agent_id: str, user_id: str, session_id: str) -> str:
+    """Hash `{n: next expected seq, v: version, c: core session state, k: skipped seqs}`.
+
+    This is all an idle session costs (docs/performance.md). `k` exists only once a gap
+    was skipped: comma-separated inclusive ranges `a-b`, so late arrivals are recognised.
+    """
+    return (
+        f"session:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}:{_ident(session_id)}"
+    )
+
+
+def parked_key(partition: int, agent_id: str, user_id: str, session_id: str) -> str:
+    """Hash seq -> parked entry (msgpack `[stream, entry_id, __data__]`).
+
+    Exists only while a session has early events waiting for a gap to fill: Redis
+    deletes a hash with its last field, so idle sessions pay nothing for it.
+    """
+    return f"parked:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}:{_ident(session_id)}"
+
+
+def gaps_key(partition: int) -> str:
+    """Sorted set: session member -> entry-id ms of its oldest parked entry.
+
+    Found by the gap-timeout skipper without scanning, and a lower bound for the expiry
+    watermark (a parked acceptance was written before that instant).
+    """
+    return f"gaps:{hash_tag(partition)}"
+
+
+def deadlines_key(partition: int) -> str:
+    """Sorted set: record member -> deadline (epoch ms) of records that can still expire."""
+    return f"deadlines:{hash_tag(partition)}"
+
+
+def record_key(partition: int, record_id: str) -> str:
+    """String: the record's latest full `AgreementRecord` JSON with its whole history.
+
+    Written in the same commit as the change; kept after the record leaves the core's
+    scope state (terminal), for the `history` read.
+    """
+    return f"record:{hash_tag(partition)}:{record_id}"
+
+
+def stats_key(partition: int) -> str:
+    """Hash of counters: `gaps_skipped`, `seqs_skipped`, `dead_letters`."""
+    return f"stats:{hash_tag(partition)}"
+
+
+def events_stream(partition: int) -> str:
+    """Stream of agreement events (`__data__` = event JSON); trimmed by `events_maxlen`."""
+    return stream_name(AGREEMENT_EVENTS, partition)
+
+
+def dead_letters_stream(partition: int) -> str:
+    """Stream of `DeadLetter` JSON entries; trimmed by `dead_letters_maxlen`."""
+    return stream_name(DEAD_LETTERS, partition)
+
+
+def session_member(agent_id: str, user_id: str, session_id: str) -> str:
+    """The member naming a session in `gaps:{p}` (JSON, so it decodes back to the ids)."""
+    return json.dumps([agent_id, user_id, session_id], ensure_ascii=False, separators=(",", ":"))
+
+
+def record_member(agent_id: str, user_id: str, record_id: str) -> str:
+    """The member naming a record in `deadlines:{p}`: the sweeper needs its scope."""
+    return json.dumps([agent_id, user_id, record_id], ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_member(member: bytes | str) -> tuple[str, str, str]:
+    text = member.decode() if isinstance(member, bytes) else member
+    agent_id, user_id, last = json.loads(text)
+    return str(agent_id), str(user_id), str(last)

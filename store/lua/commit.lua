@@ -1,0 +1,116 @@
+-- The atomic commit of one batch of one partition (all KEYS share the tag {p}).
+--
+-- KEYS: every key the plan names, by index. ARGV[1]: the plan, msgpack (store/processor.py);
+-- ARGV[2..]: the binary values it names by index (Redis's cmsgpack reads no bin type).
+-- A Lua error does not roll back earlier writes, so every check of a unit runs before
+-- its first write: a unit whose scope version or any session version moved since the
+-- load is skipped entirely and its index returned, for the processor to reload and retry.
+-- Units touch disjoint scopes and sessions, so one unit's writes never invalidate
+-- another unit's checks.
+--
+-- Plan (values marked # are ARGV indices):
+--       {g=group, ek=events idx, em=events maxlen, dk=dead-letters idx, dm=dl maxlen,
+--        tk=stats idx, gk=gaps idx, xk=deadlines idx, u={unit...},
+--        d={{stream idx, id, #dead-letter json}, ...} (undecodable etc.: whatever the units do)}
+-- Unit: {sc=scope idx?, sv=expected scope version, ss=#new scope bytes?,
+--        se={{k=idx, v=expected, n=next seq, c=#core bytes?, kk=skipped?, pk=parked idx,
+--             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member, gs=oldest parked ms?}},
+--        r={record idx, #json, ...}, xr={member, ...}, xa={ms, member, ...},
+--        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
+--        d={{stream idx, id, #dead-letter json}, ...} (late after a gap skip),
+--        nk=gaps skipped, nq=seqs skipped}
+local plan = cmsgpack.unpack(ARGV[1])
+local failed = {}
+
+local function version(key)
+  return tonumber(redis.call('HGET', key, 'v') or '0')
+end
+
+local function unit_ok(unit)
+  if unit.sc and version(KEYS[unit.sc]) ~= unit.sv then
+    return false
+  end
+  for _, s in ipairs(unit.se or {}) do
+    if version(KEYS[s.k]) ~= s.v then
+      return false
+    end
+  end
+  return true
+end
+
+local function xadd(key, maxlen, data)
+  if maxlen > 0 then
+    redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', '__data__', data)
+  else
+    redis.call('XADD', key, '*', '__data__', data)
+  end
+end
+
+local function ack_pairs(pairs_list)
+  local list = pairs_list or {}
+  for i = 1, #list, 2 do
+    redis.call('XACK', KEYS[list[i]], plan.g, list[i + 1])
+  end
+end
+
+-- A dead letter is written only by the consumer whose XACK removed the entry from the
+-- pending list, so a redelivered entry is dead-lettered once.
+local function dead_letters(list)
+  for _, d in ipairs(list or {}) do
+    if redis.call('XACK', KEYS[d[1]], plan.g, d[2]) == 1 then
+      xadd(KEYS[plan.dk], plan.dm, ARGV[d[3]])
+      redis.call('HINCRBY', KEYS[plan.tk], 'dead_letters', 1)
+    end
+  end
+end
+
+local function write(unit)
+  if unit.sc and unit.ss then
+    redis.call('HSET', KEYS[unit.sc], 'v', unit.sv + 1, 's', ARGV[unit.ss])
+  end
+  for _, s in ipairs(unit.se or {}) do
+    local key = KEYS[s.k]
+    redis.call('HSET', key, 'n', s.n, 'v', s.v + 1)
+    if s.c then redis.call('HSET', key, 'c', ARGV[s.c]) end
+    if s.kk then redis.call('HSET', key, 'k', s.kk) end
+    local ps = s.ps or {}
+    for i = 1, #ps, 2 do
+      redis.call('HSET', KEYS[s.pk], ps[i], ARGV[ps[i + 1]])
+    end
+    local pd = s.pd or {}
+    if #pd > 0 then redis.call('HDEL', KEYS[s.pk], unpack(pd)) end
+    if s.gs then
+      redis.call('ZADD', KEYS[plan.gk], s.gs, s.gm)
+    else
+      redis.call('ZREM', KEYS[plan.gk], s.gm)
+    end
+  end
+  local r = unit.r or {}
+  for i = 1, #r, 2 do
+    redis.call('SET', KEYS[r[i]], ARGV[r[i + 1]])
+  end
+  local xr = unit.xr or {}
+  if #xr > 0 then redis.call('ZREM', KEYS[plan.xk], unpack(xr)) end
+  local xa = unit.xa or {}
+  if #xa > 0 then redis.call('ZADD', KEYS[plan.xk], unpack(xa)) end
+  for _, data in ipairs(unit.ev or {}) do
+    xadd(KEYS[plan.ek], plan.em, ARGV[data])
+  end
+  ack_pairs(unit.a)
+  dead_letters(unit.d)
+  if unit.nk and unit.nk > 0 then
+    redis.call('HINCRBY', KEYS[plan.tk], 'gaps_skipped', unit.nk)
+    redis.call('HINCRBY', KEYS[plan.tk], 'seqs_skipped', unit.nq)
+  end
+end
+
+for index, unit in ipairs(plan.u or {}) do
+  if unit_ok(unit) then
+    write(unit)
+  else
+    failed[#failed + 1] = index - 1
+  end
+end
+
+dead_letters(plan.d)
+return failed

@@ -1,0 +1,634 @@
+"""Exactly once, in order: one partition's input entries into one atomic commit (R15).
+
+Entry point for the worker (stable; issue 7 builds on it):
+
+    processor = PartitionProcessor(redis, partition, core, StoreConfig(...))
+    report = await processor.process(entries)     # entries: Sequence[InputEntry]
+    skipped = await processor.skip_stale_gaps()   # gap timeout; returns gaps skipped
+    expired = await processor.sweep_expired()     # watermark-gated expiry; returns events
+
+`redis` is a `redis.asyncio.Redis` or `RedisCluster` (decode_responses=False). An
+`InputEntry` is `(stream, entry_id, fields, delivery_count)`: any object with those
+attributes will do (the worker's NamedTuple, for one). `process` never acks an entry
+it did not apply, park, recognise as a duplicate or dead-letter; if it raises, every
+entry of the batch stays pending and is redelivered. `BatchReport` has `outcomes`
+(entries per outcome: applied, drained, parked, duplicate, dead_letter, retry_exhausted),
+`events` (the agreement events committed) and `gap_skips`.
+
+How a batch goes (docs/store.md):
+1. decode each entry (contracts.codec); undecodable, contract-violating, oversize,
+   wrong-partition, wrong-stream and past-the-delivery-limit entries become dead letters;
+2. group the rest into units (one scope with all its sessions in the batch) and load
+   their state in one round trip (`store/lua/load.lua`);
+3. per session, the ordering gate (`store/gate.py`) says what to apply, park, ack as a
+   duplicate or dead-letter as late; the core is applied in seq order per session,
+   threading the scope state through the scope's sessions;
+4. one EVALSHA (`store/lua/commit.lua`) checks every unit's versions before writing it,
+   commits the passing units (state, parked entries, history records, deadline index,
+   agreement events, XACK) and returns the failed ones, which are reloaded and retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Generic, Protocol
+
+import msgspec
+
+from contracts.codec import ContractError, Limits, decode_entry, decode_event
+from contracts.common import Provenance
+from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.outputs import (
+    AgreementEvent,
+    DeadLetter,
+    DeadLetterReason,
+    dead_letter_event_id,
+)
+from contracts.partition import partition_of
+from contracts.records import AgreementRecord
+from contracts.streams import DATA_FIELD, family_of, input_streams
+from store import keys
+from store.config import StoreConfig
+from store.core_port import CorePort, ScopeT, SessionT
+from store.crash import crash_point
+from store.gate import Arrival, ParkedEntry, entry_ms, format_skipped, parse_skipped, plan_session
+from store.scripts import COMMIT, LOAD, AnyRedis
+from store.watermark import server_ms, watermark_ms
+
+# Parked entries were checked against the limits when they arrived; a later, smaller
+# limit must not strand them, so they are decoded again without limits.
+_NO_LIMITS = Limits(
+    max_entry_bytes=2**62,
+    max_text_bytes=2**62,
+    max_todos=2**62,
+    max_todo_content_bytes=2**62,
+    max_argument_bytes=2**62,
+)
+_PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
+_MSGPACK = msgspec.msgpack.Encoder()
+_JSON = msgspec.json.Encoder()
+_TEXT_FIELDS = ("text",)
+
+
+class InputEntry(Protocol):
+    """One input stream entry as read (XREADGROUP or XAUTOCLAIM)."""
+
+    @property
+    def stream(self) -> str: ...
+    @property
+    def entry_id(self) -> str: ...
+    @property
+    def fields(self) -> dict[bytes, bytes]: ...
+    @property
+    def delivery_count(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A plain `InputEntry` (tests, tools)."""
+
+    stream: str
+    entry_id: str
+    fields: dict[bytes, bytes]
+    delivery_count: int = 1
+
+
+@dataclass(slots=True)
+class BatchReport:
+    outcomes: Counter[str] = field(default_factory=Counter)
+    events: list[AgreementEvent | DeadLetter] = field(default_factory=list)
+    gap_skips: int = 0
+
+
+ScopeId = tuple[str, str]
+
+
+@dataclass(slots=True)
+class _Work:
+    """The inputs of one scope in this batch: arrivals per session, sessions to unblock."""
+
+    arrivals: dict[str, list[Arrival]] = field(default_factory=lambda: defaultdict(list))
+    skip_gap: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Keys:
+    """KEYS of one script call, by index (Lua's 1-based)."""
+
+    names: list[str] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+
+    def __call__(self, name: str) -> int:
+        found = self.index.get(name)
+        if found is None:
+            self.names.append(name)
+            found = self.index[name] = len(self.names)
+        return found
+
+
+@dataclass(slots=True)
+class _Unit(Generic[ScopeT]):
+    """One scope's planned commit, with what to report if it passes."""
+
+    scope_id: ScopeId
+    plan: dict[str, Any]
+    outcomes: Counter[str]
+    events: list[AgreementEvent | DeadLetter]
+    gap_skips: int = 0
+
+
+@dataclass(slots=True)
+class _Build(Generic[ScopeT]):
+    """One unit while it is being planned: the scope threaded through its sessions."""
+
+    scope: ScopeT
+    scope_changed: bool = False
+    applied_any: bool = False
+    records: dict[str, AgreementRecord] = field(default_factory=dict)
+    events: list[AgreementEvent | DeadLetter] = field(default_factory=list)
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    acks: list[tuple[str, str]] = field(default_factory=list)
+    late: list[list[Any]] = field(default_factory=list)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    gap_skips: int = 0
+    seqs_skipped: int = 0
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _ms(instant: datetime) -> int:
+    return int(instant.timestamp() * 1000)
+
+
+def _instant(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
+    """Where an input came from (R14): stream, entry id, session seq, message or call id."""
+    message_id = event.message_id if isinstance(event, ChatTurn) else None
+    call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
+    return Provenance(
+        stream=stream,
+        entry_id=entry_id,
+        session_id=event.session_id,
+        seq=event.seq,
+        message_id=message_id,
+        call_id=call_id,
+    )
+
+
+class PartitionProcessor(Generic[ScopeT, SessionT]):
+    def __init__(
+        self,
+        redis: AnyRedis,
+        partition: int,
+        core: CorePort[ScopeT, SessionT],
+        config: StoreConfig | None = None,
+    ) -> None:
+        self.redis = redis
+        self.partition = partition
+        self.core = core
+        self.config = config or StoreConfig()
+        self.input_streams = frozenset(input_streams(partition))
+
+    # ----------------------------------------------------------------- intake
+    async def process(self, entries: Sequence[InputEntry]) -> BatchReport:
+        report = BatchReport()
+        work: dict[ScopeId, _Work] = defaultdict(_Work)
+        dead: list[tuple[str, str, bytes]] = []
+        for entry in entries:
+            letter = self._admit(entry, work)
+            if letter is not None:
+                dead.append((entry.stream, entry.entry_id, _JSON.encode(letter)))
+                report.events.append(letter)
+        if dead:
+            report.outcomes["dead_letter"] += len(dead)
+        crash_point(self.config.crash_at, "after_decode")
+        await self._run(work, dead, report)
+        return report
+
+    def _admit(self, entry: InputEntry, work: dict[ScopeId, _Work]) -> DeadLetter | None:
+        """Decode one entry into `work`; or return the dead letter it becomes."""
+        if entry.stream not in self.input_streams:
+            return self._dead_letter(
+                entry, DeadLetterReason.WRONG_PARTITION, f"not an input stream of {self.partition}"
+            )
+        if entry.delivery_count > self.config.delivery_limit:
+            return self._dead_letter(
+                entry,
+                DeadLetterReason.DELIVERY_LIMIT,
+                f"delivered {entry.delivery_count} times (limit {self.config.delivery_limit})",
+            )
+        try:
+            event = decode_entry(entry.fields, self.config.limits)
+        except ContractError as error:
+            return self._dead_letter(entry, error.reason, str(error))
+        if partition_of(event.agent_id, event.user_id, self.config.partitions) != self.partition:
+            return self._dead_letter(
+                entry, DeadLetterReason.WRONG_PARTITION, "scope hashes to another partition", event
+            )
+        if INPUT_STREAM_OF[type(event)] != family_of(entry.stream):
+            return self._dead_letter(
+                entry,
+                DeadLetterReason.CONTRACT_VIOLATION,
+                f"a {INPUT_STREAM_OF[type(event)]} event on {entry.stream}",
+                event,
+            )
+        data = entry.fields.get(DATA_FIELD.encode(), b"")
+        arrival = Arrival(entry.stream, entry.entry_id, event, data)
+        work[(event.agent_id, event.user_id)].arrivals[event.session_id].append(arrival)
+        return None
+
+    def _dead_letter(
+        self,
+        entry: InputEntry,
+        reason: DeadLetterReason,
+        detail: str,
+        event: InputEvent | None = None,
+    ) -> DeadLetter:
+        fields = {_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
+        if not self.config.dead_letter_keep_text:
+            fields = _redact(fields)
+        return DeadLetter(
+            event_id=dead_letter_event_id(entry.stream, entry.entry_id),
+            stream=entry.stream,
+            entry_id=entry.entry_id,
+            reason=reason,
+            detail=detail[:2048],
+            delivery_count=entry.delivery_count,
+            at=datetime.now(UTC),
+            fields=fields,
+            session_id=event.session_id if event else None,
+            seq=event.seq if event else None,
+        )
+
+    # ------------------------------------------------------------ gap timeout
+    async def skip_stale_gaps(self, now_ms: int | None = None) -> int:
+        """Skip every gap whose oldest parked entry is older than the gap timeout.
+
+        The skipped seqs are recorded in the session (`k`) and counted in `stats:{p}`;
+        the parked events behind the gap are applied in order. Returns gaps skipped.
+        """
+        now = now_ms if now_ms is not None else await server_ms(self.redis)
+        cutoff = now - self.config.gap_timeout_ms
+        members: list[Any] = await self.redis.zrangebyscore(
+            keys.gaps_key(self.partition), "-inf", cutoff
+        )
+        if not members:
+            return 0
+        work: dict[ScopeId, _Work] = defaultdict(_Work)
+        for member in members:
+            agent_id, user_id, session_id = keys.parse_member(member)
+            work[(agent_id, user_id)].skip_gap.add(session_id)
+        report = BatchReport()
+        await self._run(work, [], report)
+        return report.gap_skips
+
+    # ------------------------------------------------------------------ units
+    async def _run(
+        self,
+        work: dict[ScopeId, _Work],
+        dead: list[tuple[str, str, bytes]],
+        report: BatchReport,
+    ) -> None:
+        todo = sorted(work)
+        for attempt in range(self.config.commit_retries + 1):
+            loaded = await self._load(todo, work)
+            crash_point(self.config.crash_at, "after_load")
+            units = [self._unit(scope_id, work[scope_id], loaded) for scope_id in todo]
+            table = _Keys()
+            plan = self._plan(table, [unit.plan for unit in units], dead if attempt == 0 else [])
+            crash_point(self.config.crash_at, "before_commit")
+            failed = await self._commit(table, plan)
+            crash_point(self.config.crash_at, "after_commit")
+            for index, unit in enumerate(units):
+                if index not in failed:
+                    report.outcomes.update(unit.outcomes)
+                    report.events.extend(unit.events)
+                    report.gap_skips += unit.gap_skips
+            todo = [units[index].scope_id for index in sorted(failed)]
+            if not todo:
+                return
+            await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
+        # Still contended: leave them pending; redelivery or reclaim brings them back.
+        report.outcomes["retry_exhausted"] += sum(
+            len(arrivals) for scope_id in todo for arrivals in work[scope_id].arrivals.values()
+        )
+
+    async def _commit(self, table: _Keys, plan: dict[str, Any]) -> set[int]:
+        """Run commit.lua; returns the indices of the units whose version check failed."""
+        blobs: list[bytes] = []
+        encoded = _MSGPACK.encode(_blobs_to_args(plan, blobs))
+        failed = await COMMIT.run(self.redis, table.names, [encoded, *blobs])
+        return {int(index) for index in failed}
+
+    def _plan(
+        self, table: _Keys, units: list[dict[str, Any]], dead: list[tuple[str, str, bytes]]
+    ) -> dict[str, Any]:
+        p = self.partition
+        # Unit plans name keys by their names; the table turns them into KEYS indices.
+        resolved = [_resolve(table, unit) for unit in units]
+        return {
+            "g": self.config.group,
+            "ek": table(keys.events_stream(p)),
+            "em": self.config.events_maxlen,
+            "dk": table(keys.dead_letters_stream(p)),
+            "dm": self.config.dead_letters_maxlen,
+            "tk": table(keys.stats_key(p)),
+            "gk": table(keys.gaps_key(p)),
+            "xk": table(keys.deadlines_key(p)),
+            "u": resolved,
+            "d": [[table(stream), entry_id, letter] for stream, entry_id, letter in dead],
+        }
+
+    async def _load(
+        self, todo: Sequence[ScopeId], work: dict[ScopeId, _Work]
+    ) -> dict[str, list[Any]]:
+        p = self.partition
+        names: list[str] = []
+        kinds: list[str] = []
+        for agent_id, user_id in todo:
+            names.append(keys.scope_key(p, agent_id, user_id))
+            kinds.append("scope")
+            unit = work[(agent_id, user_id)]
+            for session_id in {*unit.arrivals, *unit.skip_gap}:
+                names.append(keys.session_key(p, agent_id, user_id, session_id))
+                kinds.append("session")
+                names.append(keys.parked_key(p, agent_id, user_id, session_id))
+                kinds.append("parked")
+        replies = await LOAD.run(self.redis, names, kinds)
+        return dict(zip(names, replies, strict=True))
+
+    def _unit(self, scope_id: ScopeId, work: _Work, loaded: dict[str, list[Any]]) -> _Unit[ScopeT]:
+        agent_id, user_id = scope_id
+        raw_version, raw_scope = loaded[keys.scope_key(self.partition, agent_id, user_id)]
+        scope = self.core.decode_scope(raw_scope, agent_id, user_id)
+        old_deadlines = {
+            keys.record_member(agent_id, user_id, rid): _ms(at)
+            for rid, at in self.core.deadlines(scope)
+        }
+        build = _Build(scope)
+        for session_id in sorted({*work.arrivals, *work.skip_gap}):
+            self._session(build, scope_id, session_id, work, loaded)
+        build.outcomes["dead_letter"] += len(build.late)
+        unit_plan: dict[str, Any] = {
+            "se": build.sessions,
+            "a": build.acks,
+            "d": build.late,
+            "nk": build.gap_skips,
+            "nq": build.seqs_skipped,
+        }
+        if build.applied_any:
+            unit_plan.update(
+                self._scope_writes(
+                    scope_id,
+                    build.scope,
+                    raw_version,
+                    old_deadlines,
+                    build.records,
+                    build.events,
+                    build.scope_changed,
+                )
+            )
+        return _Unit(scope_id, unit_plan, +build.outcomes, build.events, build.gap_skips)
+
+    def _session(
+        self,
+        build: _Build[ScopeT],
+        scope_id: ScopeId,
+        session_id: str,
+        work: _Work,
+        loaded: dict[str, list[Any]],
+    ) -> None:
+        """Gate one session's inputs and apply the ready ones to the scope in `build`."""
+        agent_id, user_id = scope_id
+        s_key = keys.session_key(self.partition, agent_id, user_id, session_id)
+        p_key = keys.parked_key(self.partition, agent_id, user_id, session_id)
+        raw_next, raw_version, raw_core, raw_skipped = loaded[s_key]
+        plan = plan_session(
+            int(raw_next or 1),
+            parse_skipped(raw_skipped),
+            _parked(loaded[p_key]),
+            work.arrivals.get(session_id, ()),
+            skip_gap=session_id in work.skip_gap,
+        )
+        build.acks.extend((a.stream, a.entry_id) for a in plan.duplicates)
+        build.outcomes["duplicate"] += len(plan.duplicates)
+        for arrival in plan.late:
+            letter = self._dead_letter(
+                Entry(arrival.stream, arrival.entry_id, {DATA_FIELD.encode(): arrival.data}),
+                DeadLetterReason.LATE_AFTER_GAP_SKIP,
+                f"seq {arrival.event.seq} arrived after its gap was skipped",
+                arrival.event,
+            )
+            build.late.append([arrival.stream, arrival.entry_id, _JSON.encode(letter)])
+            build.events.append(letter)
+        if not (plan.apply or plan.park or plan.skipped_now):
+            return  # nothing about the session changes: no write, no version check
+        session = self.core.decode_session(raw_core, session_id)
+        session_changed = False
+        for _, source in plan.apply:
+            event = (
+                source.event
+                if isinstance(source, Arrival)
+                else decode_event(source.data, _NO_LIMITS)
+            )
+            step = self.core.apply(
+                build.scope, session, event, provenance_of(source.stream, source.entry_id, event)
+            )
+            build.scope, session = step.scope, step.session
+            build.scope_changed |= step.scope_changed
+            session_changed |= step.session_changed
+            build.events.extend(step.events)
+            build.records.update((record.record_id, record) for record in step.records)
+            if isinstance(source, Arrival):
+                build.acks.append((source.stream, source.entry_id))
+                build.outcomes["applied"] += 1
+            else:
+                build.outcomes["drained"] += 1
+        build.applied_any |= bool(plan.apply)
+        build.acks.extend((a.stream, a.entry_id) for _, a in plan.park)
+        build.outcomes["parked"] += len(plan.park)
+        if plan.skipped_now:
+            build.gap_skips += 1
+            build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
+        build.sessions.append(
+            {
+                "k": s_key,
+                "v": int(raw_version or 0),
+                "n": plan.next_seq,
+                "c": self.core.encode_session(session) if session_changed else None,
+                "kk": format_skipped(plan.skipped) if plan.skipped_now else None,
+                "pk": p_key,
+                "ps": [
+                    x
+                    for seq, a in plan.park
+                    for x in (seq, _MSGPACK.encode((a.stream, a.entry_id, a.data)))
+                ],
+                "pd": plan.unpark,
+                "gm": keys.session_member(agent_id, user_id, session_id),
+                "gs": plan.oldest_parked_ms,
+            }
+        )
+
+    def _scope_writes(  # noqa: PLR0913, PLR0917  (the parts of one scope's commit)
+        self,
+        scope_id: ScopeId,
+        scope: ScopeT,
+        raw_version: bytes | None,
+        old_deadlines: dict[str, int],
+        records: dict[str, AgreementRecord],
+        events: Iterable[AgreementEvent | DeadLetter],
+        scope_changed: bool,  # noqa: FBT001
+        stale: Iterable[str] = (),
+    ) -> dict[str, Any]:
+        """The scope part of a unit: version check, state, records, deadline index, events."""
+        p = self.partition
+        agent_id, user_id = scope_id
+        new_deadlines = {
+            keys.record_member(agent_id, user_id, rid): _ms(at)
+            for rid, at in self.core.deadlines(scope)
+        }
+        removed = ({*old_deadlines, *stale}) - new_deadlines.keys()
+        added = {m: ms for m, ms in new_deadlines.items() if old_deadlines.get(m) != ms}
+        return {
+            "sc": keys.scope_key(p, agent_id, user_id),
+            "sv": int(raw_version or 0),
+            "ss": self.core.encode_scope(scope) if scope_changed else None,
+            "r": [
+                [keys.record_key(p, rid), _JSON.encode(record)] for rid, record in records.items()
+            ],
+            "xr": sorted(removed),
+            "xa": [x for member, ms in sorted(added.items()) for x in (ms, member)],
+            "ev": [_JSON.encode(event) for event in events if not isinstance(event, DeadLetter)],
+        }
+
+    # ----------------------------------------------------------------- expiry
+    async def sweep_expired(self, now_ms: int | None = None, limit: int = 1000) -> list[Any]:
+        """Expire records past their deadline, once every earlier input has been applied.
+
+        The cutoff is the partition's watermark (store/watermark.py) or `now_ms` if that is
+        earlier: a backlog never turns an in-time acceptance into a late one. History
+        time of an expiry is the deadline (the core's rule), so replays agree.
+        Returns the committed agreement events.
+        """
+        mark = await watermark_ms(self.redis, self.partition, self.config.group)
+        cutoff = mark if now_ms is None else min(mark, now_ms)
+        members: list[Any] = await self.redis.zrangebyscore(
+            keys.deadlines_key(self.partition), "-inf", cutoff, start=0, num=limit
+        )
+        due: dict[ScopeId, list[str]] = defaultdict(list)
+        for member in members:
+            agent_id, user_id, _ = keys.parse_member(member)
+            due[(agent_id, user_id)].append(_text(member))
+        committed: list[Any] = []
+        todo = sorted(due)
+        for attempt in range(self.config.commit_retries + 1):
+            names = [keys.scope_key(self.partition, a, u) for a, u in todo]
+            replies = await LOAD.run(self.redis, names, ["scope"] * len(names))
+            units: list[tuple[ScopeId, dict[str, Any], list[Any]]] = []
+            for scope_id, (raw_version, raw_scope) in zip(todo, replies, strict=True):
+                scope = self.core.decode_scope(raw_scope, *scope_id)
+                old = {
+                    keys.record_member(*scope_id, rid): _ms(at)
+                    for rid, at in self.core.deadlines(scope)
+                }
+                step = self.core.expire(scope, _instant(cutoff))
+                records = {record.record_id: record for record in step.records}
+                plan = self._scope_writes(
+                    scope_id,
+                    step.scope,
+                    raw_version,
+                    old,
+                    records,
+                    step.events,
+                    step.scope_changed,
+                    stale=due[scope_id],
+                )
+                units.append((scope_id, plan, list(step.events)))
+            table = _Keys()
+            plan = self._plan(table, [unit for _, unit, _ in units], [])
+            failed = await self._commit(table, plan)
+            for index, (_, _, events) in enumerate(units):
+                if index not in failed:
+                    committed.extend(events)
+            todo = [units[index][0] for index in sorted(failed)]
+            if not todo:
+                break
+            await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
+        return committed
+
+
+def _resolve(table: _Keys, unit: dict[str, Any]) -> dict[str, Any]:
+    """Replace key names by KEYS indices and drop absent (None) values."""
+    out: dict[str, Any] = {
+        "a": [x for stream, entry_id in unit.get("a", ()) for x in (table(stream), entry_id)],
+        "d": [[table(stream), entry_id, letter] for stream, entry_id, letter in unit.get("d", ())],
+        "se": [
+            {
+                **{k: v for k, v in s.items() if v is not None and k not in {"k", "pk"}},
+                "k": table(s["k"]),
+                "pk": table(s["pk"]),
+            }
+            for s in unit.get("se", ())
+        ],
+        "nk": unit.get("nk", 0),
+        "nq": unit.get("nq", 0),
+    }
+    if "sc" in unit:
+        out["sc"] = table(unit["sc"])
+        out["sv"] = unit["sv"]
+        if unit["ss"] is not None:
+            out["ss"] = unit["ss"]
+        out["r"] = [x for name, data in unit["r"] for x in (table(name), data)]
+        out["xr"] = unit["xr"]
+        out["xa"] = unit["xa"]
+        out["ev"] = unit["ev"]
+    return out
+
+
+def _blobs_to_args(value: Any, blobs: list[bytes]) -> Any:  # noqa: ANN401  (a plan is plain data)
+    """Move every bytes value of the plan to ARGV and leave its index (ARGV[1] is the plan)."""
+    if isinstance(value, bytes):
+        blobs.append(value)
+        return len(blobs) + 1
+    if isinstance(value, dict):
+        return {k: _blobs_to_args(v, blobs) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_blobs_to_args(v, blobs) for v in value]
+    return value
+
+
+def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:
+    parked: dict[int, ParkedEntry] = {}
+    for index in range(0, len(reply), 2):
+        stream, entry_id, data = _PARKED.decode(reply[index + 1])
+        parked[int(reply[index])] = ParkedEntry(stream, entry_id, data)
+    return parked
+
+
+def _redact(fields: dict[str, str]) -> dict[str, str]:
+    """Replace chat text inside `__data__` by its size (dead_letter_keep_text off)."""
+    raw = fields.get(DATA_FIELD)
+    if raw is None:
+        return fields
+    try:
+        document = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return {**fields, DATA_FIELD: f"<{len(raw)} bytes redacted>"}
+    if isinstance(document, dict):
+        for name in _TEXT_FIELDS:
+            value = document.get(name)
+            if isinstance(value, str):
+                document[name] = f"<{len(value.encode())} bytes redacted>"
+    return {**fields, DATA_FIELD: msgspec.json.encode(document).decode()}
+
+
+__all__ = ["BatchReport", "Entry", "InputEntry", "PartitionProcessor", "entry_ms"]

@@ -1,0 +1,58 @@
+"""The expiry watermark of a partition: no input written before it is still unapplied.
+
+It is the oldest entry-id time (Redis's own clock) among the entries of the partition's
+three input streams that are pending in the consumer group or not yet delivered to it,
+and of the entries parked behind a gap; with none of those, the server's current time.
+Expiry runs only for deadlines at or below it (DESIGN section 3), so an acceptance that
+was written in time is applied before the sweep can expire its record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from contracts.streams import input_streams
+from store import keys
+from store.gate import entry_ms
+from store.scripts import AnyRedis
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def server_ms(redis: AnyRedis) -> int:
+    seconds, micros = await redis.time()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+async def _oldest_unapplied(redis: AnyRedis, stream: str, group: str) -> int | None:
+    """Entry-id ms of the oldest entry of `stream` the group has not finished, if any."""
+    try:
+        groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
+    except ResponseError:  # no such stream: nothing written, nothing owed
+        return None
+    info = next((g for g in groups if _text(g["name"]) == group), None)
+    after = "-" if info is None else "(" + _text(info["last-delivered-id"])
+    oldest: list[int] = []
+    undelivered: list[Any] = await redis.xrange(stream, min=after, max="+", count=1)
+    if undelivered:
+        oldest.append(entry_ms(_text(undelivered[0][0])))
+    if info is not None and int(info["pending"]):
+        summary = await redis.xpending(stream, group)
+        oldest.append(entry_ms(_text(summary["min"] or b"0-0")))
+    return min(oldest, default=None)
+
+
+async def watermark_ms(redis: AnyRedis, partition: int, group: str) -> int:
+    marks = [await server_ms(redis)]
+    for stream in input_streams(partition):
+        oldest = await _oldest_unapplied(redis, stream, group)
+        if oldest is not None:
+            marks.append(oldest)
+    parked = await redis.zrange(keys.gaps_key(partition), 0, 0, withscores=True)
+    if parked:
+        marks.append(int(parked[0][1]))
+    return min(marks)
