@@ -8,6 +8,7 @@ because msgspec constraints are static.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -123,7 +124,8 @@ def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEve
 
 
 def decode_entry(
-    fields: dict[bytes, bytes] | dict[str, str], limits: Limits = DEFAULT_LIMITS
+    fields: Mapping[bytes, bytes] | Mapping[str, str] | Mapping[str, bytes],
+    limits: Limits = DEFAULT_LIMITS,
 ) -> InputEvent:
     """Decode a stream entry: its `__data__` field holds the event's JSON."""
     data: bytes | str | None = None
