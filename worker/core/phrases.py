@@ -1,0 +1,192 @@
+"""The grammar of explicit agreement phrases (R1, R4, R8, R11), as regular expressions.
+
+Every pattern runs on folded text, case-blind: NFKC has already turned full-width
+punctuation into ASCII (U+FF1A into ":"), so the patterns name only the ASCII forms.
+The README's "Recognized phrases" table is this module in prose; keep them together.
+Where a phrase may appear (sentence start, outside quotations and code) and what
+may follow it is decided in `recognizer.py`, not here.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Final
+
+APOSTROPHE: Final = "['\u2019\u2018`\u02bc]"
+
+# Quotation pairs a target hint or todo content may be wrapped in.
+QUOTE_PAIRS: Final = (
+    ('"', '"'),
+    ("“", "”"),
+    ("「", "」"),
+    ("『", "』"),
+    ("\u2018", "\u2019"),
+    ("'", "'"),
+    ("«", "»"),
+)
+
+
+def quoted(name: str) -> str:
+    """A quotation in any supported style; its content lands in group `{name}0..6`."""
+    alternatives = (
+        f"{re.escape(o)}(?P<{name}{i}>[^{re.escape(c)}\n]{{1,500}}?){re.escape(c)}"
+        for i, (o, c) in enumerate(QUOTE_PAIRS)
+    )
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def quoted_span(match: re.Match[str], name: str) -> tuple[int, int] | None:
+    """Where the content of the quotation named `name` lies, if it matched."""
+    groups = match.re.groupindex
+    for index in range(len(QUOTE_PAIRS)):
+        group = f"{name}{index}"
+        if group in groups and match.start(group) >= 0:
+            return match.start(group), match.end(group)
+    return None
+
+
+class Kind(enum.Enum):
+    PROPOSAL = "proposal"
+    ACCEPTANCE = "acceptance"
+    CANCELLATION = "cancellation"
+
+
+_FLAGS: Final = re.IGNORECASE
+_EN_DETERMINER: Final = r"(?:this|the|that|our)"
+_ZH_DETERMINER: Final = r"(?:这个|这项|这条|这份|该|此|那个|上面的|上面这个|我们的|咱们的)"
+_ZH_SUBJECT: Final = r"(?:我们俩|咱们俩|我们|咱们|咱俩|我俩)"
+_HINT_AFTER: Final = rf"(?:\s*[:]?\s*{quoted('hint')})?"
+
+# (kind, pattern). A proposal pattern ends where the terms begin.
+PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
+    (
+        Kind.PROPOSAL,
+        re.compile(
+            rf"(?:let{APOSTROPHE}?s|let\s+us)\s+"
+            r"(?:agree(?:\s+on\s+(?:this|the\s+following))?\s*[:]"
+            r"|agree\s+that\b"
+            r"|make\s+(?:an|this|the\s+following)\s+agreement\s*[:])",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.PROPOSAL,
+        # "我们约定的时间" (our agreed time), "约定了" / "约定过" (past) and the idiom
+        # "约定俗成" are statements about something else, not proposals.
+        re.compile(
+            rf"{_ZH_SUBJECT}(?:来|就|先|现在|今天)?约定(?:一下|好)?(?:吧|哈)?"
+            r"(?:\s*[:,]|(?![的了过吗么呢着是]|俗成|好了|好的|一下[了吗]))",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.ACCEPTANCE,
+        re.compile(
+            r"i\s+(?:(?:also|hereby|now|do|fully)\s+)?(?:accept|agree\s+to|confirm)\s+"
+            rf"(?:{_EN_DETERMINER}|your)\s+agreement\b{_HINT_AFTER}",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.ACCEPTANCE,
+        re.compile(
+            r"我(?:也|现在|正式|就)?(?:接受|同意|确认)(?:了)?\s*"
+            rf"(?:{quoted('lead')}\s*)?(?:{_ZH_DETERMINER}|你的|这一)?\s*约定{_HINT_AFTER}",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.CANCELLATION,
+        re.compile(
+            rf"(?:please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+|hereby\s+)?)?"
+            rf"cancel\s+(?:{_EN_DETERMINER}|my)\s+agreement\b{_HINT_AFTER}",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.CANCELLATION,
+        re.compile(
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉)?\s*"
+            rf"(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.CANCELLATION,
+        re.compile(
+            rf"(?:{quoted('lead')}\s*{_ZH_DETERMINER}?|{_ZH_DETERMINER})\s*约定"
+            rf"(?:\s*{quoted('hint')})?\s*(?:就)?(?:作废|取消)(?:掉)?",
+            _FLAGS,
+        ),
+    ),
+    (
+        Kind.CANCELLATION,
+        re.compile(
+            rf"(?:请|麻烦)?(?:把|将)\s*(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定"
+            rf"(?:\s*{quoted('hint')})?\s*(?:给)?(?:取消|作废)(?:掉)?",
+            _FLAGS,
+        ),
+    ),
+)
+
+# Short words that may open a sentence before a phrase: "OK, let's agree: ...",
+# "好的, 我们约定: ...", "算了, 取消这个约定吧". Anything else in front (a reporting
+# verb, a conditional, a negation) means the phrase is not the user's own act.
+LEAD_WORD_AT_END: Final = re.compile(
+    r"(?:^|(?<=[\s.!?。…]))"
+    r"(?:ok(?:ay)?|alright|all\s+right|so|then|well|great|good|fine|now|and|also|yes|yeah"
+    r"|sure|hi|hey|hello|actually|hmm+|right|好的?|好吧|嗯+|那么?|那就|行吧?|算了|还是|对了"
+    r"|另外|还有|所以|那好)"
+    r"\s*[,、!.。~]?\s*\Z",
+    _FLAGS,
+)
+
+# What may follow an acceptance or cancellation in its sentence: courtesy words and
+# particles. Anything else ("..., but only if", "吗") leaves the phrase unrecognized.
+COURTESY: Final = re.compile(
+    r"\b(?:please|now|thanks|thank\s+you|too|as\s+well|again)\b|[了啦哈哦吧呀]", _FLAGS
+)
+
+# A closing sentence of pure courtesy is not part of the terms: "... Thanks!", "...。谢谢!"
+TRAILING_COURTESY: Final = re.compile(
+    r"(?<=[.!。])\s*(?:thanks?(?:\s+you)?(?:\s+so\s+much)?|thx|cheers|谢谢(?:你|您)?|多谢|谢啦|辛苦了?)"
+    r"[\s.!。~…]*\Z",
+    _FLAGS,
+)
+
+SENTENCE_END: Final = re.compile(r"[.!。\n]")
+PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n")
+
+# A turn ending like this asks rather than states.
+QUESTION_END: Final = re.compile(
+    r"(?:[?]|吗|呢|(?<![什怎那这多])么|好不好|行不行|可不可以|怎么样|如何|对吧|是吧|对不对"
+    r"|是不是|要不要|能不能|成不成)"
+    r"[\s.。!~…\"”」』\u2019')\]]*\Z"
+)
+
+# "Let's agree to disagree" and its "that" form are an idiom for *not* agreeing.
+DISAGREE: Final = re.compile(
+    rf"(?:we(?:\s+|{APOSTROPHE}ll\s+))?(?:(?:can|will|shall|just|simply)\s+)?(?:to\s+)?disagree\b",
+    _FLAGS,
+)
+
+# R11: the terms ask to *mark* a named todo as completed. "Finish todo X" and
+# "完成待办X" name work, not the state change the todo adapter can verify.
+TODO_TARGETS: Final = (
+    re.compile(
+        r"\bmark\s+(?:the\s+|my\s+)?(?:todo|to-do)(?:\s+item)?\s*[:]?\s*"
+        rf"{quoted('todo')}\s*(?:as\s+)?(?:completed|complete|done)\b",
+        _FLAGS,
+    ),
+    re.compile(
+        r"(?:把|将)\s*(?:(?:待办|待办事项|待办项|todo)\s*"
+        rf"{quoted('todo')}|{quoted('todo_after')}\s*(?:这个|这项|这条)?\s*(?:待办|待办事项|待办项))"
+        r"\s*(?:标记|标注|标)\s*(?:为|成)\s*(?:已)?完成",
+        _FLAGS,
+    ),
+)
+NEGATED_BEFORE: Final = re.compile(
+    rf"(?:\bdon{APOSTROPHE}?t|\bdo\s+not|\bnever|\bnot|不要|别|不用|无需|不必|不)\s*\Z", _FLAGS
+)

@@ -1,0 +1,158 @@
+"""The recognizer: at most one explicit agreement intent in one turn (R1, R4, R8, R11, R14).
+
+Precision comes first: a false agreement is worse than a missed one. A phrase of the
+grammar (`phrases.py`, the README table) counts only when all of these hold:
+
+- the turn is the user's (R1: assistant, system and tool text never count);
+- the phrase opens a sentence, after at most a few lead words ("OK, ", "好的, ");
+  a reporting verb, a conditional, a negation or a colon in front of it means it is
+  not the user's own act;
+- it is not inside code, a block quote or an open quotation (reported speech);
+- the turn does not end as a question ("...?", "...好吗");
+- it is the only phrase in the turn: two are ambiguous, and ambiguity is no intent;
+- an acceptance or cancellation is followed in its sentence only by an optional quoted
+  target hint and courtesy words ("..., but only if" is a condition, not a yes).
+
+Pure: no I/O, no clock. The terms are the user's own prose (R14), cut from the
+original text (see `normalize.py` for why not from the folded one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from contracts.common import Role
+from worker.core.deadlines import find_deadline_phrase
+from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Intent, Proposal
+from worker.core.markup import inside_quotation, mask_quoted_markup
+from worker.core.normalize import Folded, fold, may_hold_trigger
+from worker.core.phrases import (
+    COURTESY,
+    DISAGREE,
+    LEAD_WORD_AT_END,
+    NEGATED_BEFORE,
+    PARAGRAPH_BREAK,
+    PHRASES,
+    QUESTION_END,
+    QUOTE_PAIRS,
+    SENTENCE_END,
+    TODO_TARGETS,
+    TRAILING_COURTESY,
+    Kind,
+    quoted_span,
+)
+
+# Folded text: full-width punctuation is ASCII already (NFKC).
+_SENTENCE_TERMINATORS = frozenset(".!?。…")
+_CLOSING_MARKS = "\"”」』\u2019')]》»"
+_TRAILING = frozenset(".。!,;:、~…") | frozenset(" \t\r\n\u3000")
+_QUOTE_CLOSER = dict(QUOTE_PAIRS)
+_WORD_OR_QUESTION = re.compile(r"[\w?]")
+
+
+def recognize(text: str, role: Role | str) -> Intent:
+    """The one explicit agreement intent in `text` said by `role`, else NO_INTENT."""
+    if role != Role.USER or not may_hold_trigger(text):
+        return NO_INTENT
+    folded = fold(text)
+    if folded is None:
+        return NO_INTENT
+    scan = mask_quoted_markup(folded.text)
+    if QUESTION_END.search(scan) is not None:
+        return NO_INTENT
+    found: dict[int, Intent] = {}
+    for kind, pattern in PHRASES:
+        for match in pattern.finditer(scan):
+            at = match.start()
+            if at in found or not _opens_sentence(scan, at) or inside_quotation(scan, at):
+                continue
+            intent = _read(kind, match, scan, folded)
+            if intent is not None:
+                found[at] = intent
+    if len(found) != 1:
+        return NO_INTENT
+    return next(iter(found.values()))
+
+
+def _opens_sentence(scan: str, at: int) -> bool:
+    head = scan[:at]
+    stripped = head.rstrip()
+    while (lead := LEAD_WORD_AT_END.search(stripped)) is not None:
+        head = stripped[: lead.start()]
+        stripped = head.rstrip()
+    if not stripped:
+        return True
+    if stripped[-1] == ":":
+        # "He wrote:\nLet's agree: ..." introduces someone's words.
+        return False
+    if "\n" in head[len(stripped) :]:
+        return True
+    core = stripped.rstrip(_CLOSING_MARKS)
+    return bool(core) and core[-1] in _SENTENCE_TERMINATORS
+
+
+def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
+    if kind is Kind.PROPOSAL:
+        return _read_proposal(match.end(), scan, folded)
+    rest = scan[match.end() :]
+    end = SENTENCE_END.search(rest)
+    sentence_rest = rest[: end.start()] if end is not None else rest
+    if _WORD_OR_QUESTION.search(COURTESY.sub("", sentence_rest)) is not None:
+        return None
+    span = quoted_span(match, "hint") or quoted_span(match, "lead")
+    hint = folded.original(*span).strip() if span is not None else None
+    if kind is Kind.ACCEPTANCE:
+        return Acceptance(target_hint=hint or None)
+    return Cancellation(target_hint=hint or None)
+
+
+def _read_proposal(start: int, scan: str, folded: Folded) -> Proposal | None:
+    paragraph = PARAGRAPH_BREAK.search(scan, start)
+    stop = paragraph.start() if paragraph is not None else len(scan)
+    while start < stop and scan[start].isspace():
+        start += 1
+    if QUESTION_END.search(scan, start, stop) is not None:
+        return None
+    start, stop = _unwrap_quoted_terms(scan, start, stop)
+    courtesy = TRAILING_COURTESY.search(scan, start, stop)
+    if courtesy is not None:
+        stop = courtesy.start()
+    while stop > start and scan[stop - 1] in _TRAILING:
+        stop -= 1
+    terms = folded.original(start, stop).strip()
+    if not terms or DISAGREE.match(scan, start, stop) is not None:
+        return None
+    return Proposal(
+        terms=terms,
+        deadline_phrase=find_deadline_phrase(terms),
+        todo_target=_todo_target(scan, start, stop, folded),
+    )
+
+
+def _unwrap_quoted_terms(scan: str, start: int, stop: int) -> tuple[int, int]:
+    """Terms wrapped in quotes ("Let's agree: “...”.") are the quoted text alone."""
+    closer = _QUOTE_CLOSER.get(scan[start]) if start < stop else None
+    if closer is None:
+        return start, stop
+    close_at = scan.find(closer, start + 1, stop)
+    if close_at <= start + 1:
+        return start, stop
+    remainder = scan[close_at + 1 : stop].lstrip()
+    if remainder and remainder[0] not in _TRAILING:
+        # The quote opens the terms but does not wrap them: '"Deep work" is 9-11'.
+        return start, stop
+    return start + 1, close_at
+
+
+def _todo_target(scan: str, start: int, stop: int, folded: Folded) -> str | None:
+    """R11: the exact content of the one todo the terms ask to mark as completed."""
+    contents: set[str] = set()
+    for pattern in TODO_TARGETS:
+        for match in pattern.finditer(scan, start, stop):
+            if NEGATED_BEFORE.search(scan, max(start, match.start() - 12), match.start()):
+                continue
+            span = quoted_span(match, "todo") or quoted_span(match, "todo_after")
+            if span is not None:
+                contents.add(folded.original(*span))
+    # Two different todos named: no single binding target.
+    return contents.pop() if len(contents) == 1 else None
