@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import typer
 from jsonschema import Draft202012Validator
@@ -155,3 +156,31 @@ def test_schema_command_check_fails_on_a_stale_directory(tmp_path: Path) -> None
     stale = runner.invoke(app, ["schema", "--out", str(tmp_path), "--check"])
     assert stale.exit_code == 1
     assert "dead_letter.schema.json" in stale.output
+
+
+def _structs(info: msgspec.inspect.Type) -> Iterator[msgspec.inspect.StructType]:
+    """Every Struct reachable from a type, depth first (the types are not recursive)."""
+    if isinstance(info, msgspec.inspect.StructType):
+        yield info
+        for field in info.fields:
+            yield from _structs(field.type)
+    elif isinstance(info, msgspec.inspect.UnionType):
+        for member in info.types:
+            yield from _structs(member)
+    elif isinstance(info, (msgspec.inspect.VarTupleType, msgspec.inspect.ListType)):
+        yield from _structs(info.item_type)
+
+
+def test_contracts_doc_names_every_type_and_field() -> None:
+    """docs/contracts.md describes every Struct on the wire and each of its fields, so the
+    prose cannot silently fall behind the Structs."""
+    doc = (ROOT / "docs" / "contracts.md").read_text("utf-8")
+    seen = set()
+    for wire in WIRE_TYPES:
+        for struct in _structs(msgspec.inspect.type_info(wire.type)):
+            seen.add(struct.cls.__name__)
+            assert f"**{struct.cls.__name__}**" in doc, struct.cls.__name__
+            for field in struct.fields:
+                assert f"`{field.name}`" in doc, f"{struct.cls.__name__}.{field.name}"
+    # The walk reaches nested parts, not only the top-level types.
+    assert {"TodoItem", "Candidate", "Provenance", "TodoBinding", "PendingProposal"} <= seen
