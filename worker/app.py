@@ -4,10 +4,11 @@ Everything else receives what it needs from here (Cosmic Python's bootstrap). Th
 worker is a FastStream app whose broker runs the batch subscribers; beside them run
 three loops of our own: the reclaimer (XPENDING/XCLAIM, because FastStream never
 redelivers a failed Redis entry), the sweeper (expiry and gap skips) and the watchdog
-(heartbeat, vanished streams). Shutdown stops the subscribers first (FastStream
-waits for the batch in hand, up to `graceful_timeout`), then our loops, each at a
-boundary between store calls; every commit is one Lua script, so nothing is ever
-half-applied, and entries read but not committed stay pending for the reclaimer.
+(heartbeat, vanished streams). Shutdown stops our loops, each at a boundary between
+store calls, then the subscribers (FastStream waits for the batch in hand, up to
+`graceful_timeout`), and closes the store's client last. Every commit is one Lua
+script, so nothing is ever half-applied, and entries read but not committed stay
+pending for the reclaimer.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
 from redis.asyncio import Redis, RedisCluster
 
+from store.config import StoreConfig
+from store.processor import PartitionProcessor
 from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
+from worker.core.lifecycle import Policy
+from worker.engine import Engine
 from worker.health import Health, Watchdog, start_http
 from worker.observability import Metrics, get_logger
 from worker.reclaim import Reclaimer
@@ -39,6 +44,38 @@ class PartitionPort(Processor, SweepTarget, Protocol):
 
 
 PartitionFactory = Callable[[AnyRedis, int, Settings], PartitionPort]
+
+
+def core_for(settings: Settings) -> Engine:
+    """The real core, configured from settings (time zone, scope limits)."""
+    return Engine(
+        default_timezone=settings.default_timezone,
+        policy=Policy(
+            max_records_per_scope=settings.max_records_per_scope,
+            max_terms_chars=settings.max_terms_chars,
+        ),
+    )
+
+
+def store_config(settings: Settings) -> StoreConfig:
+    return StoreConfig(
+        partitions=settings.partitions,
+        group=settings.group,
+        gap_timeout_ms=settings.gap_timeout_ms,
+        delivery_limit=settings.delivery_limit,
+        events_maxlen=settings.events_maxlen,
+        dead_letters_maxlen=settings.dead_letters_maxlen,
+        dead_letter_keep_text=settings.dead_letter_keep_text,
+        limits=settings.limits,
+    )
+
+
+def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> PartitionPort:
+    """The production PartitionFactory: the store's processor over the real core."""
+    processor: PartitionPort = PartitionProcessor(
+        redis, partition, core_for(settings), store_config(settings)
+    )
+    return processor
 
 
 def connect(settings: Settings) -> AnyRedis:
@@ -75,7 +112,7 @@ class Worker:
     health: Health
     metrics: Metrics
     log: Any
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     http: asyncio.Server | None = None
     exit_code: int = 0
@@ -85,6 +122,13 @@ class Worker:
         self.exit_code = 1
         self.health.fatal = reason
         self.app.exit()
+
+    async def start(self) -> None:
+        """Start in a running event loop (the demo and tests embed a worker this way)."""
+        await self.app.start()
+
+    async def stop(self) -> None:
+        await self.app.stop()
 
     async def run(self) -> int:
         """Run until SIGINT/SIGTERM (graceful) or a fatal condition; the exit code."""
@@ -172,9 +216,11 @@ def _wire_lifecycle(worker: Worker) -> None:
         reclaim_every = max(0.05, settings.reclaim_idle_ms / 2000)
         sweep_every = settings.sweep_interval_ms / 1000
         worker.tasks = [
-            asyncio.create_task(worker.reclaimer.run(worker.stop, reclaim_every), name="reclaim"),
-            asyncio.create_task(worker.sweeper.run(worker.stop, sweep_every), name="sweep"),
-            asyncio.create_task(worker.watchdog.run(worker.stop, 2.0), name="watchdog"),
+            asyncio.create_task(
+                worker.reclaimer.run(worker.stopping, reclaim_every), name="reclaim"
+            ),
+            asyncio.create_task(worker.sweeper.run(worker.stopping, sweep_every), name="sweep"),
+            asyncio.create_task(worker.watchdog.run(worker.stopping, 2.0), name="watchdog"),
         ]
         if settings.metrics_port:
             worker.http = await start_http(
@@ -186,7 +232,7 @@ def _wire_lifecycle(worker: Worker) -> None:
     @app.on_shutdown
     async def stop_loops() -> None:
         worker.health.ready = False
-        worker.stop.set()
+        worker.stopping.set()
         # Each loop finishes its current store call (one atomic script) and returns.
         await asyncio.gather(*worker.tasks, return_exceptions=True)
         if worker.http is not None:

@@ -1,0 +1,66 @@
+"""`accord check`: a health check usable as a Kubernetes probe (exit code 0 or 1).
+
+It checks what a worker needs: Redis answers, every served input stream has the
+consumer group, and (with `--require-worker`) at least one worker's heartbeat is
+fresh. The worker's own liveness is also served over HTTP at `/healthz`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from worker.commands._shared import (
+    JSON_HELP,
+    console,
+    print_json,
+    require_url,
+    run_with_redis,
+    settings_or_exit,
+    wants_json,
+)
+from worker.consumer import AnyRedis, missing_groups
+from worker.health import live_workers
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def check(
+        require_worker: Annotated[  # noqa: FBT002 - typer flags are boolean parameters
+            bool, typer.Option("--require-worker", help="Fail unless a worker heartbeat is fresh.")
+        ] = False,
+        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+    ) -> None:
+        """Check Redis, the consumer groups and (optionally) live workers; exit 1 if unhealthy."""
+        settings = require_url(settings_or_exit())
+
+        async def probe(redis: AnyRedis) -> dict[str, Any]:
+            try:
+                await redis.ping()
+            except Exception as error:  # noqa: BLE001  (any failure to reach Redis is the answer)
+                return {"ok": False, "redis": f"unreachable: {error}"}
+            missing = await missing_groups(redis, settings.served(), settings.group)
+            workers = [w.consumer for w in await live_workers(redis)]
+            ok = not missing and (bool(workers) or not require_worker)
+            return {
+                "ok": ok,
+                "redis": "ok",
+                "group": settings.group,
+                "partitions": list(settings.served()),
+                "missing_groups": missing,
+                "workers": workers,
+            }
+
+        result = run_with_redis(settings, probe)
+        if wants_json(as_json):
+            print_json(result)
+        else:
+            mark = "[green]healthy[/]" if result["ok"] else "[red]unhealthy[/]"
+            console.print(f"accord {mark}: redis {result['redis']}")
+            for stream in result.get("missing_groups", []):
+                console.print(f"  [red]missing[/] group {settings.group!r} on {stream}")
+            if "workers" in result:
+                console.print(f"  live workers: {', '.join(result['workers']) or 'none'}")
+        if not result["ok"]:
+            raise typer.Exit(1)

@@ -1,0 +1,40 @@
+"""`accord demo`: the seed scenarios in English and Chinese through the real streams."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Annotated
+
+import typer
+
+from worker.commands._shared import console, settings_or_exit
+from worker.demo import LANGUAGES, SCENARIOS, demo_settings, elapsed, play, redis_url
+from worker.observability import configure_logging
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def demo(
+        language: Annotated[
+            list[str] | None,
+            typer.Option("--language", "-l", help="en and/or zh (default: both)."),
+        ] = None,
+        scenario: Annotated[
+            list[str] | None,
+            typer.Option("--scenario", "-s", help="Scenario number(s), e.g. -s 01 -s 07."),
+        ] = None,
+    ) -> None:
+        """Start Redis (embedded unless REDIS_URL) and a worker, replay every scenario."""
+        start = time.monotonic()
+        base = settings_or_exit()
+        languages = tuple(language or LANGUAGES)
+        scenarios = tuple(s for s in SCENARIOS if not scenario or s[0][:2] in scenario)
+        with redis_url(base) as url:
+            settings = demo_settings(base, url)
+            configure_logging(settings.log_level, json=False)
+            where = "embedded Redis" if base.redis_url is None else "REDIS_URL"
+            console.print(f"[bold]accord demo[/] on {where} {url}, one worker in this process")
+            code = asyncio.run(play(console, settings, scenarios, languages))
+        console.print(f"[dim]finished in {elapsed(start)}[/]")
+        raise typer.Exit(code)

@@ -1,0 +1,88 @@
+"""`accord dlq list|requeue`: inspect dead letters and put them back on their stream."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from store.dead_letters import RequeueError, list_dead_letters, requeue
+from worker.commands._shared import (
+    JSON_HELP,
+    console,
+    err_console,
+    print_json,
+    require_url,
+    run_with_redis,
+    settings_or_exit,
+    wants_json,
+)
+from worker.consumer import AnyRedis
+
+dlq_app = typer.Typer(help="Dead letters: inputs that could not be applied.", no_args_is_help=True)
+
+
+@dlq_app.command("list")
+def list_(
+    count: Annotated[int, typer.Option(help="At most this many per partition.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+) -> None:
+    """List dead letters, oldest first, with reason and delivery count."""
+    settings = require_url(settings_or_exit())
+
+    async def body(redis: AnyRedis) -> list[tuple[int, str, Any]]:
+        rows: list[tuple[int, str, Any]] = []
+        for partition in range(settings.partitions):
+            letters = await list_dead_letters(redis, partition, count=count)
+            rows += [(partition, entry_id, letter) for entry_id, letter in letters]
+        return rows
+
+    rows = run_with_redis(settings, body)
+    if wants_json(as_json):
+        for partition, entry_id, letter in rows:
+            print_json({"partition": partition, "id": entry_id, "letter": letter})
+        return
+    table = Table(title=f"{len(rows)} dead letters")
+    for column in ("partition", "id", "stream", "entry", "reason", "deliveries", "session#seq"):
+        table.add_column(column)
+    table.add_column("detail", overflow="fold")
+    for partition, entry_id, letter in rows:
+        where = f"{letter.session_id}#{letter.seq}" if letter.session_id else "-"
+        table.add_row(
+            str(partition), entry_id, letter.stream, letter.entry_id, letter.reason.value,
+            str(letter.delivery_count), escape(where), escape(letter.detail),
+        )  # fmt: skip
+    console.print(table)
+
+
+@dlq_app.command("requeue")
+def requeue_(
+    ids: Annotated[list[str], typer.Argument(help="Dead-letter entry ids (from `dlq list`).")],
+    partition: Annotated[int, typer.Option(help="The partition of the dead letters.")] = 0,
+) -> None:
+    """Put dead letters back on their original input stream (atomically, once)."""
+    settings = require_url(settings_or_exit())
+
+    async def body(redis: AnyRedis) -> list[tuple[str, str | None]]:
+        return [(i, await requeue(redis, partition, i)) for i in ids]
+
+    try:
+        results = run_with_redis(settings, body)
+    except RequeueError as error:
+        err_console.print(f"[red]{error}[/]")
+        raise typer.Exit(1) from error
+    missing = False
+    for dead_id, new_id in results:
+        if new_id is None:
+            missing = True
+            err_console.print(f"{dead_id}: [red]no such dead letter[/]")
+        else:
+            console.print(f"{dead_id}: requeued as {new_id}")
+    if missing:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(dlq_app, name="dlq")

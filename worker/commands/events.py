@@ -1,0 +1,85 @@
+"""`accord events`: print (and with `--follow`, keep printing) the agreement events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from contracts.outputs import AgreementEvent
+from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, stream_name
+from worker.commands._shared import (
+    JSON_HELP,
+    console,
+    print_json,
+    require_url,
+    run_with_redis,
+    settings_or_exit,
+    wants_json,
+)
+from worker.consumer import AnyRedis
+from worker.gateway import decode_event
+from worker.render import event_line
+
+_DATA = DATA_FIELD.encode()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def events(
+        follow: Annotated[  # noqa: FBT002 - typer flags are boolean parameters
+            bool, typer.Option("--follow", "-f", help="Keep following new events (Ctrl-C stops).")
+        ] = False,
+        last: Annotated[int, typer.Option("--last", help="Start with the last N events.")] = 20,
+        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+    ) -> None:
+        """Show agreement events of every partition this deployment has."""
+        settings = require_url(settings_or_exit())
+        json_out = wants_json(as_json)
+
+        def show(event: AgreementEvent) -> None:
+            if json_out:
+                print_json(event)
+            else:
+                console.print(event_line(event))
+
+        streams = [stream_name(AGREEMENT_EVENTS, p) for p in range(settings.partitions)]
+        try:
+            run_with_redis(
+                settings, lambda redis: _show_events(redis, streams, last, show, follow=follow)
+            )
+        except KeyboardInterrupt:
+            raise typer.Exit(0) from None
+
+
+async def _show_events(
+    redis: AnyRedis,
+    streams: list[str],
+    last: int,
+    show: Callable[[AgreementEvent], None],
+    *,
+    follow: bool,
+) -> None:
+    cursors = dict.fromkeys(streams, "0-0")
+    backlog: list[tuple[tuple[int, int], AgreementEvent]] = []
+    for stream in streams:
+        reply: Any = await redis.xrevrange(stream, count=last)
+        if reply:
+            cursors[stream] = reply[0][0].decode()
+        backlog += [(_key(i.decode()), decode_event(f[_DATA])) for i, f in reply]
+    for _, event in sorted(backlog, key=lambda pair: pair[0])[-last:]:
+        show(event)
+    while follow:
+        for stream, cursor in list(cursors.items()):
+            # One XREAD per stream: on Redis Cluster the partitions live on other shards.
+            reply = await redis.xread({stream: cursor}, count=100, block=500)
+            for _, entries in reply or ():
+                for entry_id, fields in entries:
+                    cursors[stream] = entry_id.decode()
+                    show(decode_event(fields[_DATA]))
+
+
+def _key(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq)

@@ -1,0 +1,56 @@
+"""`accord worker`: run N worker processes in one consumer group."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from typing import Annotated
+
+import typer
+
+from worker.app import build_worker, store_partition
+from worker.commands._shared import settings_or_exit
+from worker.observability import configure_logging
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def worker(
+        processes: Annotated[
+            int, typer.Option("--processes", "-n", min=1, help="Worker processes to run.")
+        ] = 1,
+    ) -> None:
+        """Consume the input streams and publish agreement events (until SIGTERM/Ctrl-C).
+
+        Configured by environment variables (docs/cli.md): REDIS_URL, ACCORD_PARTITIONS,
+        ACCORD_GROUP, ACCORD_BATCH_SIZE, ACCORD_GAP_TIMEOUT_MS, ACCORD_DELIVERY_LIMIT, ...
+        """
+        if processes > 1:
+            raise typer.Exit(_supervise(processes))
+        settings = settings_or_exit()
+        configure_logging(settings.log_level)
+        built = build_worker(settings, store_partition)
+        raise typer.Exit(asyncio.run(built.run()))
+
+
+def _supervise(processes: int) -> int:
+    """Start N single-process workers; forward SIGINT/SIGTERM; exit with the worst code.
+
+    Each child derives its own consumer name (hostname-pid), so none share a PEL.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "ACCORD_CONSUMER"}
+    command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
+    children = [subprocess.Popen(command, env=env) for _ in range(processes)]  # noqa: S603
+
+    def forward(signum: int, _frame: object) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    codes = [child.wait() for child in children]
+    return max(codes, key=abs)

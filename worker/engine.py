@@ -1,0 +1,94 @@
+"""The real core behind the store's CorePort (store/core_port.py).
+
+The store is generic and never imports `worker`; this adapter is the one place that
+joins them: recognize and resolve deadlines (`interpret`), run the lifecycle reducer,
+and hand back the full records each step changed, for the store's history read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from contracts.common import Provenance
+from contracts.inputs import ChatTurn, InputEvent
+from contracts.outputs import AgreementEvent, StateChanged
+from contracts.records import AgreementRecord
+from contracts.view import SessionView
+from store.core_port import CoreStep
+from worker.core import state as core_state
+from worker.core.intents import NO_INTENT
+from worker.core.interpret import interpret
+from worker.core.lifecycle import Policy, apply_input, deadline_entries, evolve, expire_due
+from worker.core.state import ScopeState, SessionState
+from worker.core.view import session_view
+
+
+def _changed_records(
+    before: ScopeState, events: Sequence[AgreementEvent]
+) -> tuple[AgreementRecord, ...]:
+    """Each changed record folded forward from its state before the step."""
+    records: dict[str, AgreementRecord] = {}
+    for event in events:
+        if isinstance(event, StateChanged):
+            previous = records.get(event.record_id) or before.find(event.record_id)
+            records[event.record_id] = evolve(previous, event)
+    return tuple(records.values())
+
+
+@dataclass(frozen=True)
+class Engine:
+    """CorePort[ScopeState, SessionState] over worker.core."""
+
+    default_timezone: str = "UTC"
+    policy: Policy = field(default_factory=Policy)
+
+    def decode_scope(self, data: bytes | None, agent_id: str, user_id: str) -> ScopeState:
+        if not data:
+            return core_state.empty_scope(agent_id, user_id)
+        return core_state.decode_scope(data)
+
+    def decode_session(self, data: bytes | None, session_id: str) -> SessionState:
+        if not data:
+            return core_state.empty_session(session_id)
+        return core_state.decode_session(data)
+
+    def encode_scope(self, scope: ScopeState) -> bytes:
+        return core_state.encode_scope(scope)
+
+    def encode_session(self, session: SessionState) -> bytes:
+        return core_state.encode_session(session)
+
+    def apply(
+        self, scope: ScopeState, session: SessionState, event: InputEvent, provenance: Provenance
+    ) -> CoreStep[ScopeState, SessionState]:
+        intent = (
+            interpret(event, self.default_timezone) if isinstance(event, ChatTurn) else NO_INTENT
+        )
+        step = apply_input(scope, session, event, intent, provenance, self.policy)
+        return CoreStep(
+            scope=step.scope,
+            session=step.session if step.session is not None else session,
+            events=step.events,
+            records=_changed_records(scope, step.events),
+            scope_changed=step.scope_changed,
+            session_changed=step.session_changed,
+        )
+
+    def expire(self, scope: ScopeState, now: datetime) -> CoreStep[ScopeState, None]:
+        step = expire_due(scope, now)
+        return CoreStep(
+            scope=step.scope,
+            session=None,
+            events=step.events,
+            records=_changed_records(scope, step.events),
+            scope_changed=step.scope_changed,
+            session_changed=False,
+        )
+
+    def deadlines(self, scope: ScopeState) -> Sequence[tuple[str, datetime]]:
+        return deadline_entries(scope)
+
+    def view(self, scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
+        return session_view(scope, session_id, as_of)

@@ -1,0 +1,178 @@
+"""Human-readable output for the CLI and the demo (rich markup), one function per thing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from contracts.outputs import (
+    AgreementEvent,
+    ClarificationRequested,
+    ProposalRefused,
+    StateChanged,
+    ToolOutcome,
+)
+from contracts.records import AgreementRecord
+from contracts.view import SessionView
+
+_STATE_STYLE = {
+    "proposed": "yellow",
+    "open": "green",
+    "fulfilled": "bold green",
+    "cancelled": "red",
+    "expired": "magenta",
+}
+
+
+def state(name: object) -> str:
+    text = str(name) if name is not None else "-"
+    return f"[{_STATE_STYLE.get(text, 'white')}]{text}[/]"
+
+
+def _who(acceptances: Any) -> str:  # noqa: ANN401
+    sides = [side for side in ("agent", "user") if getattr(acceptances, side)]
+    return "accepted by " + " and ".join(sides) if sides else "no acceptance yet"
+
+
+def event_line(event: AgreementEvent) -> str:
+    """One line per agreement event, without the terms (they are shown with the turn)."""
+    if isinstance(event, StateChanged):
+        arrow = f"{state(event.from_state)} -> {state(event.to_state)}"
+        extra = ""
+        if event.to_state.value == "proposed":
+            extra = f", {_who(event.acceptances)}"
+            if event.deadline_at is not None:
+                extra += f", deadline {event.deadline_at.isoformat()}"
+            if event.binding is not None:
+                extra += f", bound to todo {escape(repr(event.binding.content))}"
+        elif event.to_state.value == "open":
+            extra = ", both sides accepted"
+        return (
+            f"[bold]{event.record_id[:12]}[/] rev {event.revision}: {arrow} "
+            f"({event.cause.value}{extra})"
+        )
+    if isinstance(event, ToolOutcome):
+        if event.accepted:
+            rev = event.current_revision
+            return f"tool outcome for {event.call_id}: [green]accepted[/] (now rev {rev})"
+        return (
+            f"tool outcome for {event.call_id}: [red]rejected[/] "
+            f"({event.reason.value if event.reason else '?'}, current rev {event.current_revision})"
+        )
+    if isinstance(event, ClarificationRequested):
+        names = "; ".join(escape(c.terms) for c in event.candidates)
+        return f"[cyan]clarification requested[/] ({event.kind.value}): which one? {names}"
+    if isinstance(event, ProposalRefused):  # pragma: no branch  (closed union)
+        return f"[red]proposal refused[/]: {event.reason.value}"
+    return escape(repr(event))  # pragma: no cover
+
+
+def view_table(view: SessionView) -> Table:
+    table = Table(title=f"session {view.session_id} as of {view.as_of.isoformat()}", expand=False)
+    table.add_column("kind")
+    table.add_column("record")
+    table.add_column("status")
+    table.add_column("terms", overflow="fold")
+    for current in view.current_agreements:
+        table.add_row(
+            "current agreement", current.record_id[:12], state("open"), escape(current.terms)
+        )
+    for pending in view.pending_proposals:
+        status = pending.status.replace("_", " ")
+        table.add_row(
+            "pending proposal",
+            f"{pending.record_id[:12]} rev {pending.revision}",
+            f"[yellow]{status}[/]",
+            escape(pending.terms),
+        )
+    if not view.current_agreements and not view.pending_proposals:
+        table.add_row("-", "-", "-", "no current agreements, no pending proposals")
+    return table
+
+
+def history_table(record: AgreementRecord) -> Table:
+    title = f"record {record.record_id}: {escape(record.terms)}"
+    table = Table(title=title, expand=False)
+    for column in ("rev", "state", "cause", "at", "stream", "seq"):
+        table.add_column(column)
+    for entry in record.history:
+        table.add_row(
+            str(entry.revision),
+            state(entry.state),
+            entry.cause.value,
+            entry.at.isoformat(),
+            entry.provenance.stream or "-",
+            str(entry.provenance.seq) if entry.provenance.seq is not None else "-",
+        )
+    return table
+
+
+def turn_line(line: dict[str, Any]) -> str:
+    """One transcript line as a reader sees it: who said or did what."""
+    kind = line.get("type")
+    if kind == "chat_turn":
+        role = line.get("role", "?")
+        color = {"user": "bold blue", "assistant": "bold white", "system": "dim"}.get(role, "white")
+        return f"[{color}]{role}[/]: {escape(str(line.get('text', '')))}"
+    if kind == "tool_call":
+        args = line.get("arguments", {})
+        return (
+            f"[bold white]agent[/] calls {line.get('name')}"
+            f"(record_id={str(args.get('record_id', '?'))[:12]}, "
+            f"expected_revision={args.get('expected_revision')})"
+        )
+    todos = ", ".join(
+        f"{escape(item['content'])}: {item['status']}" for item in line.get("todos") or []
+    )
+    ok = "[green]ok[/]" if line.get("ok") else "[red]failed[/]"
+    return f"[dim]tool[/] {line.get('name')} {ok} [{todos}]"
+
+
+def _keyed(event: AgreementEvent) -> tuple[str, int] | None:
+    seq = event.provenance.seq if isinstance(event, StateChanged) else event.seq
+    if seq is None:
+        return None
+    session = event.provenance.session_id if isinstance(event, StateChanged) else None
+    return (session or event.session_id, seq)
+
+
+def timeline(
+    lines: list[dict[str, Any]],
+    events: list[AgreementEvent],
+    label: Callable[[str], str] = str,
+) -> list[str]:
+    """Each turn, then what it caused; an expiry shows up before the first later turn.
+
+    Events name their input by (session, seq). An expiry has no input: its time is the
+    deadline, so it is shown where the conversation crossed it (or at the end, when the
+    sweeper materialized it after the last turn).
+    """
+    caused: dict[tuple[str, int], list[AgreementEvent]] = {}
+    expiries: list[StateChanged] = []
+    for event in events:
+        key = _keyed(event)
+        if key is None and isinstance(event, StateChanged):
+            expiries.append(event)
+        elif key is not None:
+            caused.setdefault(key, []).append(event)
+    out: list[str] = []
+    for line in lines:
+        ts = line["ts"]
+        for expiry in [e for e in expiries if _before(e, ts)]:
+            out.append(f"   [magenta]deadline passed[/] {event_line(expiry)}")
+            expiries.remove(expiry)
+        out.append(f"[dim]{escape(label(line['session_id']))}#{line['seq']}[/] {turn_line(line)}")
+        effects = caused.get((line["session_id"], line["seq"]), [])
+        out.extend(f"   => {event_line(e)}" for e in effects if _keyed(e) is not None)
+        if not effects:
+            out.append("   [dim]=> no change[/]")
+    out.extend(f"   [magenta]deadline passed[/] {event_line(e)}" for e in expiries)
+    return out
+
+
+def _before(expiry: StateChanged, ts: str) -> bool:
+    return expiry.at <= datetime.fromisoformat(ts)
