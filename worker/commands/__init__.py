@@ -8,11 +8,29 @@ import typer
 def register(app: typer.Typer) -> None:
     # One line per command module; keep alphabetical to avoid merge conflicts.
     from worker.commands import (  # noqa: PLC0415 - imported on use so --help stays cheap
+        asyncapi,
+        check,
+        demo,
+        dlq,
+        events,
+        history,
         recognize,
+        replay,
         schema,
         version,
+        view,
+        worker,
     )
 
+    asyncapi.register(app)
+    check.register(app)
+    demo.register(app)
+    dlq.register(app)
+    events.register(app)
+    history.register(app)
     recognize.register(app)
+    replay.register(app)
     schema.register(app)
     version.register(app)
+    view.register(app)
+    worker.register(app)
