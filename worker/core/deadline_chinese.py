@@ -1,0 +1,378 @@
+"""The Chinese deadline grammar (DESIGN section 4): a small lexer and a strict parser.
+
+A phrase is an optional lead (截止到, 截至, 最晚, 在, 到 …), then a day (明天, 下周五,
+12月1日, 下月15号), a period (本周, 下个月, 月底, 年底, 周末), a part of the day
+(下午, 晚上) and a clock time (3点半, 18:00), in that natural order, then an optional
+end marker: 前 / 之前 / 以前 / 为止 (the end of the day or period, or the instant of a
+clock time) or 内 / 之内 / 以内 (within a duration, or by the end of a day or period).
+
+A duration followed by 前 ("三天前") is a date in the past, not a deadline, and is
+read as no wording at all. Anything else outside the grammar reads as None.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from worker.core.deadline_grammar import (
+    CalendarDate,
+    Clock,
+    Day,
+    DeadlineSpec,
+    Duration,
+    Hint,
+    MonthDay,
+    NamedMonth,
+    NamedYear,
+    Period,
+    RelativeDay,
+    RelativePeriod,
+    Unit,
+    Weekday,
+    clock_time,
+)
+from worker.core.numerals import ZH_NUMERAL, zh_number
+
+_N = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
+_YEAR = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
+_REL = "(本|这个|这|下个|下)"
+_WEEKDAY_CHARS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_WEEKDAY_CHARS |= {str(i + 1): i for i in range(7)}
+_DAYWORDS: dict[str, tuple[int, Hint | None]] = {
+    "今天": (0, None),
+    "今日": (0, None),
+    "今儿": (0, None),
+    "今晚": (0, Hint.EVENING),
+    "今夜": (0, Hint.EVENING),
+    "今早": (0, Hint.MORNING),
+    "明天": (1, None),
+    "明日": (1, None),
+    "明儿": (1, None),
+    "明晚": (1, Hint.EVENING),
+    "明夜": (1, Hint.EVENING),
+    "明早": (1, Hint.MORNING),
+    "后天": (2, None),
+    "大后天": (3, None),
+}
+_DAYPARTS = {
+    "凌晨": Hint.EARLY,
+    "早上": Hint.MORNING,
+    "早晨": Hint.MORNING,
+    "上午": Hint.MORNING,
+    "早": Hint.MORNING,
+    "中午": Hint.NOON,
+    "下午": Hint.AFTERNOON,
+    "傍晚": Hint.AFTERNOON,
+    "晚上": Hint.EVENING,
+    "夜里": Hint.EVENING,
+    "夜间": Hint.EVENING,
+    "晚": Hint.EVENING,
+}
+_UNITS = {
+    "分钟": Unit.MINUTE,
+    "小时": Unit.HOUR,
+    "钟头": Unit.HOUR,
+    "天": Unit.DAY,
+    "日": Unit.DAY,
+    "周": Unit.WEEK,
+    "星期": Unit.WEEK,
+    "礼拜": Unit.WEEK,
+    "月": Unit.MONTH,
+    "年": Unit.YEAR,
+}
+
+
+class Kind(enum.Enum):
+    ISO = enum.auto()
+    DATE = enum.auto()
+    MONTH_DAY_REL = enum.auto()
+    MONTH_END = enum.auto()
+    YEAR_END = enum.auto()
+    WEEKEND = enum.auto()
+    WEEKDAY = enum.auto()
+    REL_WEEK = enum.auto()
+    REL_MONTH = enum.auto()
+    REL_YEAR = enum.auto()
+    DAYWORD = enum.auto()
+    DURATION = enum.auto()
+    MONTH_DAY = enum.auto()
+    CLOCK24 = enum.auto()
+    CLOCK = enum.auto()
+    MIDNIGHT = enum.auto()
+    DAYPART = enum.auto()
+
+
+# First match wins at a position: longer forms before their prefixes (大后天 before
+# 后天, 下周末 before 下周五 before 下周, 12月1日 before the duration 12月).
+_ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
+    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})"),
+    (Kind.DATE, rf"(?:({_YEAR})年)?({_N})月({_N})[日号]"),
+    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]"),
+    (Kind.MONTH_END, rf"(?:(本|这个|这|下个|下)?月|({_N})月)[底末]"),
+    (Kind.YEAR_END, rf"(?:(今|明)|({_YEAR}))?年年?[底末]"),
+    (Kind.WEEKEND, rf"{_REL}?周末"),
+    (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])"),
+    (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)"),
+    (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)"),
+    (Kind.REL_YEAR, r"(今年|明年)"),
+    (Kind.DAYWORD, "(" + "|".join(sorted(_DAYWORDS, key=len, reverse=True)) + ")"),
+    (Kind.DURATION, rf"(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)"),
+    (Kind.MONTH_DAY, rf"({_N})号"),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})"),
+    (Kind.CLOCK, rf"({_N})[点时](?:(半)|(一刻)|(三刻)|(\d{{2}}|{_N})分?)?钟?"),
+    (Kind.MIDNIGHT, r"午夜"),
+    (Kind.DAYPART, "(" + "|".join(sorted(_DAYPARTS, key=len, reverse=True)) + ")"),
+)
+_LEAD_SOURCE = r"截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于"
+_STRONG_LEADS = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
+_TAIL_SOURCE = r"之前|以前|前|为止|之内|以内|内"
+_BEFORE_TAILS = frozenset({"之前", "以前", "前", "为止"})
+# Items that end in a digit must not stop inside a number ("2026-12-011").
+_NUMERIC_END = frozenset({Kind.ISO, Kind.CLOCK24, Kind.CLOCK})
+
+
+def _item(kind: Kind, source: str) -> str:
+    return f"(?:{source})(?!\\d)" if kind in _NUMERIC_END else f"(?:{source})"
+
+
+_ITEM_PATTERNS: tuple[tuple[Kind, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(_item(kind, source))) for kind, source in _ITEM_SOURCES
+)
+_LEAD = re.compile(rf"\s*({_LEAD_SOURCE})\s*")
+_TAIL = re.compile(rf"\s*({_TAIL_SOURCE})\s*$")
+_SPACE = re.compile(r"\s*")
+
+_ITEM = "(?:" + "|".join(_item(kind, source) for kind, source in _ITEM_SOURCES) + ")"
+CANDIDATE = re.compile(
+    rf"(?<![\d:./-])(?:(?:{_LEAD_SOURCE})\s*)?{_ITEM}(?:\s*{_ITEM})*(?:\s*(?:{_TAIL_SOURCE}))?"
+)
+
+_STRONG = frozenset(
+    {
+        Kind.ISO,
+        Kind.DATE,
+        Kind.MONTH_DAY_REL,
+        Kind.MONTH_END,
+        Kind.YEAR_END,
+        Kind.WEEKEND,
+        Kind.WEEKDAY,
+        Kind.REL_WEEK,
+        Kind.REL_MONTH,
+        Kind.REL_YEAR,
+        Kind.DAYWORD,
+        Kind.CLOCK24,
+        Kind.MIDNIGHT,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: Kind
+    match: re.Match[str]
+
+
+def _lex(text: str) -> list[Token] | None:
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        for kind, pattern in _ITEM_PATTERNS:
+            match = pattern.match(text, pos)
+            if match is not None:
+                tokens.append(Token(kind, match))
+                pos = _SPACE.match(text, match.end()).end()  # type: ignore[union-attr]  # \s* always matches
+                break
+        else:
+            return None
+    return tokens
+
+
+@dataclass(slots=True)
+class _Slots:
+    day: Day | None = None
+    period: Period | None = None
+    clock: Clock | None = None
+    hint: Hint | None = None
+    duration: Duration | None = None
+
+
+def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
+    """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
+    text = phrase.strip()
+    lead = _LEAD.match(text)
+    if lead is not None:
+        text = text[lead.end() :]
+    tail = _TAIL.search(text)
+    if tail is not None:
+        text = text[: tail.start()]
+    tokens = _lex(text)
+    if not tokens:
+        return None, False
+    slots = _Slots()
+    filled = all(_fill(slots, token) for token in tokens)
+    tail_word = tail.group(1) if tail is not None else None
+    if slots.duration is not None and tail_word in _BEFORE_TAILS:
+        return None, False  # "三天前" is three days ago: a past date, not a deadline
+    marked = tail_word is not None or (lead is not None and lead.group(1) in _STRONG_LEADS)
+    significant = marked or any(t.kind in _STRONG for t in tokens) or _clear_clock(slots)
+    if not filled:
+        return None, significant
+    return _spec(slots, tail_word), significant
+
+
+def _clear_clock(slots: _Slots) -> bool:
+    # "下午3点" names a time; "一点" alone is as likely "a little" as one o'clock.
+    return slots.clock is not None and clock_time(slots.clock, slots.hint) is not None
+
+
+def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: PLR0911  # one exit per grammar rule
+    within = tail in {"之内", "以内", "内"}
+    if slots.duration is not None:
+        if not within or (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
+            return None
+        return DeadlineSpec(within=slots.duration)
+    if slots.period is not None:
+        if slots.day is not None or slots.clock is not None or slots.hint is not None:
+            return None
+        return DeadlineSpec(period=slots.period)
+    if slots.clock is not None:
+        time = clock_time(slots.clock, slots.hint)
+        if time is None or within:
+            return None
+        return DeadlineSpec(day=slots.day, time=time)
+    if slots.hint is Hint.NOON:  # 中午 alone is noon: "明天中午前"
+        return None if within else DeadlineSpec(day=slots.day, time=(12, 0))
+    if slots.day is None or slots.hint not in {None, Hint.EVENING}:
+        return None
+    return DeadlineSpec(day=slots.day)
+
+
+def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
+    kind, groups = token.kind, token.match.groups()
+    if kind is Kind.DAYPART:
+        return _set_hint(slots, _DAYPARTS[groups[0]])
+    if kind is Kind.DAYWORD:
+        days, hint = _DAYWORDS[groups[0]]
+        return _set_day(slots, RelativeDay(days)) and (hint is None or _set_hint(slots, hint))
+    if kind in {Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT}:
+        if slots.clock is not None:
+            return False
+        slots.clock = _clock(kind, groups)
+        return slots.clock is not None
+    if kind is Kind.DURATION:
+        return _duration(slots, groups)
+    if kind is Kind.WEEKEND:
+        return _set_period(slots, RelativePeriod(Unit.WEEK, _offset(groups[0])))
+    if kind is Kind.REL_WEEK:
+        return _set_period(slots, RelativePeriod(Unit.WEEK, _offset(groups[0])))
+    if kind is Kind.REL_MONTH:
+        return _set_period(slots, RelativePeriod(Unit.MONTH, _offset(groups[0])))
+    if kind is Kind.REL_YEAR:
+        return _set_period(slots, RelativePeriod(Unit.YEAR, 1 if groups[0] == "明年" else 0))
+    if kind is Kind.MONTH_END:
+        rel, month_text = groups
+        if month_text is None:
+            return _set_period(slots, RelativePeriod(Unit.MONTH, _offset(rel)))
+        month = zh_number(month_text)
+        return (
+            month is not None and 1 <= month <= 12 and _set_period(slots, NamedMonth(month, None))
+        )
+    if kind is Kind.YEAR_END:
+        rel, year_text = groups
+        if year_text is not None:
+            year = zh_number(year_text)
+            return year is not None and _set_period(slots, NamedYear(year))
+        return _set_period(slots, RelativePeriod(Unit.YEAR, 1 if rel == "明" else 0))
+    return _set_day(slots, _day(kind, groups))
+
+
+def _offset(rel: str | None) -> int:
+    return 1 if rel is not None and rel.startswith("下") else 0
+
+
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:
+    if kind is Kind.WEEKDAY:
+        rel, char = groups
+        return Weekday(_WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))
+    if kind is Kind.MONTH_DAY:
+        day = zh_number(groups[0] or "")
+        return MonthDay(day, None) if day is not None and 1 <= day <= 31 else None
+    if kind is Kind.MONTH_DAY_REL:
+        rel, day_text = groups
+        day = zh_number(day_text or "")
+        offset = 1 if (rel or "").startswith("下") else 0
+        return MonthDay(day, offset) if day is not None and 1 <= day <= 31 else None
+    year_text, month_text, day_text = groups
+    year = zh_number(year_text) if year_text else None
+    month, day = zh_number(month_text or ""), zh_number(day_text or "")
+    if (year_text and year is None) or month is None or day is None:
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return CalendarDate(month, day, year)
+
+
+def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
+    if kind is Kind.MIDNIGHT:
+        return Clock(24, 0, fixed=True)
+    if kind is Kind.CLOCK24:
+        hour_text, minute_text = groups
+        return Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
+    hour_text, half, quarter, three_quarters, minute_text = groups
+    hour = zh_number(hour_text or "")
+    minute = 30 if half else 15 if quarter else 45 if three_quarters else 0
+    if minute_text is not None:
+        parsed = zh_number(minute_text)
+        if parsed is None:
+            return None
+        minute = parsed
+    return None if hour is None else Clock(hour, minute)
+
+
+def _duration(slots: _Slots, groups: tuple[str | None, ...]) -> bool:
+    amount_text, counter, unit_text = groups
+    unit = _UNITS[unit_text or ""]
+    if slots.duration is not None:
+        return False
+    if amount_text == "半":
+        # 半小时 / 半个钟头 only: half a day or month is not a length anyone agrees on.
+        if unit is not Unit.HOUR:
+            return False
+        slots.duration = Duration(30, Unit.MINUTE)
+        return True
+    # 个 is required before 月 (三月 is March) and refused before 天/日/周/年.
+    if (unit_text == "月") != (counter is not None) and unit_text not in {
+        "小时",
+        "钟头",
+        "星期",
+        "礼拜",
+    }:
+        return False
+    amount = zh_number(amount_text or "")
+    if amount is None or amount == 0:
+        return False
+    slots.duration = Duration(amount, unit)
+    return True
+
+
+def _set_day(slots: _Slots, day: Day | None) -> bool:
+    if day is None or slots.day is not None or slots.period is not None:
+        return False
+    slots.day = day
+    return True
+
+
+def _set_period(slots: _Slots, period: Period) -> bool:
+    if slots.day is not None or slots.period is not None:
+        return False
+    slots.period = period
+    return True
+
+
+def _set_hint(slots: _Slots, hint: Hint) -> bool:
+    if slots.hint not in {None, hint}:
+        return False
+    slots.hint = hint
+    return True

@@ -1,0 +1,414 @@
+"""The English deadline grammar (DESIGN section 4): a small lexer and a strict parser.
+
+A phrase is an optional marker ("by", "before", "until", "no later than", "on or
+before", "within") followed by one to three items: a day ("tomorrow", "next Friday",
+"Dec 1st"), a period ("next week", "the end of the month"), a clock time ("5pm",
+"14:30", "noon") and a part of the day ("tonight", "in the evening"). Items may be
+joined by "at", "on", "," or an inner "by"/"before" before a clock ("tomorrow before
+5pm"). Anything else, or any combination that could mean two instants, reads as
+None: the proposal keeps its terms and gets no deadline.
+
+`CANDIDATE` is the same token set as one search pattern, so `find_deadline_phrase`
+only ever returns spans this parser was written for.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from worker.core.deadline_grammar import (
+    CalendarDate,
+    Clock,
+    Day,
+    DeadlineSpec,
+    Duration,
+    Edge,
+    Hint,
+    NamedMonth,
+    NamedYear,
+    Period,
+    RelativeDay,
+    RelativePeriod,
+    Unit,
+    Weekday,
+    clock_time,
+)
+from worker.core.numerals import EN_NUMBER_WORDS, en_number
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTHS = {name: i for i, name in enumerate(_MONTH_NAMES, 1)} | {
+    name[:3]: i for i, name in enumerate(_MONTH_NAMES, 1)
+}
+_MONTHS["sept"] = 9
+_UNITS = {
+    "minute": Unit.MINUTE,
+    "min": Unit.MINUTE,
+    "hour": Unit.HOUR,
+    "hr": Unit.HOUR,
+    "day": Unit.DAY,
+    "week": Unit.WEEK,
+    "month": Unit.MONTH,
+    "year": Unit.YEAR,
+}
+_DAYPARTS = {
+    "morning": Hint.MORNING,
+    "afternoon": Hint.AFTERNOON,
+    "evening": Hint.EVENING,
+    "night": Hint.EVENING,
+}
+
+_WD = "|".join(_WEEKDAYS)
+_MON_FULL = "|".join(_MONTH_NAMES)
+_MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
+_ORD = "(?:st|nd|rd|th)?"
+
+
+class Kind(enum.Enum):
+    ISO = enum.auto()
+    MDY = enum.auto()
+    DMY = enum.auto()
+    DURATION = enum.auto()
+    DAYWORD = enum.auto()
+    WEEKDAY = enum.auto()
+    END_UNIT = enum.auto()
+    UNIT_END = enum.auto()
+    END_OF = enum.auto()
+    REL_PERIOD = enum.auto()
+    MONTH = enum.auto()
+    YEAR = enum.auto()
+    CLOCK12 = enum.auto()
+    CLOCK24 = enum.auto()
+    CLOCK_WORD = enum.auto()
+    AT_HOUR = enum.auto()
+    DAYPART = enum.auto()
+    MARKER = enum.auto()
+    CONNECTOR = enum.auto()
+
+
+# Order matters: the first pattern that matches at a position wins, so longer forms
+# come before their prefixes ("the end of the month" before "the end of").
+_ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
+    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})"),
+    (Kind.MDY, rf"({_MON})\s*(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?"),
+    (Kind.DMY, rf"(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?"),
+    (
+        Kind.DURATION,
+        (
+            rf"(?:the\s+next\s+)?(\d{{1,3}}|{EN_NUMBER_WORDS}|an?|half\s+an?)\s+"
+            r"(minute|min|hour|hr|day|week|month|year)s?"
+        ),
+    ),
+    (
+        Kind.DAYWORD,
+        (
+            r"(?:the\s+)?day\s+after\s+tomorrow|today|tonight|tomorrow|eod"
+            r"|end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
+        ),
+    ),
+    (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?"),
+    (Kind.END_UNIT, r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|year)"),
+    (Kind.UNIT_END, r"(week|month|year)[- ]end"),
+    (Kind.END_OF, r"(?:the\s+)?end\s+of"),
+    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|year)"),
+    (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?"),
+    (Kind.YEAR, r"(20\d\d)"),
+    (Kind.CLOCK12, r"(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\.?"),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})"),
+    (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)"),
+    # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
+    # the evening"); "at 3" alone stays ambiguous.
+    (
+        Kind.AT_HOUR,
+        (
+            r"at\s+(\d{1,2})(?::(\d{2}))?(?:\s*o'clock)?|(\d{1,2})\s*o'clock"
+            r"|(\d{1,2})(?::(\d{2}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
+            r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
+        ),
+    ),
+    (
+        Kind.DAYPART,
+        r"in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)",
+    ),
+)
+_MARKER_SOURCE = (
+    r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
+)
+_CONNECTOR_SOURCE = r"at|on|of"
+_END = r"(?![\w'])"
+
+_LEXER: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    *((kind, re.compile(f"(?:{source}){_END}")) for kind, source in _ITEM_SOURCES),
+    (Kind.MARKER, re.compile(f"(?:{_MARKER_SOURCE}){_END}")),
+    (Kind.CONNECTOR, re.compile(f"(?:{_CONNECTOR_SOURCE}){_END}")),
+)
+_GAP = re.compile(r"[\s,]*")
+
+_ITEM = "(?:" + "|".join(f"(?:{source}){_END}" for _, source in _ITEM_SOURCES) + ")"
+# A run of items, optionally led by a marker, joined the way the parser accepts.
+CANDIDATE = re.compile(
+    rf"(?<![\w'])(?:(?:{_MARKER_SOURCE})\s+)?{_ITEM}"
+    rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*",
+    re.IGNORECASE,
+)
+
+# Items that name a time by themselves; a run made only of others ("3 days", "at 3",
+# "December", "in the morning") is not deadline wording unless a marker leads it.
+_STRONG = frozenset(
+    {
+        Kind.ISO,
+        Kind.MDY,
+        Kind.DMY,
+        Kind.DAYWORD,
+        Kind.WEEKDAY,
+        Kind.END_UNIT,
+        Kind.UNIT_END,
+        Kind.REL_PERIOD,
+        Kind.CLOCK12,
+        Kind.CLOCK24,
+        Kind.CLOCK_WORD,
+    }
+)
+_CLOCKS = frozenset({Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR})
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: Kind
+    match: re.Match[str]
+
+
+def normalize(phrase: str) -> str:
+    return phrase.strip().lower().replace("\u2019", "'")
+
+
+def lex(text: str) -> list[Token] | None:
+    """Tokens of a lower-cased phrase, or None if any part is outside the grammar."""
+    tokens: list[Token] = []
+    pos = _GAP.match(text).end()  # type: ignore[union-attr]  # [\s,]* always matches
+    while pos < len(text):
+        for kind, pattern in _LEXER:
+            match = pattern.match(text, pos)
+            if match is not None and match.end() > pos:
+                tokens.append(Token(kind, match))
+                pos = _GAP.match(text, match.end()).end()  # type: ignore[union-attr]
+                break
+        else:
+            return None
+    return tokens
+
+
+def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
+    """(spec or None, whether the phrase is deadline wording at all).
+
+    The flag lets `find_deadline_phrase` tell "not about time" (ignore it) from
+    "about time but outside the grammar" (then no deadline for the whole terms).
+    """
+    tokens = lex(normalize(phrase))
+    if not tokens:
+        return None, False
+    significant = tokens[0].kind is Kind.MARKER or any(t.kind in _STRONG for t in tokens)
+    return _parse(tokens), significant
+
+
+@dataclass(slots=True)
+class _Slots:
+    day: Day | None = None
+    period: Period | None = None
+    clock: Clock | None = None
+    hint: Hint | None = None
+    duration: Duration | None = None
+    force_end: bool = False
+
+
+def _parse(tokens: list[Token]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
+    edge, marker = Edge.END, None
+    rest = tokens
+    if tokens[0].kind in {Kind.MARKER, Kind.CONNECTOR}:
+        marker = " ".join(tokens[0].match.group().split())
+        if marker in {"before", "prior to"}:
+            edge = Edge.START
+        rest = tokens[1:]
+    if not rest:
+        return None
+    slots = _Slots()
+    for index, token in enumerate(rest):
+        after = rest[index + 1] if index + 1 < len(rest) else None
+        if token.kind in {Kind.MARKER, Kind.CONNECTOR}:
+            # Inner joiners: "tomorrow before 5pm", "by 5pm on Friday", "at noon".
+            word = token.match.group()
+            if after is None or (word not in {"at", "on", "by", "before"}):
+                return None
+            if word in {"by", "before", "at"} and after.kind not in _CLOCKS:
+                return None
+            continue
+        if token.kind is Kind.END_OF and (after is None or after.kind in _CLOCKS):
+            return None
+        if not _fill(slots, token):
+            return None
+    within = marker == "within"
+    if slots.duration is not None:
+        if not within or (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
+            return None
+        return DeadlineSpec(within=slots.duration)
+    if within and (slots.clock is not None or slots.hint is not None):
+        return None
+    if slots.force_end or within:
+        edge = Edge.END
+    if slots.period is not None:
+        if slots.day is not None or slots.clock is not None or slots.hint is not None:
+            return None
+        # "December" or "2027" alone is not deadline wording: it needs "by", "before", "end of".
+        named = isinstance(slots.period, NamedMonth | NamedYear)
+        if named and marker in {None, "at", "on"} and not slots.force_end:
+            return None
+        return DeadlineSpec(edge=edge, period=slots.period)
+    if slots.clock is not None:
+        if slots.force_end:
+            return None
+        time = clock_time(slots.clock, slots.hint)
+        if time is None:
+            return None
+        return DeadlineSpec(day=slots.day, time=time)
+    if slots.day is None or slots.hint not in {None, Hint.EVENING}:
+        return None
+    if slots.hint is Hint.EVENING and edge is Edge.START:
+        return None  # "before tonight": when the evening starts is a guess
+    return DeadlineSpec(edge=edge, day=slots.day)
+
+
+def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
+    kind, groups = token.kind, token.match.groups()
+    text = token.match.group()
+    if kind is Kind.END_OF:
+        if slots.force_end:
+            return False
+        slots.force_end = True
+        return True
+    if kind is Kind.DAYPART:
+        part = next(g for g in groups if g)
+        return _set_hint(slots, _DAYPARTS[part])
+    if kind is Kind.DURATION:
+        if slots.duration is not None:
+            return False
+        amount_text, unit_text = groups
+        unit = _UNITS[unit_text]
+        if amount_text.startswith("half"):
+            if unit is not Unit.HOUR:
+                return False
+            slots.duration = Duration(30, Unit.MINUTE)
+            return True
+        amount = en_number(amount_text)
+        if amount is None or amount == 0:
+            return False
+        slots.duration = Duration(amount, unit)
+        return True
+    if kind in _CLOCKS:
+        if slots.clock is not None:
+            return False
+        slots.clock = _clock(kind, groups)
+        return slots.clock is not None
+    if kind in {Kind.END_UNIT, Kind.UNIT_END}:
+        slots.force_end = True
+        rel, unit_text = groups if kind is Kind.END_UNIT else (None, groups[0])
+        return _set_period(slots, RelativePeriod(_UNITS[unit_text], 1 if rel == "next" else 0))
+    if kind is Kind.REL_PERIOD:
+        return _set_period(
+            slots, RelativePeriod(_UNITS[groups[1]], 1 if groups[0] == "next" else 0)
+        )
+    if kind is Kind.MONTH:
+        year = int(groups[1]) if groups[1] else None
+        return _set_period(slots, NamedMonth(_MONTHS[groups[0]], year))
+    if kind is Kind.YEAR:
+        return _set_period(slots, NamedYear(int(groups[0])))
+    if kind is Kind.DAYWORD:
+        return _dayword(slots, " ".join(text.split()))
+    return _set_day(slots, _day(kind, groups))
+
+
+def _dayword(slots: _Slots, word: str) -> bool:
+    if word in {"eod", "end of day", "end of the day"}:
+        slots.force_end = True
+        return _set_day(slots, RelativeDay(0))
+    if word.startswith("this "):
+        return _set_day(slots, RelativeDay(0)) and _set_hint(slots, _DAYPARTS[word[5:]])
+    if word == "tonight":
+        return _set_day(slots, RelativeDay(0)) and _set_hint(slots, Hint.EVENING)
+    days = {"today": 0, "tomorrow": 1}.get(word, 2)  # else "(the) day after tomorrow"
+    return _set_day(slots, RelativeDay(days))
+
+
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:
+    if kind is Kind.WEEKDAY:
+        prefix, name, suffix = groups
+        if prefix and suffix:
+            return None
+        rel = prefix or suffix
+        week = None if rel is None else (1 if rel == "next" else 0)
+        return Weekday(_WEEKDAYS.index(name or ""), week)
+    if kind is Kind.ISO:
+        year, month, day = (int(g or 0) for g in groups)
+        return _date(month, day, year)
+    if kind is Kind.MDY:
+        month_text, day_text, year_text = groups
+    else:
+        day_text, month_text, year_text = groups
+    month = _MONTHS[(month_text or "").rstrip(".")]
+    return _date(month, int(day_text or 0), int(year_text) if year_text else None)
+
+
+def _date(month: int, day: int, year: int | None) -> CalendarDate | None:
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return CalendarDate(month, day, year)
+
+
+def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
+    if kind is Kind.CLOCK_WORD:
+        return Clock(12, 0, fixed=True) if groups[0] != "midnight" else Clock(24, 0, fixed=True)
+    if kind is Kind.CLOCK12:
+        hour, minute, meridiem = groups
+        return Clock(int(hour or 0), int(minute or 0), meridiem=meridiem)
+    if kind is Kind.CLOCK24:
+        hour, minute = groups
+        # "09:30" or "17:00" fixes a 24-hour reading; "5:30" could be either half of the day.
+        return Clock(int(hour or 0), int(minute or 0), fixed=len(hour or "") == 2)
+    at_hour, at_minute, oclock_hour, bare_hour, bare_minute = groups
+    hour = at_hour or oclock_hour or bare_hour
+    return Clock(int(hour or 0), int(at_minute or bare_minute or 0))
+
+
+def _set_day(slots: _Slots, day: Day | None) -> bool:
+    if day is None or slots.day is not None or slots.period is not None:
+        return False
+    slots.day = day
+    return True
+
+
+def _set_period(slots: _Slots, period: Period) -> bool:
+    if slots.day is not None or slots.period is not None:
+        return False
+    slots.period = period
+    return True
+
+
+def _set_hint(slots: _Slots, hint: Hint) -> bool:
+    if slots.hint not in {None, hint}:
+        return False
+    slots.hint = hint
+    return True

@@ -1,0 +1,171 @@
+"""What a deadline phrase says, independent of the language it was said in.
+
+The English and Chinese readers (`deadline_english`, `deadline_chinese`) turn a
+phrase into a `DeadlineSpec`; `deadlines` evaluates it against the turn's time and
+zone. The spec is calendar-free on purpose: "next Friday" stays `Weekday(4, week=1)`
+until a reference day exists, so the readers never see a clock (DESIGN section 4).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Edge(enum.Enum):
+    """Which end of a day or period the deadline is, when no clock time is named."""
+
+    START = "start"  # EN "before Friday": the first instant of Friday
+    END = "end"  # "by Friday", "周五前": the first instant after Friday
+
+
+class Hint(enum.Enum):
+    """A part of the day that disambiguates a 12-hour clock ("8 tonight", 下午3点)."""
+
+    EARLY = "early"  # 凌晨: small hours
+    MORNING = "morning"
+    NOON = "noon"  # 中午: around midday
+    AFTERNOON = "afternoon"
+    EVENING = "evening"  # evening and night, "tonight", 晚上
+
+
+class Unit(enum.Enum):
+    MINUTE = "minute"
+    HOUR = "hour"
+    DAY = "day"
+    WEEK = "week"
+    MONTH = "month"
+    YEAR = "year"
+
+
+@dataclass(frozen=True, slots=True)
+class RelativeDay:
+    """Today plus `days` (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3)."""
+
+    days: int
+
+
+@dataclass(frozen=True, slots=True)
+class Weekday:
+    """Monday=0. `week` None: next occurrence, today included; 0 this week; 1 next week."""
+
+    weekday: int
+    week: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarDate:
+    """A date; without a year it means its next occurrence, today included."""
+
+    month: int
+    day: int
+    year: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MonthDay:
+    """A day of the month (15号); `month_offset` None: next occurrence; 0 this month; 1 next."""
+
+    day: int
+    month_offset: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RelativePeriod:
+    """This (0) or next (1) calendar week (Monday first), month or year."""
+
+    unit: Unit
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class NamedMonth:
+    """A month by name; without a year, the current month if it is that one, else the next."""
+
+    month: int
+    year: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedYear:
+    year: int
+
+
+@dataclass(frozen=True, slots=True)
+class Duration:
+    amount: int
+    unit: Unit
+
+
+Day = RelativeDay | Weekday | CalendarDate | MonthDay
+Period = RelativePeriod | NamedMonth | NamedYear
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineSpec:
+    """One deadline: exactly one of `within`, `period`, `day` or a lone `time`.
+
+    `time` is (hour, minute) on a 24-hour clock, hour 24 meaning the end of the day;
+    it is never set together with `period` or `within`.
+    """
+
+    edge: Edge = Edge.END
+    day: Day | None = None
+    period: Period | None = None
+    time: tuple[int, int] | None = None
+    within: Duration | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A clock time as written: `meridiem` is "a"/"p" when am/pm was said; `fixed` when
+    the writing alone fixes a 24-hour reading (17:00, 09:30, 15点, 0点)."""
+
+    hour: int
+    minute: int
+    meridiem: str | None = None
+    fixed: bool = False
+
+
+def clock_time(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:  # noqa: PLR0911  # one exit per reading
+    """The 24-hour (hour, minute) a clock names given a part of the day, or None if unsure.
+
+    "8" alone could be morning or evening: without am/pm or a part of the day it is
+    ambiguous and gives None, never a guess.
+    """
+    hour, minute = clock.hour, clock.minute
+    if minute > 59 or hour > 24 or (hour == 24 and minute):
+        return None
+    if clock.meridiem is not None:
+        if not 1 <= hour <= 12:
+            return None
+        evening = clock.meridiem == "p"
+        if hint is not None and (hint in {Hint.EARLY, Hint.MORNING}) == evening:
+            return None
+        return ((hour % 12) + (12 if evening else 0), minute)
+    if hour >= 13 or hour == 0:
+        if hour >= 13 and hint in {Hint.EARLY, Hint.MORNING}:
+            return None
+        return (hour, minute)
+    if hint is None:
+        return (hour, minute) if clock.fixed else None
+    return _hinted(hour, minute, hint)
+
+
+def _hinted(hour: int, minute: int, hint: Hint) -> tuple[int, int] | None:  # noqa: PLR0911  # one exit per part of day
+    # hour is 1..12 here; the ranges are where each part of the day is unambiguous.
+    if hint is Hint.EARLY:
+        return (hour, minute) if hour <= 6 else None
+    if hint is Hint.MORNING:
+        return (hour, minute) if hour <= 11 else None
+    if hint is Hint.NOON:
+        if hour in {11, 12}:
+            return (hour, minute)
+        return (hour + 12, minute) if hour <= 2 else None
+    if hint is Hint.AFTERNOON:
+        return (hour + 12 if hour < 12 else 12, minute)
+    # Evening and night: "8 tonight" is 20:00, "12 tonight" the end of the day; "2 at
+    # night" could be either side of midnight, so it is refused.
+    if hour == 12:
+        return (24, 0) if minute == 0 else None
+    return (hour + 12, minute) if hour >= 5 else None
