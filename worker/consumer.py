@@ -16,8 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast
 
@@ -41,17 +40,20 @@ class RawEntry(NamedTuple):
     delivery_count: int
 
 
-class Outcome(NamedTuple):
-    """What one batch did, as the worker needs it for metrics and logs."""
+class Outcome(Protocol):
+    """What one batch did (the store's BatchReport), as the worker reads it."""
 
-    # Per input entry, keyed by outcome name (applied, duplicate, parked, dead_lettered, ...).
-    outcomes: dict[str, int]
-    events: Sequence[OutputEvent]
-    gap_skips: int = 0
+    # Entries per outcome name: applied, drained, parked, duplicate, dead_letter, ...
+    @property
+    def outcomes(self) -> Mapping[str, int]: ...
+    @property
+    def events(self) -> Sequence[OutputEvent]: ...
+    @property
+    def gap_skips(self) -> int: ...
 
 
 class Processor(Protocol):
-    """The store's entry point for one partition, as seen from the worker."""
+    """The store's entry point for one partition (store.processor.PartitionProcessor)."""
 
     async def process(self, entries: Sequence[RawEntry]) -> Outcome: ...
 
@@ -123,10 +125,25 @@ class Dispatcher:
     metrics: Metrics
     log: Any
 
-    async def handle(self, entries: Sequence[RawEntry]) -> Outcome | None:
-        """Process one batch of one partition. Returns None when processing raised."""
+    async def handle(self, entries: Sequence[RawEntry]) -> list[Outcome]:
+        """Process one batch of one partition; the outcomes of what was committed.
+
+        When the batch raises, each entry is retried alone: one entry that makes
+        processing fail (a bug, a crash in the core) must not hold back, or drive to
+        the delivery limit, the other sessions batched with it. The failing entry stays
+        pending; the reclaimer redelivers it until the store dead-letters it.
+        """
         if not entries:
-            return Outcome({}, ())
+            return []
+        outcome = await self._process(entries)
+        if outcome is not None:
+            return [outcome]
+        if len(entries) == 1:
+            return []
+        singles = [await self._process([entry]) for entry in entries]
+        return [single for single in singles if single is not None]
+
+    async def _process(self, entries: Sequence[RawEntry]) -> Outcome | None:
         stream = entries[0].stream
         family = family_of(stream)
         started = time.perf_counter()
@@ -141,8 +158,7 @@ class Dispatcher:
                 "batch_failed", stream=stream, entries=len(entries), first=entries[0].entry_id
             )
             return None
-        done = time.perf_counter()
-        self.metrics.batch_seconds.observe(done - started)
+        self.metrics.batch_seconds.observe(time.perf_counter() - started)
         now_ms = wall_ms()
         for entry in entries:
             self.metrics.entry_latency.observe(max(0.0, now_ms - _entry_ms(entry.entry_id)) / 1000)
@@ -186,7 +202,3 @@ async def read_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
         )
         for stream, raw in response or ():
             await dispatcher.handle(entries_from_read(stream, raw))
-
-
-def outcome_counts(names: Sequence[str]) -> dict[str, int]:
-    return dict(Counter(names))

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from contracts.outputs import OutputEvent
-from worker.consumer import wall_ms
 from worker.observability import Metrics, log_events
 
 
 class SweepTarget(Protocol):
     """What the sweeper needs from the store's processor of one partition."""
 
-    async def sweep_expired(self, now_ms: int) -> Sequence[OutputEvent]: ...
+    # Without an argument the store uses Redis's clock (TIME), the same for every worker.
+    async def sweep_expired(self) -> Sequence[OutputEvent]: ...
 
-    async def skip_stale_gaps(self, now_ms: int) -> int: ...
+    async def skip_stale_gaps(self) -> int: ...
 
 
 @dataclass
@@ -31,18 +31,16 @@ class Sweeper:
     targets: dict[int, SweepTarget]
     metrics: Metrics
     log: Any
-    clock_ms: Callable[[], int] = wall_ms
 
     async def sweep_once(self) -> int:
         """One pass over every partition; returns how many records expired."""
         expired = 0
-        now_ms = self.clock_ms()
         for partition, target in self.targets.items():
-            skipped = await target.skip_stale_gaps(now_ms)
+            skipped = await target.skip_stale_gaps()
             if skipped:
                 self.metrics.gap_skips.inc(skipped)
                 self.log.warning("gaps_skipped", partition=partition, count=skipped)
-            events = await target.sweep_expired(now_ms)
+            events = await target.sweep_expired()
             if events:
                 expired += len(events)
                 self.metrics.expired.inc(len(events))
