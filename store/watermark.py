@@ -37,7 +37,7 @@ async def _oldest_unapplied(redis: AnyRedis, stream: str, group: str) -> int | N
     info = next((g for g in groups if _text(g["name"]) == group), None)
     after = "-" if info is None else "(" + _text(info["last-delivered-id"])
     oldest: list[int] = []
-    undelivered: list[Any] = await redis.xrange(stream, min=after, max="+", count=1)
+    undelivered: Any = await redis.xrange(stream, min=after, max="+", count=1)
     if undelivered:
         oldest.append(entry_ms(_text(undelivered[0][0])))
     if info is not None and int(info["pending"]):
