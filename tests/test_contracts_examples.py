@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
 
 from contracts.codec import decode_event
@@ -44,6 +47,7 @@ def _schema(name: str) -> dict[str, Any]:
     return document
 
 
+@cache
 def _validator(name: str) -> Draft202012Validator:
     # Formats are annotations unless a checker is passed; with it (and rfc3339-validator
     # installed) a timestamp without an offset is rejected as msgspec rejects it.
@@ -260,3 +264,38 @@ def test_state_changed_example_carries_the_binding_from_the_snapshot() -> None:
     assert change.binding.content in {item["content"] for item in snapshot["todos"]}
     assert change.to_state == "fulfilled"
     assert "todo_write" not in change.terms
+
+
+# Only what JSON can carry: no NaN or infinities, no lone surrogates.
+TEXT = st.text(st.characters(exclude_categories=["Cs"]))
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | TEXT
+    | st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_what_msgspec_accepts_the_schema_accepts(data: st.DataObject) -> None:
+    """Property: replace any field of any example with any JSON value (or drop it); if
+    accord's decoder accepts the document, the published schema accepts it too. A gateway
+    that validates with the schema never refuses what accord would apply."""
+    path = data.draw(st.sampled_from(EXAMPLE_FILES), label="example")
+    wire = _wire(path)
+    document = _load(path)
+    field = data.draw(st.sampled_from(sorted(document)), label="field")
+    if data.draw(st.booleans(), label="drop"):
+        del document[field]
+    else:
+        document[field] = data.draw(JSON_VALUES, label="value")
+    try:
+        msgspec.json.decode(json.dumps(document), type=_decoding_type(wire), strict=True)
+    except msgspec.ValidationError:
+        return
+    assert _validator(wire.name).is_valid(document), (path.name, field, document.get(field))
