@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from jsonschema import Draft202012Validator
 
 from contracts.codec import decode_entry, decode_event, entry_fields
 from contracts.common import Role
-from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.partition import partition_of
+from contracts.streams import DATA_FIELD, input_streams, stream_name
 from contracts.tools import ACCEPT_TOOL_NAME, TODO_WRITE_TOOL_NAME, AcceptArguments
 from worker.core.state import record_id_for
 
@@ -120,3 +122,41 @@ def test_scenario_covers_the_seed(name: str) -> None:
     ]
     retried = {rid for rid, rev in revisions if rev > 1}
     assert any((rid, 1) in revisions for rid in retried)
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("name", sorted(LANGUAGES))
+def test_scenario_lines_travel_through_redis_streams_as_a_gateway_writes_them(
+    name: str, redis_client: redis.Redis
+) -> None:
+    """The entry layout end to end on a real Redis: each line, byte for byte, XADDed as
+    `__data__` to its family's stream of the scope's partition (P = 4), read back with
+    XREADGROUP from a group created at id 0, decoded strictly and XACKed."""
+    partitions = 4
+    expected: dict[tuple[str, int], InputEvent] = {}
+    for line in _lines(name):
+        event = decode_event(line)
+        family = INPUT_STREAM_OF[type(event)]
+        stream = stream_name(family, partition_of(event.agent_id, event.user_id, partitions))
+        redis_client.xadd(stream, {DATA_FIELD: line.encode("utf-8")})
+        expected[event.session_id, event.seq] = event
+    streams = {input_stream: "0" for p in range(partitions) for input_stream in input_streams(p)}
+    for stream in streams:
+        redis_client.xgroup_create(stream, "accord", id="0", mkstream=True)
+    got: dict[tuple[str, int], InputEvent] = {}
+    read: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
+    read = redis_client.xreadgroup(  # type: ignore[assignment]
+        "accord", "c1", dict.fromkeys(streams, ">"), count=1000
+    )
+    for stream_bytes, entries in read:
+        for entry_id, fields in entries:
+            event = decode_entry(fields)
+            assert stream_bytes.decode() == stream_name(
+                INPUT_STREAM_OF[type(event)],
+                partition_of(event.agent_id, event.user_id, partitions),
+            )
+            got[event.session_id, event.seq] = event
+            assert redis_client.xack(stream_bytes, "accord", entry_id) == 1
+    assert got == expected
+    for stream in streams:
+        assert redis_client.xpending(stream, "accord")["pending"] == 0
