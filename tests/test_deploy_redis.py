@@ -8,6 +8,7 @@ does what its service does, and is refused what it must never do.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import tempfile
 import time
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 import yaml
+from redis.crc import key_slot
 from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
 
 from contracts.streams import (
@@ -345,3 +347,106 @@ def test_compose_credentials_match_the_committed_acl(prod_port: int) -> None:
             assert user_client.xlen(stream_name(INPUT_FAMILIES[0], 0)) == 0, name
         finally:
             user_client.close()
+
+
+def cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free too, as Redis Cluster needs."""
+    while True:
+        port = free_port()
+        if port > 55535:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as bus:
+            try:
+                bus.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+
+
+@contextmanager
+def production_cluster(masters: int = 3) -> Iterator[list[int]]:
+    """A Redis Cluster of `masters` nodes on loopback, each with the production config."""
+    binary = redis_server_binary()
+    cli = binary.parent / "redis-cli"
+    ports = [cluster_port() for _ in range(masters)]
+    processes: list[subprocess.Popen[bytes]] = []
+    with tempfile.TemporaryDirectory(prefix="accord-prod-cluster-") as root:
+        try:
+            for port in ports:
+                directory = Path(root) / str(port)
+                directory.mkdir()
+                args = [
+                    str(binary), str(CONF), "--aclfile", str(ACL),
+                    "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+                    "--daemonize", "no", "--logfile", str(directory / "redis.log"),
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                    "--appendonly", "no", "--save", "",
+                ]  # fmt: skip
+                processes.append(subprocess.Popen(args, stdout=subprocess.DEVNULL))  # noqa: S603
+            for port, process in zip(ports, processes, strict=True):
+                _wait_for(port, process, Path(root) / str(port) / "redis.log")
+            create = [
+                str(cli), "--user", "ops", "--pass", PASSWORDS["ops"], "--no-auth-warning",
+                "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports),
+                "--cluster-replicas", "0", "--cluster-yes",
+            ]  # fmt: skip
+            subprocess.run(  # noqa: S603
+                create,
+                check=True,
+                capture_output=True,
+                timeout=30,
+            )
+            yield ports
+        finally:
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.wait(timeout=10)
+
+
+@pytest.mark.cluster
+def test_acl_users_work_on_redis_cluster_and_partitions_spread_over_shards() -> None:
+    """On a 3-master Cluster with the production config, the accord user runs the
+    consumer cycle and a one-partition script through redis-py's cluster client (which
+    needs CLUSTER SLOTS), the keda user reads lag through it, and the four partitions of
+    the default ConfigMap land on more than one shard (the `{p}` tag picks the slot)."""
+    from redis.cluster import RedisCluster  # noqa: PLC0415
+
+    from store import keys  # noqa: PLC0415
+
+    with production_cluster() as ports:
+        accord = RedisCluster(
+            host="127.0.0.1", port=ports[0], username="accord", password=PASSWORDS["accord"]
+        )
+        keda = RedisCluster(
+            host="127.0.0.1", port=ports[0], username="keda", password=PASSWORDS["keda"]
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while accord.cluster_info().get("cluster_state") != "ok":  # gossip settles
+                assert time.monotonic() < deadline, "cluster never became ok"
+                time.sleep(0.05)
+            shards = set()
+            for partition in range(4):
+                stream = input_streams(partition)[0]
+                accord.xgroup_create(stream, "accord", id="0", mkstream=True)
+                entry = accord.xadd(stream, {"__data__": "{}"})
+                accord.xreadgroup("accord", "w1", {stream: ">"}, count=10)
+                assert accord.xack(stream, "accord", entry) == 1
+                tagged = [
+                    keys.scope_key(partition, AGENT, USER),
+                    keys.session_key(partition, AGENT, USER, SESSION),
+                    keys.events_stream(partition),
+                ]
+                script = (
+                    "redis.call('HSET', KEYS[1], 'v', 1) redis.call('HSET', KEYS[2], 'n', 1) "
+                    "return redis.call('XADD', KEYS[3], '*', '__data__', '{}')"
+                )
+                assert accord.eval(script, 3, *tagged)
+                # `lag` itself exists from Redis 7 on; the group and its counts are readable.
+                assert keda.xinfo_groups(stream)[0]["pending"] == 0
+                shards.add(key_slot(stream.encode()) // 5462)  # create splits slots evenly
+            assert len(shards) > 1
+        finally:
+            accord.close()
+            keda.close()
