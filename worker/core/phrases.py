@@ -65,7 +65,7 @@ PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
         re.compile(
             rf"(?:let{APOSTROPHE}?s|let\s+us)\s+"
             r"(?:agree(?:\s+on\s+(?:this|the\s+following))?\s*[:]"
-            r"|agree\s+that\b"
+            rf"|agree\s+that\b(?!{APOSTROPHE})"
             r"|make\s+(?:an|this|the\s+following)\s+agreement\s*[:])",
             _FLAGS,
         ),
@@ -146,12 +146,14 @@ LEAD_WORD_AT_END: Final = re.compile(
 # What may follow an acceptance or cancellation in its sentence: courtesy words and
 # particles. Anything else ("..., but only if", "吗") leaves the phrase unrecognized.
 COURTESY: Final = re.compile(
-    r"\b(?:please|now|thanks|thank\s+you|too|as\s+well|again)\b|[了啦哈哦吧呀]", _FLAGS
+    r"\b(?:please|now|thanks|thank\s+you|too|as\s+well|again)\b|谢谢|多谢|[了啦哈哦吧呀]",
+    _FLAGS,
 )
 
-# A closing sentence of pure courtesy is not part of the terms: "... Thanks!", "...。谢谢!"
+# A closing sentence or clause of pure courtesy is not part of the terms: "... Thanks!",
+# "...。谢谢!", "..., 谢谢"
 TRAILING_COURTESY: Final = re.compile(
-    r"(?<=[.!。])\s*(?:thanks?(?:\s+you)?(?:\s+so\s+much)?|thx|cheers|谢谢(?:你|您)?|多谢|谢啦|辛苦了?)"
+    r"(?<=[.!。,])\s*(?:thanks?(?:\s+you)?(?:\s+so\s+much)?|thx|cheers|谢谢(?:你|您)?|多谢|谢啦|辛苦了?)"
     r"[\s.!。~…]*\Z",
     _FLAGS,
 )
@@ -170,6 +172,22 @@ QUESTION_END: Final = re.compile(
 DISAGREE: Final = re.compile(
     rf"(?:we(?:\s+|{APOSTROPHE}ll\s+))?(?:(?:can|will|shall|just|simply)\s+)?(?:to\s+)?disagree\b",
     _FLAGS,
+)
+
+# Terms about the past ("Let's agree that was a mistake") acknowledge; they set nothing.
+PAST_TERMS: Final = re.compile(
+    r"(?:(?:it|that|this|he|she|they|we|you|i)\s+)?(?:was|were|had\s+been|did)\b", _FLAGS
+)
+
+# Chinese asks without a question mark: "我们约定几点见面" is a question about a time.
+ZH_INTERROGATIVE: Final = re.compile(
+    r"几点|几号|什么|哪里|哪儿|哪个|哪天|谁|怎么|为什么|多少|多久|何时|几时|是否"
+)
+
+# "我们约定" also narrates: "去年我们吵了一架。我们约定以后不再提。" A past-time word
+# before a Chinese proposal phrase makes it a story, not a proposal.
+ZH_NARRATIVE: Final = re.compile(
+    r"昨天|前天|去年|前年|上次|上周|上个月|当时|那天|那时|后来|小时候|曾经|那年"
 )
 
 # R11: the terms ask to *mark* a named todo as completed. "Finish todo X" and

@@ -32,12 +32,15 @@ from worker.core.phrases import (
     LEAD_WORD_AT_END,
     NEGATED_BEFORE,
     PARAGRAPH_BREAK,
+    PAST_TERMS,
     PHRASES,
     QUESTION_END,
     QUOTE_PAIRS,
     SENTENCE_END,
     TODO_TARGETS,
     TRAILING_COURTESY,
+    ZH_INTERROGATIVE,
+    ZH_NARRATIVE,
     Kind,
     quoted_span,
 )
@@ -93,7 +96,7 @@ def _opens_sentence(scan: str, at: int) -> bool:
 
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
     if kind is Kind.PROPOSAL:
-        return _read_proposal(match.end(), scan, folded)
+        return _read_proposal(match, scan, folded)
     rest = scan[match.end() :]
     end = SENTENCE_END.search(rest)
     sentence_rest = rest[: end.start()] if end is not None else rest
@@ -106,7 +109,8 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
     return Cancellation(target_hint=hint or None)
 
 
-def _read_proposal(start: int, scan: str, folded: Folded) -> Proposal | None:
+def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal | None:
+    start = match.end()
     paragraph = PARAGRAPH_BREAK.search(scan, start)
     stop = paragraph.start() if paragraph is not None else len(scan)
     while start < stop and scan[start].isspace():
@@ -120,13 +124,27 @@ def _read_proposal(start: int, scan: str, folded: Folded) -> Proposal | None:
     while stop > start and scan[stop - 1] in _TRAILING:
         stop -= 1
     terms = folded.original(start, stop).strip()
-    if not terms or DISAGREE.match(scan, start, stop) is not None:
+    if not terms or _declines(match, scan, start, stop):
         return None
     return Proposal(
         terms=terms,
         deadline_phrase=find_deadline_phrase(terms),
         todo_target=_todo_target(scan, start, stop, folded),
     )
+
+
+def _declines(match: re.Match[str], scan: str, start: int, stop: int) -> bool:
+    """Terms that look proposed but are an idiom, a remark on the past, a story or a question."""
+    if DISAGREE.match(scan, start, stop) or PAST_TERMS.match(scan, start, stop):
+        return True
+    if "约定" not in match.group():
+        return False
+    if ZH_NARRATIVE.search(scan, 0, match.start()):
+        return True
+    # Without a colon or comma the phrase runs into its terms, and "我们约定几点见面"
+    # asks; with one ("我们约定: ...问我读了什么") the user states terms.
+    separated = match.group().rstrip().endswith((":", ","))
+    return not separated and ZH_INTERROGATIVE.search(scan, start, stop) is not None
 
 
 def _unwrap_quoted_terms(scan: str, start: int, stop: int) -> tuple[int, int]:
