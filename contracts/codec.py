@@ -34,10 +34,23 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+# msgspec quotes the offending value in its message, and a field path can be an
+# unknown key of any length: both are clipped so one hostile entry cannot flood a log
+# line or a dead letter's `detail`.
+MAX_FIELD_CHARS = 256
+MAX_MESSAGE_CHARS = 512
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class ContractError(ValueError):
     """An input that violates the wire contract. `field` names where (`$` for the whole)."""
 
     def __init__(self, field: str, message: str, reason: DeadLetterReason) -> None:
+        field = _clip(field, MAX_FIELD_CHARS)
+        message = _clip(message, MAX_MESSAGE_CHARS)
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message

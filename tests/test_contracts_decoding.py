@@ -13,6 +13,8 @@ import pytest
 
 from contracts.codec import (
     DEFAULT_LIMITS,
+    MAX_FIELD_CHARS,
+    MAX_MESSAGE_CHARS,
     ContractError,
     Limits,
     decode_entry,
@@ -306,3 +308,18 @@ def test_limits_are_configurable_per_field() -> None:
     assert limits.max_entry_bytes == Limits().max_entry_bytes
     with pytest.raises(AttributeError):
         limits.max_text_bytes = 11  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [_set("type", "x" * 5000), _set("role", "y" * 5000), _set("z" * 3000, 1)],
+    ids=["huge tag", "huge enum value", "huge unknown field"],
+)
+def test_error_text_stays_bounded_for_hostile_input(change: Change) -> None:
+    """An error echoes at most a bounded prefix of the input, and still names the field
+    first: a hostile entry cannot flood logs or a dead letter's detail."""
+    error = _refused(_changed(CHAT_TURN, change))
+    assert len(error.field) <= MAX_FIELD_CHARS
+    assert len(error.message) <= MAX_MESSAGE_CHARS
+    assert len(str(error)) <= MAX_FIELD_CHARS + MAX_MESSAGE_CHARS + 2
+    assert error.field.startswith("$.")
