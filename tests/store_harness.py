@@ -178,9 +178,9 @@ def oracle(
             step = core.apply(scope, session, event, provenance_of(stream, "x", event))
             scope, session = step.scope, step.session
             for record in step.records:
-                outcome.records[record.record_id] = _strip(record)
+                outcome.records[record.record_id] = without_entry_ids(record)
             for out in step.events:
-                outcome.events[out.session_id].append(_strip(out))
+                outcome.events[out.session_id].append(without_entry_ids(out))
         scopes[(agent, user)] = scope
         outcome.sessions[f"{agent}|{user}|{session_id}"] = _plain(session)
     for (agent, user), scope in scopes.items():
@@ -188,7 +188,7 @@ def oracle(
     return outcome
 
 
-def _strip(value: msgspec.Struct) -> Any:
+def without_entry_ids(value: msgspec.Struct) -> Any:
     return _walk_without_entry_ids(_plain(value))
 
 
@@ -339,3 +339,65 @@ async def deliver_and_settle(  # noqa: PLR0913, PLR0917  (a scenario's knobs)
         stop.set()
         await task
     return entries
+
+
+def todo_write(
+    scope: tuple[str, str], session: str, seq: int, status: str, *, ok: bool = True
+) -> dict[str, Any]:
+    return {**result(scope, session, seq, ok=ok), "todos": [{"content": TODO, "status": status}]}
+
+
+TODO = "Organize reading notes"
+
+
+def real_core_workload(
+    rng: random.Random, scopes: int, sessions: int, blocks: int, record_id: Callable[..., str]
+) -> list[dict[str, Any]]:
+    """Conversations for the real core whose sessions do not reach into each other.
+
+    Each session is a run of blocks: a full agreement (proposal, agent acceptance, user
+    confirmation, and for a todo binding the todo writes that fulfil it), or noise
+    (stale acceptances, ambiguous confirmations, assistant prose, failed todo writes).
+    No cancellations and no deadlines: those act across the sessions of a scope, whose
+    relative order in a batch the gate does not fix (only per-session order is R15's).
+    """
+    documents: list[dict[str, Any]] = []
+    for s in range(scopes):
+        scope = (f"agent-{s % 2}", f"user-{s}")
+        for k in range(rng.randint(1, sessions)):
+            session = f"s{s}-{k}"
+            seq = 1
+            proposals: list[int] = []
+
+            def add(document: dict[str, Any]) -> None:
+                nonlocal seq
+                documents.append(document)
+                seq += 1
+
+            add(todo_write(scope, session, seq, "pending"))
+            for _ in range(rng.randint(1, blocks)):
+                if rng.random() < 0.6:
+                    binding = rng.random() < 0.5
+                    terms = (
+                        f'mark todo "{TODO}" as completed'
+                        if binding
+                        else f"start with the conclusion, then the reasons ({seq})"
+                    )
+                    proposals.append(seq)
+                    target = record_id(*scope, session, seq)
+                    add(chat(scope, session, seq, f"Let's agree: {terms}."))
+                    accept = {"record_id": target, "expected_revision": 1}
+                    add(call(scope, session, seq, "soul_agreement_accept", accept))
+                    add(chat(scope, session, seq, "I accept this agreement."))
+                    if binding:
+                        add(todo_write(scope, session, seq, "in_progress"))
+                        add(todo_write(scope, session, seq, "completed", ok=rng.random() < 0.8))
+                        add(todo_write(scope, session, seq, "pending"))
+                else:
+                    target = record_id(*scope, session, rng.choice(proposals or [1]))
+                    stale = {"record_id": target, "expected_revision": rng.choice([1, 2, 3])}
+                    add(call(scope, session, seq, "soul_agreement_accept", stale))
+                    add(chat(scope, session, seq, "I accept this agreement."))
+                    add(chat(scope, session, seq, "okay, agreed", "assistant"))
+                    add(todo_write(scope, session, seq, "completed", ok=False))
+    return documents

@@ -18,10 +18,19 @@ import pytest_asyncio
 import redis.asyncio
 from fake_core import FakeCore, FakeScope
 from redis.asyncio.cluster import RedisCluster
-from store_harness import deliver_and_settle, oracle, random_workload, snapshot
+from store_harness import (
+    deliver_and_settle,
+    oracle,
+    random_workload,
+    real_core_workload,
+    snapshot,
+    without_entry_ids,
+)
 
 from store.embedded import EmbeddedCluster
 from store.scripts import AnyRedis
+from worker.core.state import ScopeState, record_id_for
+from worker.engine import Engine
 
 
 def fake_scope_projection(scope: FakeScope) -> Any:
@@ -81,3 +90,30 @@ async def test_shuffled_duplicated_concurrent_delivery_equals_the_oracle(
     assert dict(actual.events) == dict(expected.events)
     event_ids = [e["event_id"] for events in actual.events.values() for e in events]
     assert len(event_ids) == len(set(event_ids)), "an agreement event was published twice"
+
+
+def real_scope_projection(scope: ScopeState) -> Any:
+    """The scope's live records by id, provenance entry ids left out."""
+    return {record.record_id: without_entry_ids(record) for record in scope.records}
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+@pytest.mark.parametrize("seed", [11, 12])
+async def test_the_real_reducer_through_the_store_equals_the_oracle(
+    backend: tuple[AnyRedis, Callable[[], AnyRedis], int], seed: int
+) -> None:
+    """R15 with the real core (recognizer, deadlines, reducer): same store, same events."""
+    client, factory, partitions = backend
+    rng = random.Random(seed)
+    core = Engine()
+    documents = real_core_workload(rng, scopes=4, sessions=3, blocks=4, record_id=record_id_for)
+    entries = await deliver_and_settle(client, factory, core, documents, partitions, rng)
+    expected = oracle(core, documents, partitions, real_scope_projection)
+    actual = await snapshot(client, core, documents, partitions, entries, real_scope_projection)
+    states = {e.get("to_state") for events in expected.events.values() for e in events}
+    assert {"open", "fulfilled"} <= states, "the workload reaches open and fulfilled"
+    assert actual.sessions == expected.sessions
+    assert actual.scopes == expected.scopes
+    assert actual.records == expected.records
+    assert dict(actual.events) == dict(expected.events)
