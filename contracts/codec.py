@@ -132,6 +132,12 @@ def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEve
         raise ContractError(path, message, DeadLetterReason.CONTRACT_VIOLATION) from error
     except msgspec.DecodeError as error:
         raise ContractError("$", f"not JSON: {error}", DeadLetterReason.UNDECODABLE) from error
+    except RecursionError as error:
+        # A few hundred KiB of `[` nest deeper than the interpreter allows: without this
+        # the entry would escape the dead-letter path and poison its consumer.
+        raise ContractError(
+            "$", "nested too deeply to decode", DeadLetterReason.UNDECODABLE
+        ) from error
     _check_limits(event, limits)
     return event
 

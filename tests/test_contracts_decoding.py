@@ -323,3 +323,14 @@ def test_error_text_stays_bounded_for_hostile_input(change: Change) -> None:
     assert len(error.message) <= MAX_MESSAGE_CHARS
     assert len(str(error)) <= MAX_FIELD_CHARS + MAX_MESSAGE_CHARS + 2
     assert error.field.startswith("$.")
+
+
+def test_deeply_nested_arguments_are_undecodable_not_a_crash() -> None:
+    """100,000 nested arrays fit in an entry but not in the interpreter's stack: the
+    decoder refuses them as undecodable instead of raising RecursionError (R15: the
+    worker never stops on bad input)."""
+    nested = "[" * 100_000 + "]" * 100_000
+    raw = json.dumps({**TOOL_CALL, "arguments": {"x": 0}}).replace("0}", nested + "}", 1)
+    with pytest.raises(ContractError) as caught:
+        decode_event(raw)
+    assert (caught.value.field, caught.value.reason) == ("$", DeadLetterReason.UNDECODABLE)
