@@ -118,7 +118,7 @@ _ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
         Kind.DAYWORD,
         (
             r"(?:the\s+)?day\s+after\s+tomorrow|today|tonight|tomorrow|eod"
-            r"|end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
+            r"|(?:the\s+)?end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
         ),
     ),
     (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?"),
@@ -342,7 +342,7 @@ def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912 
 
 
 def _dayword(slots: _Slots, word: str) -> bool:
-    if word in {"eod", "end of day", "end of the day"}:
+    if word == "eod" or word.startswith(("end", "the end")):
         slots.force_end = True
         return _set_day(slots, RelativeDay(0))
     if word.startswith("this "):
