@@ -172,11 +172,13 @@ async def running_worker(
 def worker_env(url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
     env.update(
-        REDIS_URL=url,
-        ACCORD_METRICS_PORT="0",
-        ACCORD_LOG_LEVEL="WARNING",
-        ACCORD_RECLAIM_IDLE_MS="1000",
-        **extra,
+        {
+            "REDIS_URL": url,
+            "ACCORD_METRICS_PORT": "0",
+            "ACCORD_LOG_LEVEL": "WARNING",
+            "ACCORD_RECLAIM_IDLE_MS": "1000",
+            **extra,
+        }
     )
     return env
 
