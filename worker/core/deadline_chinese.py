@@ -216,10 +216,18 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     if slots.duration is not None and tail_word in _BEFORE_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
     marked = tail_word is not None or (lead is not None and lead.group(1) in _STRONG_LEADS)
-    significant = marked or any(t.kind in _STRONG for t in tokens) or _clear_clock(slots)
+    significant = marked or any(_strong(t) for t in tokens) or _clear_clock(slots)
     if not filled:
         return None, significant
     return _spec(slots, tail_word), significant
+
+
+def _strong(token: Token) -> bool:
+    # A bare 周末 is as often "at weekends" (周末不讨论工作) as "by this weekend": it
+    # needs a marker (周末前) or a week (这周末) to be deadline wording.
+    if token.kind is Kind.WEEKEND:
+        return token.match.group(1) is not None
+    return token.kind in _STRONG
 
 
 def _clear_clock(slots: _Slots) -> bool:

@@ -36,16 +36,22 @@ from worker.core.deadline_grammar import (
 )
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
-_EN_RECURRING = re.compile(
+_LATIN = re.compile(r"[A-Za-z]")
+# A recurring schedule or a standing rule ("never before 9am", 周末不发提醒) uses times
+# as conditions, not as the moment the agreement is over.
+_EN_STANDING = re.compile(
     r"\b(?:every|each)\s+(?:other\s+|single\s+)?(?:\d|day|week|month|year|morning|afternoon"
     r"|evening|night|time|hour|minute|weekday|weekend|monday|tuesday|wednesday|thursday"
     r"|friday|saturday|sunday|january|february|march|april|may|june|july|august|september"
     r"|october|november|december)"
-    r"|\b(?:daily|weekly|monthly|yearly|annually|nightly|weekdays|weekends|mondays|tuesdays"
-    r"|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    r"|\b(?:daily|weekly|monthly|yearly|annually|nightly|weekdays|weekends|weeknights|mondays"
+    r"|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|mornings|afternoons|evenings"
+    r"|nights|never|always|usually|normally|generally|anymore|whenever|from\s+now\s+on)\b",
     re.IGNORECASE,
 )
-_ZH_RECURRING = re.compile(r"每|天天|周周")
+_ZH_STANDING = re.compile(
+    r"每|天天|周周|总是|永远|从不|从来|一直|始终|平时|通常|经常|往后|今后|以后都|工作日"
+)
 # Words just before a time that make it a start or a past reference, not a deadline.
 _EN_START_BEFORE = re.compile(
     r"\b(?:from|starting|start|starts|since|after|than|last|past|previous|as\s+of)"
@@ -70,23 +76,37 @@ def find_deadline_phrase(terms: str) -> str | None:
     """The one deadline wording inside proposal terms, or None.
 
     None when there is no wording, when there are two, when any time wording around
-    is outside the grammar (it might be the real deadline), or when the terms describe
-    a recurring schedule.
+    is outside the grammar (it might be the real deadline), or when the terms set a
+    recurring schedule or a standing rule. Mixed Chinese and English text is read
+    with both grammars.
     """
     chinese = _CJK.search(terms) is not None
-    reader = deadline_chinese if chinese else deadline_english
-    found: str | None = None
-    for match in reader.CANDIDATE.finditer(terms):
-        verdict = _judge(terms, match, chinese=chinese)
-        if verdict is None:
-            continue
-        if verdict is False or found is not None:
-            return None
-        found = match.group()
-    if found is None:
+    spans: list[tuple[int, int]] = []
+    if chinese and not _collect(terms, spans, chinese=True):
         return None
-    recurring = _ZH_RECURRING if chinese else _EN_RECURRING
-    return None if recurring.search(terms) else found
+    if (not chinese or _LATIN.search(terms)) and not _collect(terms, spans, chinese=False):
+        return None
+    if len(spans) != 1:
+        return None
+    if _EN_STANDING.search(terms) or (chinese and _ZH_STANDING.search(terms)):
+        return None
+    start, end = spans[0]
+    return terms[start:end]
+
+
+def _collect(terms: str, spans: list[tuple[int, int]], *, chinese: bool) -> bool:
+    """Append the deadline spans one grammar finds; False if it finds unreadable wording."""
+    pattern = (deadline_chinese if chinese else deadline_english).CANDIDATE
+    taken = tuple(spans)
+    for match in pattern.finditer(terms):
+        if any(match.start() < end and start < match.end() for start, end in taken):
+            continue  # already read by the other grammar ("明天 18:00 前")
+        verdict = _judge(terms, match, chinese=chinese)
+        if verdict is False:
+            return False
+        if verdict:
+            spans.append(match.span())
+    return True
 
 
 def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:  # noqa: PLR0911  # one exit per verdict
