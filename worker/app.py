@@ -21,10 +21,10 @@ from typing import Any, Protocol, cast
 
 from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
-from redis.asyncio import Redis, RedisCluster
 
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
+from worker.connection import DEFAULT_URL, connect
 from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
 from worker.core.lifecycle import Policy
 from worker.engine import Engine
@@ -78,16 +78,8 @@ def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> Part
     return processor
 
 
-def connect(settings: Settings) -> AnyRedis:
-    """An asyncio client for the store: Redis Cluster when configured, else one Redis."""
-    url = settings.redis_url or "redis://127.0.0.1:6379/0"
-    if settings.redis_cluster:
-        return RedisCluster.from_url(url)
-    return Redis.from_url(url)
-
-
 def make_broker(settings: Settings) -> RedisBroker:
-    url = settings.redis_url or "redis://127.0.0.1:6379/0"
+    url = settings.redis_url or DEFAULT_URL
     # logger=None: the worker logs through structlog itself, with ids bound per event;
     # FastStream's per-batch "Received/Processed" lines would only repeat them.
     if settings.redis_cluster:

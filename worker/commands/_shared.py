@@ -11,7 +11,7 @@ import msgspec
 import typer
 from rich.console import Console
 
-from worker.app import connect
+from worker.connection import connect
 from worker.consumer import AnyRedis
 from worker.settings import Settings
 
