@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent
 from contracts.outputs import AgreementEvent, StateChanged
 from contracts.partition import partition_of
-from contracts.records import AgreementRecord
+from contracts.records import AgreementRecord, HistoryEntry
 from contracts.streams import stream_name
 from contracts.view import SessionView
 from worker.core.intents import NO_INTENT
@@ -93,10 +94,7 @@ def _example(file_name: str, kind: Any) -> Any:
     return msgspec.json.decode((EXAMPLES / file_name).read_bytes(), type=kind)
 
 
-# Output examples and the scenario that must emit them. The Chinese expiry examples
-# (state_changed.expired.zh.json, agreement_record.expired.zh.json) are not listed:
-# the deadline finder does not yet see "月底前" when a comma follows it, so the
-# replay has no deadline there. DESIGN section 4 says it is the end of the month.
+# Output examples and the scenario that must emit them.
 EVENT_EXAMPLES = [
     ("en", "state_changed.proposed.json"),
     ("en", "state_changed.fulfilled.json"),
@@ -104,6 +102,7 @@ EVENT_EXAMPLES = [
     ("en", "tool_outcome.rejected.json"),
     ("en", "clarification_requested.json"),
     ("zh", "clarification_requested.zh.json"),
+    ("zh", "state_changed.expired.zh.json"),
 ]
 
 
@@ -120,22 +119,32 @@ def test_event_example_is_what_the_core_emits(language: str, file_name: str) -> 
     assert emitted[example.event_id] == example
 
 
-def test_english_scenario_emits_every_english_event_once() -> None:
+@pytest.mark.parametrize("language", sorted(REPLAYS))
+def test_scenario_emits_each_event_id_once(language: str) -> None:
     """Each event id occurs once (subscribers deduplicate by id, so ids never repeat)."""
-    ids = [event.event_id for event in REPLAYS["en"].events]
+    ids = [event.event_id for event in REPLAYS[language].events]
     assert len(ids) == len(set(ids))
     assert len(ids) >= 15
 
 
-def test_english_expired_record_matches_the_deadline_convention() -> None:
-    """R9: "until the end of the month" said on 30 November in London expires at the
-    start of 1 December, with the deadline as history time; expiry is not fulfilment."""
-    expiries = [
-        e for e in REPLAYS["en"].events if isinstance(e, StateChanged) and e.to_state == "expired"
-    ]
-    assert [(e.at.isoformat(), e.cause) for e in expiries] == [
-        ("2026-12-01T00:00:00+00:00", "deadline_reached")
-    ]
+@pytest.mark.parametrize(
+    ("language", "deadline"),
+    [("en", "2026-12-01T00:00:00+00:00"), ("zh", "2026-12-01T00:00:00+08:00")],
+)
+def test_end_of_month_deadline_expires_at_the_local_start_of_the_next(
+    language: str, deadline: str
+) -> None:
+    """R9: "by the end of the month" / "月底前" said on 30 November expires at the start
+    of 1 December in the user's zone (London, Shanghai), with the deadline as history
+    time; expiry is not fulfilment and nothing else happens to the record."""
+    changes = [e for e in REPLAYS[language].events if isinstance(e, StateChanged)]
+    expiries = [e for e in changes if e.to_state == "expired"]
+    assert len(expiries) == 1
+    [expiry] = expiries
+    assert expiry.at == datetime.fromisoformat(deadline)
+    assert expiry.deadline_at == expiry.at
+    assert expiry.cause == "deadline_reached"
+    assert not [e for e in changes if e.record_id == expiry.record_id and e.revision > 4]
 
 
 @pytest.mark.parametrize(
@@ -152,9 +161,17 @@ def test_session_view_example_is_what_the_core_shows(
     assert REPLAYS[language].views[session_id, seq] == _example(file_name, SessionView)
 
 
-def test_record_example_is_the_fold_of_its_events() -> None:
-    """R5, R11-R14: the fulfilled record with its four revisions of history."""
-    example = _example("agreement_record.fulfilled.json", AgreementRecord)
-    assert _record(REPLAYS["en"], example.record_id) == example
-    history_entry = _example("history_entry.json", type(example.history[-1]))
-    assert history_entry == example.history[-1]
+@pytest.mark.parametrize(
+    ("language", "file_name"),
+    [("en", "agreement_record.fulfilled.json"), ("zh", "agreement_record.expired.zh.json")],
+)
+def test_record_example_is_the_fold_of_its_events(language: str, file_name: str) -> None:
+    """R5, R9, R11-R14: a fulfilled record and an expired one, each with its history."""
+    example = _example(file_name, AgreementRecord)
+    assert _record(REPLAYS[language], example.record_id) == example
+
+
+def test_history_entry_example_is_the_fulfilled_records_last_revision() -> None:
+    """The single history entry example is the delivery revision of the fulfilled record."""
+    record = _example("agreement_record.fulfilled.json", AgreementRecord)
+    assert _example("history_entry.json", HistoryEntry) == record.history[-1]
