@@ -9,6 +9,8 @@ line's `ts` in milliseconds, sequence 0.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -147,13 +149,17 @@ def test_end_of_month_deadline_expires_at_the_local_start_of_the_next(
     assert not [e for e in changes if e.record_id == expiry.record_id and e.revision > 4]
 
 
-@pytest.mark.parametrize(
-    ("language", "file_name", "session_id", "seq"),
-    [
-        ("en", "session_view.pending.json", "session-en-1", 9),
-        ("zh", "session_view.zh.json", "session-zh-2", 5),
-    ],
-)
+VIEW_EXAMPLES = [
+    ("en", "session_view.pending.json", "session-en-1", 9),
+    ("zh", "session_view.zh.json", "session-zh-2", 5),
+]
+RECORD_EXAMPLES = [
+    ("en", "agreement_record.fulfilled.json"),
+    ("zh", "agreement_record.expired.zh.json"),
+]
+
+
+@pytest.mark.parametrize(("language", "file_name", "session_id", "seq"), VIEW_EXAMPLES)
 def test_session_view_example_is_what_the_core_shows(
     language: str, file_name: str, session_id: str, seq: int
 ) -> None:
@@ -161,10 +167,7 @@ def test_session_view_example_is_what_the_core_shows(
     assert REPLAYS[language].views[session_id, seq] == _example(file_name, SessionView)
 
 
-@pytest.mark.parametrize(
-    ("language", "file_name"),
-    [("en", "agreement_record.fulfilled.json"), ("zh", "agreement_record.expired.zh.json")],
-)
+@pytest.mark.parametrize(("language", "file_name"), RECORD_EXAMPLES)
 def test_record_example_is_the_fold_of_its_events(language: str, file_name: str) -> None:
     """R5, R9, R11-R14: a fulfilled record and an expired one, each with its history."""
     example = _example(file_name, AgreementRecord)
@@ -175,3 +178,36 @@ def test_history_entry_example_is_the_fulfilled_records_last_revision() -> None:
     """The single history entry example is the delivery revision of the fulfilled record."""
     record = _example("agreement_record.fulfilled.json", AgreementRecord)
     assert _example("history_entry.json", HistoryEntry) == record.history[-1]
+
+
+def _pretty(value: msgspec.Struct) -> str:
+    """The examples' layout: msgspec's JSON, indented, non-ASCII kept readable."""
+    return json.dumps(json.loads(msgspec.json.encode(value)), indent=2, ensure_ascii=False) + "\n"
+
+
+def regenerate() -> list[Path]:
+    """Rewrite the output examples from a fresh replay, after a deliberate core change:
+    `uv run --frozen python tests/test_contracts_examples_real.py`."""
+    written: list[Path] = []
+
+    def write(file_name: str, value: msgspec.Struct) -> None:
+        path = EXAMPLES / file_name
+        path.write_text(_pretty(value), "utf-8")
+        written.append(path)
+
+    for language, file_name in EVENT_EXAMPLES:
+        old = _example(file_name, AgreementEvent)
+        write(file_name, dict(_by_id(REPLAYS[language].events))[old.event_id])
+    for language, file_name, session_id, seq in VIEW_EXAMPLES:
+        write(file_name, REPLAYS[language].views[session_id, seq])
+    for language, file_name in RECORD_EXAMPLES:
+        record = _record(REPLAYS[language], _example(file_name, AgreementRecord).record_id)
+        write(file_name, record)
+        if file_name == "agreement_record.fulfilled.json":
+            write("history_entry.json", record.history[-1])
+    return written
+
+
+if __name__ == "__main__":
+    for path in regenerate():
+        sys.stdout.write(f"{path.relative_to(ROOT)}\n")
