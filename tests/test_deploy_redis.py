@@ -255,6 +255,14 @@ def _kind(key: str) -> str:
     return "hash"
 
 
+def test_accord_user_can_read_the_server_clock_and_command_table(accord: redis.Redis) -> None:
+    """The expiry watermark and gap timeouts use Redis's TIME (one clock for all
+    workers, R9), and redis-py's cluster client reads COMMAND at start."""
+    seconds, _micros = accord.time()
+    assert seconds > 0
+    assert accord.command_count() > 100
+
+
 def test_accord_user_can_keep_and_list_heartbeats(accord: redis.Redis) -> None:
     """`accord check` finds live workers by SCAN over expiring heartbeat keys."""
     accord.set("accord:heartbeat:host-1", b"{}", px=10_000)
