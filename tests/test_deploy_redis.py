@@ -8,8 +8,11 @@ does what its service does, and is refused what it must never do.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -458,3 +461,69 @@ def test_acl_users_work_on_redis_cluster_and_partitions_spread_over_shards() -> 
         finally:
             accord.close()
             keda.close()
+
+
+def _accord() -> str:
+    """The `accord` console script of this environment."""
+    script = Path(sys.executable).parent / "accord"
+    assert script.exists(), "run the tests in the project environment (uv run)"
+    return str(script)
+
+
+@pytest.mark.slow
+def test_two_workers_replay_transcripts_as_the_accord_user_and_drain_within_grace(
+    prod_port: int, ops: redis.Redis
+) -> None:
+    """The compose topology without containers: two `accord worker` processes on the
+    production config and ACL apply replayed transcripts (no NOPERM anywhere: the ACL
+    grants everything the worker really runs), and on SIGTERM each drains and exits 0
+    within the Deployment's terminationGracePeriodSeconds."""
+    grace = yaml.safe_load((DEPLOY / "k8s" / "deployment.yaml").read_text())["spec"]["template"][
+        "spec"
+    ]["terminationGracePeriodSeconds"]
+    assert ops.dbsize() == 0
+    env = {
+        **os.environ,
+        "REDIS_URL": f"redis://accord:{PASSWORDS['accord']}@127.0.0.1:{prod_port}/0",
+        "ACCORD_PARTITIONS": "4",
+        "ACCORD_METRICS_PORT": "0",
+    }
+    with tempfile.TemporaryDirectory(prefix="accord-workers-") as logs:
+        outputs = [(Path(logs) / f"worker-{i}.log").open("wb") for i in range(2)]
+        workers = [
+            subprocess.Popen([_accord(), "worker"], env=env, stdout=out, stderr=out)  # noqa: S603
+            for out in outputs
+        ]
+        try:
+            transcripts = sorted((DEPLOY.parent / "worker" / "transcripts").glob("01-*.jsonl"))
+            assert transcripts
+            for transcript in transcripts:
+                replay = subprocess.run(  # noqa: S603
+                    [_accord(), "replay", "--json", "--timeout", "30", str(transcript)],
+                    env=env, capture_output=True, timeout=60, check=False,
+                )  # fmt: skip
+                assert replay.returncode == 0, replay.stdout + replay.stderr
+            assert (
+                ops.xlen(stream_name(AGREEMENT_EVENTS, 0))
+                + sum(ops.xlen(stream_name(AGREEMENT_EVENTS, p)) for p in range(1, 4))
+                > 0
+            )
+        finally:
+            started = time.monotonic()
+            for worker in workers:
+                worker.send_signal(signal.SIGTERM)
+            codes = []
+            for worker in workers:
+                try:
+                    codes.append(worker.wait(timeout=grace))
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                    codes.append(worker.wait())
+            drained_in = time.monotonic() - started
+            for out in outputs:
+                out.close()
+        text = "\n".join(p.read_text(errors="replace") for p in Path(logs).glob("*.log"))
+    assert "NOPERM" not in text
+    assert "NoPermissionError" not in text
+    assert codes == [0, 0], text[-3000:]
+    assert drained_in < grace
