@@ -79,19 +79,22 @@ def recognize(text: str, role: Role | str) -> Intent:
 
 def _opens_sentence(scan: str, at: int) -> bool:
     head = scan[:at]
-    stripped = head.rstrip()
-    while (lead := LEAD_WORD_AT_END.search(stripped)) is not None:
-        head = stripped[: lead.start()]
+    while True:
         stripped = head.rstrip()
-    if not stripped:
-        return True
-    if stripped[-1] == ":":
-        # "He wrote:\nLet's agree: ..." introduces someone's words.
-        return False
-    if "\n" in head[len(stripped) :]:
-        return True
-    core = stripped.rstrip(_CLOSING_MARKS)
-    return bool(core) and core[-1] in _SENTENCE_TERMINATORS
+        if not stripped:
+            return True
+        if stripped[-1] == ":":
+            # "He wrote:\nLet's agree: ..." introduces someone's words.
+            return False
+        if "\n" in head[len(stripped) :]:
+            return True
+        core = stripped.rstrip(_CLOSING_MARKS)
+        if core and core[-1] in _SENTENCE_TERMINATORS:
+            return True
+        lead = LEAD_WORD_AT_END.search(stripped)
+        if lead is None:
+            return False
+        head = stripped[: lead.start()]
 
 
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
