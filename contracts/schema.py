@@ -106,9 +106,24 @@ def _references(node: object, target: str) -> bool:
     return False
 
 
+def _drop_discriminators(node: object) -> None:
+    # msgspec adds OpenAPI's `discriminator` to tagged unions. It is not a 2020-12
+    # keyword and strict validators (ajv's default mode) refuse to compile a schema
+    # that uses it; the `type` enum of each member already selects exactly one.
+    if isinstance(node, dict):
+        node.pop("discriminator", None)
+        for value in node.values():
+            _drop_discriminators(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_discriminators(value)
+
+
 def schema_document(wire: WireType) -> dict[str, Any]:
     """The standalone JSON Schema 2020-12 document of one wire type."""
     (root,), defs = msgspec.json.schema_components([wire.type], ref_template=_DEFS_REF)
+    _drop_discriminators(root)
+    _drop_discriminators(defs)
     head: dict[str, Any] = {"$schema": DIALECT, "$id": ID_PREFIX + wire.name}
     ref = root.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):

@@ -103,13 +103,60 @@ def test_decoder_constraints_appear_in_the_schema() -> None:
     assert changed["properties"]["type"] == {"enum": ["agreement.state_changed"]}
 
 
+def _tags(document: dict[str, Any]) -> list[str]:
+    """The `type` tag of each member of a union document."""
+    tags = []
+    for member in document["anyOf"]:
+        definition = document["$defs"][member["$ref"].removeprefix("#/$defs/")]
+        [tag] = definition["properties"]["type"]["enum"]
+        tags.append(tag)
+    return tags
+
+
 def test_union_documents_dispatch_on_the_type_tag() -> None:
-    """The stream-level documents list every member and map each tag to it."""
-    inputs: dict[str, Any] = DOCUMENTS["input_event.schema.json"]
-    assert set(inputs["discriminator"]["mapping"]) == {"chat_turn", "tool_call", "tool_result"}
-    outputs: dict[str, Any] = DOCUMENTS["output_event.schema.json"]
-    assert len(outputs["anyOf"]) == 5
-    assert "agreement.dead_letter" in outputs["discriminator"]["mapping"]
+    """The stream-level documents list every member, each fixed to its own `type` tag, so
+    exactly one member matches any event."""
+    assert _tags(DOCUMENTS["input_event.schema.json"]) == ["chat_turn", "tool_call", "tool_result"]
+    outputs = _tags(DOCUMENTS["output_event.schema.json"])
+    assert len(outputs) == len(set(outputs)) == 5
+    assert "agreement.dead_letter" in outputs
+    assert set(_tags(DOCUMENTS["agreement_event.schema.json"])) == set(outputs) - {
+        "agreement.dead_letter"
+    }
+
+
+# The 2020-12 keywords the documents may use. Strict validators (ajv's default mode)
+# refuse to compile a schema with any other keyword, msgspec's OpenAPI `discriminator`
+# for one: a gateway in another language must be able to load these files as they are.
+KEYWORDS = {
+    "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "default",
+    "type", "enum", "const", "properties", "required", "additionalProperties", "items",
+    "prefixItems", "anyOf", "oneOf", "minimum", "maximum", "minLength", "maxLength",
+    "minItems", "maxItems", "format", "pattern",
+}  # fmt: skip
+
+
+def _keywords(node: object, *, names: bool = False) -> Iterator[str]:
+    """Every keyword used in a schema. The keys of `properties` and `$defs` are names,
+    and the values of `default`, `enum` and `const` are data, not schemas."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if not names:
+                yield key
+                if key in {"default", "enum", "const"}:
+                    continue
+            yield from _keywords(value, names=key in {"properties", "$defs"} and not names)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _keywords(value)
+
+
+@pytest.mark.parametrize("file_name", sorted(DOCUMENTS))
+def test_document_uses_only_json_schema_2020_12_keywords(file_name: str) -> None:
+    """No vendor keyword: the document loads in strict validators of any language."""
+    used = set(_keywords(DOCUMENTS[file_name]))
+    assert used <= KEYWORDS, used - KEYWORDS
+    assert "discriminator" not in used
 
 
 def test_stale_schemas_reports_missing_changed_and_extra_files(tmp_path: Path) -> None:
