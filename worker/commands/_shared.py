@@ -20,11 +20,11 @@ T = TypeVar("T")
 console = Console()
 err_console = Console(stderr=True)
 
-JSON_HELP = "Print JSON instead of a table (also the default when stdout is not a terminal)."
+JSON_HELP = "Print JSON (one document per line) instead of human-readable output."
 
 
 def wants_json(flag: bool) -> bool:  # noqa: FBT001  (a CLI flag)
-    return flag or not sys.stdout.isatty()
+    return flag
 
 
 def print_json(value: Any) -> None:  # noqa: ANN401  (msgspec encodes Structs, dicts and lists)
