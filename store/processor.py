@@ -121,6 +121,12 @@ class _Keys:
 
     names: list[str] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
+    # ARGV[2..]: binary values (Redis's cmsgpack reads no bin type, so they travel apart).
+    blobs: list[bytes] = field(default_factory=list)
+
+    def blob(self, data: bytes) -> int:
+        self.blobs.append(data)
+        return len(self.blobs) + 1
 
     def __call__(self, name: str) -> int:
         found = self.index.get(name)
@@ -203,6 +209,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         report = BatchReport()
         work: dict[ScopeId, _Work] = defaultdict(_Work)
         dead: list[tuple[str, str, bytes]] = []
+        foreign = {entry.stream for entry in entries} - self.input_streams
+        if foreign:
+            # A caller's mistake, not bad input: acking it here would cross hash slots.
+            raise ValueError(f"entries of {sorted(foreign)} given to partition {self.partition}")
         for entry in entries:
             letter = self._admit(entry, work)
             if letter is not None:
@@ -216,10 +226,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     def _admit(self, entry: InputEntry, work: dict[ScopeId, _Work]) -> DeadLetter | None:
         """Decode one entry into `work`; or return the dead letter it becomes."""
-        if entry.stream not in self.input_streams:
-            return self._dead_letter(
-                entry, DeadLetterReason.WRONG_PARTITION, f"not an input stream of {self.partition}"
-            )
         if entry.delivery_count > self.config.delivery_limit:
             return self._dead_letter(
                 entry,
@@ -324,9 +330,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     async def _commit(self, table: _Keys, plan: dict[str, Any]) -> set[int]:
         """Run commit.lua; returns the indices of the units whose version check failed."""
-        blobs: list[bytes] = []
-        encoded = _MSGPACK.encode(_blobs_to_args(plan, blobs))
-        failed = await COMMIT.run(self.redis, table.names, [encoded, *blobs])
+        failed = await COMMIT.run(self.redis, table.names, [_MSGPACK.encode(plan), *table.blobs])
         return {int(index) for index in failed}
 
     def _plan(
@@ -345,7 +349,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             "gk": table(keys.gaps_key(p)),
             "xk": table(keys.deadlines_key(p)),
             "u": resolved,
-            "d": [[table(stream), entry_id, letter] for stream, entry_id, letter in dead],
+            "d": [
+                [table(stream), entry_id, table.blob(letter)] for stream, entry_id, letter in dead
+            ],
         }
 
     async def _load(
@@ -412,10 +418,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         s_key = keys.session_key(self.partition, agent_id, user_id, session_id)
         p_key = keys.parked_key(self.partition, agent_id, user_id, session_id)
         raw_next, raw_version, raw_core, raw_skipped = loaded[s_key]
+        parked = _parked(loaded[p_key])
+        had_parked = bool(parked)
         plan = plan_session(
             int(raw_next or 1),
             parse_skipped(raw_skipped),
-            _parked(loaded[p_key]),
+            parked,
             work.arrivals.get(session_id, ()),
             skip_gap=session_id in work.skip_gap,
         )
@@ -468,12 +476,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 "kk": format_skipped(plan.skipped) if plan.skipped_now else None,
                 "pk": p_key,
                 "ps": [
-                    x
-                    for seq, a in plan.park
-                    for x in (seq, _MSGPACK.encode((a.stream, a.entry_id, a.data)))
+                    (seq, _MSGPACK.encode((a.stream, a.entry_id, a.data))) for seq, a in plan.park
                 ],
                 "pd": plan.unpark,
-                "gm": keys.session_member(agent_id, user_id, session_id),
+                # The gap index is touched only by a session that had or has parked entries.
+                "gm": keys.session_member(agent_id, user_id, session_id)
+                if had_parked or plan.oldest_parked_ms is not None
+                else None,
                 "gs": plan.oldest_parked_ms,
             }
         )
@@ -566,44 +575,50 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         return committed
 
 
+def _compact(values: dict[str, Any]) -> dict[str, Any]:
+    """Drop None and empty lists: Lua reads an absent field as nil, and bytes cost time."""
+    return {
+        k: v for k, v in values.items() if v is not None and not (isinstance(v, list) and not v)
+    }
+
+
+def _resolve_session(table: _Keys, session: dict[str, Any]) -> dict[str, Any]:
+    return _compact(
+        {
+            "k": table(session["k"]),
+            "v": session["v"],
+            "n": session["n"],
+            "pk": table(session["pk"]),
+            "c": None if session["c"] is None else table.blob(session["c"]),
+            "kk": session["kk"],
+            "ps": [x for seq, data in session["ps"] for x in (seq, table.blob(data))],
+            "pd": session["pd"],
+            "gm": session["gm"],
+            "gs": session["gs"] if session["gm"] is not None else None,
+        }
+    )
+
+
 def _resolve(table: _Keys, unit: dict[str, Any]) -> dict[str, Any]:
-    """Replace key names by KEYS indices and drop absent (None) values."""
+    """Replace key names by KEYS indices and bytes by ARGV indices (see commit.lua)."""
     out: dict[str, Any] = {
         "a": [x for stream, entry_id in unit.get("a", ()) for x in (table(stream), entry_id)],
-        "d": [[table(stream), entry_id, letter] for stream, entry_id, letter in unit.get("d", ())],
-        "se": [
-            {
-                **{k: v for k, v in s.items() if v is not None and k not in {"k", "pk"}},
-                "k": table(s["k"]),
-                "pk": table(s["pk"]),
-            }
-            for s in unit.get("se", ())
-        ],
+        "d": [[table(st), eid, table.blob(letter)] for st, eid, letter in unit.get("d", ())],
         "nk": unit.get("nk", 0),
         "nq": unit.get("nq", 0),
+        "se": [_resolve_session(table, session) for session in unit.get("se", ())],
     }
     if "sc" in unit:
-        out["sc"] = table(unit["sc"])
-        out["sv"] = unit["sv"]
-        if unit["ss"] is not None:
-            out["ss"] = unit["ss"]
-        out["r"] = [x for name, data in unit["r"] for x in (table(name), data)]
-        out["xr"] = unit["xr"]
-        out["xa"] = unit["xa"]
-        out["ev"] = unit["ev"]
-    return out
-
-
-def _blobs_to_args(value: Any, blobs: list[bytes]) -> Any:  # noqa: ANN401  (a plan is plain data)
-    """Move every bytes value of the plan to ARGV and leave its index (ARGV[1] is the plan)."""
-    if isinstance(value, bytes):
-        blobs.append(value)
-        return len(blobs) + 1
-    if isinstance(value, dict):
-        return {k: _blobs_to_args(v, blobs) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_blobs_to_args(v, blobs) for v in value]
-    return value
+        out |= {
+            "sc": table(unit["sc"]),
+            "sv": unit["sv"],
+            "ss": None if unit["ss"] is None else table.blob(unit["ss"]),
+            "r": [x for name, data in unit["r"] for x in (table(name), table.blob(data))],
+            "xr": unit["xr"],
+            "xa": unit["xa"],
+            "ev": [table.blob(data) for data in unit["ev"]],
+        }
+    return _compact(out)
 
 
 def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:

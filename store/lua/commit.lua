@@ -14,7 +14,7 @@
 --        d={{stream idx, id, #dead-letter json}, ...} (undecodable etc.: whatever the units do)}
 -- Unit: {sc=scope idx?, sv=expected scope version, ss=#new scope bytes?,
 --        se={{k=idx, v=expected, n=next seq, c=#core bytes?, kk=skipped?, pk=parked idx,
---             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member, gs=oldest parked ms?}},
+--             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member?, gs=oldest parked ms?}},
 --        r={record idx, #json, ...}, xr={member, ...}, xa={ms, member, ...},
 --        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
 --        d={{stream idx, id, #dead-letter json}, ...} (late after a gap skip),
@@ -79,10 +79,12 @@ local function write(unit)
     end
     local pd = s.pd or {}
     if #pd > 0 then redis.call('HDEL', KEYS[s.pk], unpack(pd)) end
-    if s.gs then
-      redis.call('ZADD', KEYS[plan.gk], s.gs, s.gm)
-    else
-      redis.call('ZREM', KEYS[plan.gk], s.gm)
+    if s.gm then
+      if s.gs then
+        redis.call('ZADD', KEYS[plan.gk], s.gs, s.gm)
+      else
+        redis.call('ZREM', KEYS[plan.gk], s.gm)
+      end
     end
   end
   local r = unit.r or {}
