@@ -113,6 +113,7 @@ async def test_health_endpoints_and_metrics(client: Redis, redis_url: str) -> No
         assert 'accord_transitions_total{from_state="none",to_state="proposed"} 1.0' in metrics
         assert 'accord_input_entries_total{outcome="applied",stream="chat-turn"} 1.0' in metrics
         assert "accord_entry_latency_seconds_bucket" in metrics
+        assert 'accord_consumer_lag{stream="chat-turn:{0}"}' in metrics
         assert (await _get(port, "/nope"))[0] == 404
 
 

@@ -178,6 +178,7 @@ def build_worker(
             partitions,
             on_fatal=_fail,
             log=log,
+            metrics=metrics,
         ),
         health=health,
         metrics=metrics,

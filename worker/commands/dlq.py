@@ -45,14 +45,17 @@ def list_(
             print_json({"partition": partition, "id": entry_id, "letter": letter})
         return
     table = Table(title=f"{len(rows)} dead letters")
-    for column in ("partition", "id", "stream", "entry", "reason", "deliveries", "session#seq"):
-        table.add_column(column)
+    table.add_column("p")
+    table.add_column("dead-letter id", no_wrap=True)
+    table.add_column("stream / entry", no_wrap=True)
+    table.add_column("reason", no_wrap=True)
+    table.add_column("tries")
     table.add_column("detail", overflow="fold")
     for partition, entry_id, letter in rows:
-        where = f"{letter.session_id}#{letter.seq}" if letter.session_id else "-"
+        where = f" {letter.session_id}#{letter.seq}" if letter.session_id else ""
         table.add_row(
-            str(partition), entry_id, letter.stream, letter.entry_id, letter.reason.value,
-            str(letter.delivery_count), escape(where), escape(letter.detail),
+            str(partition), entry_id, f"{letter.stream} {letter.entry_id}",
+            letter.reason.value, str(letter.delivery_count), escape(letter.detail + where),
         )  # fmt: skip
     console.print(table)
 
