@@ -38,7 +38,15 @@ def _who(acceptances: Any) -> str:  # noqa: ANN401
     return "accepted by " + " and ".join(sides) if sides else "no acceptance yet"
 
 
-def event_line(event: AgreementEvent) -> str:
+def _clock(at: datetime, origin: datetime | None) -> str:
+    """An instant as `+H:MM` after the conversation's first turn, or ISO without one."""
+    if origin is None:
+        return at.isoformat()
+    minutes = int((at - origin).total_seconds() // 60)
+    return f"+{minutes // 60}:{minutes % 60:02d}"
+
+
+def event_line(event: AgreementEvent, origin: datetime | None = None) -> str:
     """One line per agreement event, without the terms (they are shown with the turn)."""
     if isinstance(event, StateChanged):
         arrow = f"{state(event.from_state)} -> {state(event.to_state)}"
@@ -46,7 +54,7 @@ def event_line(event: AgreementEvent) -> str:
         if event.to_state.value == "proposed":
             extra = f", {_who(event.acceptances)}"
             if event.deadline_at is not None:
-                extra += f", deadline {event.deadline_at.isoformat()}"
+                extra += f", deadline {_clock(event.deadline_at, origin)}"
             if event.binding is not None:
                 extra += f", bound to todo {escape(repr(event.binding.content))}"
         elif event.to_state.value == "open":
@@ -160,17 +168,20 @@ def timeline(
         elif key is not None:
             caused.setdefault(key, []).append(event)
     out: list[str] = []
+    origin = datetime.fromisoformat(lines[0]["ts"]) if lines else None
     for line in lines:
         ts = line["ts"]
         for expiry in [e for e in expiries if _before(e, ts)]:
-            out.append(f"   [magenta]deadline passed[/] {event_line(expiry)}")
+            out.append(f"   [magenta]deadline passed[/] {event_line(expiry, origin)}")
             expiries.remove(expiry)
-        out.append(f"[dim]{escape(label(line['session_id']))}#{line['seq']}[/] {turn_line(line)}")
+        at = _clock(datetime.fromisoformat(ts), origin)
+        who = f"{escape(label(line['session_id']))}#{line['seq']} {at}"
+        out.append(f"[dim]{who}[/] {turn_line(line)}")
         effects = caused.get((line["session_id"], line["seq"]), [])
-        out.extend(f"   => {event_line(e)}" for e in effects if _keyed(e) is not None)
+        out.extend(f"   => {event_line(e, origin)}" for e in effects if _keyed(e) is not None)
         if not effects:
             out.append("   [dim]=> no change[/]")
-    out.extend(f"   [magenta]deadline passed[/] {event_line(e)}" for e in expiries)
+    out.extend(f"   [magenta]deadline passed[/] {event_line(e, origin)}" for e in expiries)
     return out
 
 
