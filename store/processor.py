@@ -57,6 +57,7 @@ from store.core_port import CorePort, ScopeT, SessionT
 from store.crash import crash_point
 from store.gate import Arrival, ParkedEntry, entry_ms, format_skipped, parse_skipped, plan_session
 from store.scripts import COMMIT, LOAD, AnyRedis
+from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
 from store.watermark import server_ms, watermark_ms
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
@@ -105,6 +106,7 @@ class BatchReport:
 
 
 ScopeId = tuple[str, str]
+SessionId = tuple[str, str, str]
 
 
 @dataclass(slots=True)
@@ -137,18 +139,20 @@ class _Keys:
 
 
 @dataclass(slots=True)
-class _Unit(Generic[ScopeT]):
-    """One scope's planned commit, with what to report if it passes."""
+class _Unit(Generic[ScopeT, SessionT]):
+    """One scope's planned commit, with what to report and remember if it passes."""
 
     scope_id: ScopeId
     plan: dict[str, Any]
     outcomes: Counter[str]
     events: list[AgreementEvent | DeadLetter]
-    gap_skips: int = 0
+    gap_skips: int
+    scope_after: ScopeSnapshot[ScopeT] | None
+    sessions_after: dict[str, SessionSnapshot[SessionT]]
 
 
 @dataclass(slots=True)
-class _Build(Generic[ScopeT]):
+class _Build(Generic[ScopeT, SessionT]):
     """One unit while it is being planned: the scope threaded through its sessions."""
 
     scope: ScopeT
@@ -157,11 +161,16 @@ class _Build(Generic[ScopeT]):
     records: dict[str, AgreementRecord] = field(default_factory=dict)
     events: list[AgreementEvent | DeadLetter] = field(default_factory=list)
     sessions: list[dict[str, Any]] = field(default_factory=list)
+    sessions_after: dict[str, SessionSnapshot[SessionT]] = field(default_factory=dict)
     acks: list[tuple[str, str]] = field(default_factory=list)
     late: list[list[Any]] = field(default_factory=list)
     outcomes: Counter[str] = field(default_factory=Counter)
     gap_skips: int = 0
     seqs_skipped: int = 0
+
+
+def _sessions_of(work: _Work) -> set[str]:
+    return {*work.arrivals, *work.skip_gap}
 
 
 def _text(value: bytes | str) -> str:
@@ -203,6 +212,11 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self.core = core
         self.config = config or StoreConfig()
         self.input_streams = frozenset(input_streams(partition))
+        # What this processor last committed (store/state_cache.py): skips most loads.
+        self._scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(self.config.cache_size)
+        self._sessions: LruCache[SessionId, SessionSnapshot[SessionT]] = LruCache(
+            self.config.cache_size
+        )
 
     # ----------------------------------------------------------------- intake
     async def process(self, entries: Sequence[InputEntry]) -> BatchReport:
@@ -306,19 +320,22 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     ) -> None:
         todo = sorted(work)
         for attempt in range(self.config.commit_retries + 1):
-            loaded = await self._load(todo, work)
+            scopes, sessions = await self._load(todo, work)
             crash_point(self.config.crash_at, "after_load")
-            units = [self._unit(scope_id, work[scope_id], loaded) for scope_id in todo]
+            units = [self._unit(scope_id, work[scope_id], scopes, sessions) for scope_id in todo]
             table = _Keys()
             plan = self._plan(table, [unit.plan for unit in units], dead if attempt == 0 else [])
             crash_point(self.config.crash_at, "before_commit")
             failed = await self._commit(table, plan)
             crash_point(self.config.crash_at, "after_commit")
             for index, unit in enumerate(units):
-                if index not in failed:
-                    report.outcomes.update(unit.outcomes)
-                    report.events.extend(unit.events)
-                    report.gap_skips += unit.gap_skips
+                if index in failed:
+                    self._forget(unit.scope_id, work[unit.scope_id])
+                    continue
+                report.outcomes.update(unit.outcomes)
+                report.events.extend(unit.events)
+                report.gap_skips += unit.gap_skips
+                self._remember(unit)
             todo = [units[index].scope_id for index in sorted(failed)]
             if not todo:
                 return
@@ -327,6 +344,17 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         report.outcomes["retry_exhausted"] += sum(
             len(arrivals) for scope_id in todo for arrivals in work[scope_id].arrivals.values()
         )
+
+    def _remember(self, unit: _Unit[ScopeT, SessionT]) -> None:
+        if unit.scope_after is not None:
+            self._scopes.put(unit.scope_id, unit.scope_after)
+        for session_id, snapshot in unit.sessions_after.items():
+            self._sessions.put((*unit.scope_id, session_id), snapshot)
+
+    def _forget(self, scope_id: ScopeId, work: _Work | None = None) -> None:
+        self._scopes.drop(scope_id)
+        for session_id in _sessions_of(work) if work else ():
+            self._sessions.drop((*scope_id, session_id))
 
     async def _commit(self, table: _Keys, plan: dict[str, Any]) -> set[int]:
         """Run commit.lua; returns the indices of the units whose version check failed."""
@@ -356,33 +384,72 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     async def _load(
         self, todo: Sequence[ScopeId], work: dict[ScopeId, _Work]
-    ) -> dict[str, list[Any]]:
+    ) -> tuple[dict[ScopeId, ScopeSnapshot[ScopeT]], dict[SessionId, SessionSnapshot[SessionT]]]:
+        """The units' state: from the cache, the rest in one `load.lua` round trip."""
         p = self.partition
+        scopes: dict[ScopeId, ScopeSnapshot[ScopeT]] = {}
+        sessions: dict[SessionId, SessionSnapshot[SessionT]] = {}
         names: list[str] = []
         kinds: list[str] = []
-        for agent_id, user_id in todo:
-            names.append(keys.scope_key(p, agent_id, user_id))
-            kinds.append("scope")
-            unit = work[(agent_id, user_id)]
-            for session_id in {*unit.arrivals, *unit.skip_gap}:
-                names.append(keys.session_key(p, agent_id, user_id, session_id))
-                kinds.append("session")
-                names.append(keys.parked_key(p, agent_id, user_id, session_id))
-                kinds.append("parked")
-        replies = await LOAD.run(self.redis, names, kinds)
-        return dict(zip(names, replies, strict=True))
+        # Scope ids (2 parts) and session ids (3 parts), in the order of `names`.
+        wanted: list[ScopeId | SessionId] = []
+        for scope_id in todo:
+            cached_scope = self._scopes.get(scope_id)
+            if cached_scope is None:
+                names.append(keys.scope_key(p, *scope_id))
+                kinds.append("scope")
+                wanted.append(scope_id)
+            else:
+                scopes[scope_id] = cached_scope
+            for session_id in _sessions_of(work[scope_id]):
+                session_key: SessionId = (*scope_id, session_id)
+                cached_session = self._sessions.get(session_key)
+                if cached_session is None:
+                    names.append(keys.session_key(p, *session_key))
+                    names.append(keys.parked_key(p, *session_key))
+                    kinds.extend(("session", "parked"))
+                    wanted.append(session_key)
+                else:
+                    sessions[session_key] = cached_session
+        if not names:
+            return scopes, sessions
+        replies = iter(await LOAD.run(self.redis, names, kinds))
+        for ident in wanted:
+            if len(ident) == 2:
+                raw_version, raw_scope = next(replies)
+                scope_id = (ident[0], ident[1])
+                state = self.core.decode_scope(raw_scope, *scope_id)
+                scopes[scope_id] = ScopeSnapshot(
+                    int(raw_version or 0), state, self._deadline_members(scope_id, state)
+                )
+            else:
+                raw_next, raw_version, raw_core, raw_skipped = next(replies)
+                sessions[(ident[0], ident[1], ident[-1])] = SessionSnapshot(
+                    version=int(raw_version or 0),
+                    next_seq=int(raw_next or 1),
+                    skipped=parse_skipped(raw_skipped),
+                    parked=_parked(next(replies)),
+                    raw_core=raw_core,
+                )
+        return scopes, sessions
 
-    def _unit(self, scope_id: ScopeId, work: _Work, loaded: dict[str, list[Any]]) -> _Unit[ScopeT]:
-        agent_id, user_id = scope_id
-        raw_version, raw_scope = loaded[keys.scope_key(self.partition, agent_id, user_id)]
-        scope = self.core.decode_scope(raw_scope, agent_id, user_id)
-        old_deadlines = {
-            keys.record_member(agent_id, user_id, rid): _ms(at)
-            for rid, at in self.core.deadlines(scope)
+    def _deadline_members(self, scope_id: ScopeId, state: ScopeT) -> dict[str, int]:
+        return {
+            keys.record_member(*scope_id, record_id): _ms(at)
+            for record_id, at in self.core.deadlines(state)
         }
-        build = _Build(scope)
-        for session_id in sorted({*work.arrivals, *work.skip_gap}):
-            self._session(build, scope_id, session_id, work, loaded)
+
+    def _unit(
+        self,
+        scope_id: ScopeId,
+        work: _Work,
+        scopes: dict[ScopeId, ScopeSnapshot[ScopeT]],
+        sessions: dict[SessionId, SessionSnapshot[SessionT]],
+    ) -> _Unit[ScopeT, SessionT]:
+        before = scopes[scope_id]
+        build: _Build[ScopeT, SessionT] = _Build(before.state)
+        for session_id in sorted(_sessions_of(work)):
+            self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
         build.outcomes["dead_letter"] += len(build.late)
         unit_plan: dict[str, Any] = {
             "se": build.sessions,
@@ -391,39 +458,46 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             "nk": build.gap_skips,
             "nq": build.seqs_skipped,
         }
+        scope_after = None
         if build.applied_any:
+            deadlines = self._deadline_members(scope_id, build.scope)
             unit_plan.update(
                 self._scope_writes(
                     scope_id,
                     build.scope,
-                    raw_version,
-                    old_deadlines,
+                    before,
+                    deadlines,
                     build.records,
                     build.events,
                     build.scope_changed,
                 )
             )
-        return _Unit(scope_id, unit_plan, +build.outcomes, build.events, build.gap_skips)
+            version = before.version + 1 if build.scope_changed else before.version
+            scope_after = ScopeSnapshot(version, build.scope, deadlines)
+        return _Unit(
+            scope_id,
+            unit_plan,
+            +build.outcomes,
+            build.events,
+            build.gap_skips,
+            scope_after,
+            build.sessions_after,
+        )
 
     def _session(
         self,
-        build: _Build[ScopeT],
+        build: _Build[ScopeT, SessionT],
         scope_id: ScopeId,
         session_id: str,
         work: _Work,
-        loaded: dict[str, list[Any]],
+        before: SessionSnapshot[SessionT],
     ) -> None:
         """Gate one session's inputs and apply the ready ones to the scope in `build`."""
         agent_id, user_id = scope_id
-        s_key = keys.session_key(self.partition, agent_id, user_id, session_id)
-        p_key = keys.parked_key(self.partition, agent_id, user_id, session_id)
-        raw_next, raw_version, raw_core, raw_skipped = loaded[s_key]
-        parked = _parked(loaded[p_key])
-        had_parked = bool(parked)
         plan = plan_session(
-            int(raw_next or 1),
-            parse_skipped(raw_skipped),
-            parked,
+            before.next_seq,
+            before.skipped,
+            before.parked,
             work.arrivals.get(session_id, ()),
             skip_gap=session_id in work.skip_gap,
         )
@@ -440,7 +514,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             build.events.append(letter)
         if not (plan.apply or plan.park or plan.skipped_now):
             return  # nothing about the session changes: no write, no version check
-        session = self.core.decode_session(raw_core, session_id)
+        session = before.core
+        if session is None:
+            session = self.core.decode_session(before.raw_core, session_id)
         session_changed = False
         for _, source in plan.apply:
             event = (
@@ -467,32 +543,43 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if plan.skipped_now:
             build.gap_skips += 1
             build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
+        parked_after = {seq: e for seq, e in before.parked.items() if seq >= plan.next_seq}
+        parked_after.update(
+            (seq, ParkedEntry(a.stream, a.entry_id, a.data)) for seq, a in plan.park
+        )
+        key = (agent_id, user_id, session_id)
         build.sessions.append(
             {
-                "k": s_key,
-                "v": int(raw_version or 0),
+                "k": keys.session_key(self.partition, *key),
+                "v": before.version,
                 "n": plan.next_seq,
                 "c": self.core.encode_session(session) if session_changed else None,
                 "kk": format_skipped(plan.skipped) if plan.skipped_now else None,
-                "pk": p_key,
+                "pk": keys.parked_key(self.partition, *key),
                 "ps": [
                     (seq, _MSGPACK.encode((a.stream, a.entry_id, a.data))) for seq, a in plan.park
                 ],
                 "pd": plan.unpark,
                 # The gap index is touched only by a session that had or has parked entries.
-                "gm": keys.session_member(agent_id, user_id, session_id)
-                if had_parked or plan.oldest_parked_ms is not None
-                else None,
+                "gm": keys.session_member(*key) if before.parked or parked_after else None,
                 "gs": plan.oldest_parked_ms,
             }
+        )
+        build.sessions_after[session_id] = SessionSnapshot(
+            version=before.version + 1,
+            next_seq=plan.next_seq,
+            skipped=plan.skipped,
+            parked=parked_after,
+            raw_core=None,
+            core=session,
         )
 
     def _scope_writes(  # noqa: PLR0913, PLR0917  (the parts of one scope's commit)
         self,
         scope_id: ScopeId,
         scope: ScopeT,
-        raw_version: bytes | None,
-        old_deadlines: dict[str, int],
+        before: ScopeSnapshot[ScopeT],
+        deadlines: dict[str, int],
         records: dict[str, AgreementRecord],
         events: Iterable[AgreementEvent | DeadLetter],
         scope_changed: bool,  # noqa: FBT001
@@ -500,16 +587,11 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     ) -> dict[str, Any]:
         """The scope part of a unit: version check, state, records, deadline index, events."""
         p = self.partition
-        agent_id, user_id = scope_id
-        new_deadlines = {
-            keys.record_member(agent_id, user_id, rid): _ms(at)
-            for rid, at in self.core.deadlines(scope)
-        }
-        removed = ({*old_deadlines, *stale}) - new_deadlines.keys()
-        added = {m: ms for m, ms in new_deadlines.items() if old_deadlines.get(m) != ms}
+        removed = ({*before.deadlines, *stale}) - deadlines.keys()
+        added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
         return {
-            "sc": keys.scope_key(p, agent_id, user_id),
-            "sv": int(raw_version or 0),
+            "sc": keys.scope_key(p, *scope_id),
+            "sv": before.version,
             "ss": self.core.encode_scope(scope) if scope_changed else None,
             "r": [
                 [keys.record_key(p, rid), _JSON.encode(record)] for rid, record in records.items()
@@ -540,23 +622,19 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         committed: list[Any] = []
         todo = sorted(due)
         for attempt in range(self.config.commit_retries + 1):
-            names = [keys.scope_key(self.partition, a, u) for a, u in todo]
-            replies = await LOAD.run(self.redis, names, ["scope"] * len(names))
+            for scope_id in todo:
+                self._forget(scope_id)  # the sweep reads Redis, never the cache
+            scopes, _ = await self._load(todo, {scope_id: _Work() for scope_id in todo})
             units: list[tuple[ScopeId, dict[str, Any], list[Any]]] = []
-            for scope_id, (raw_version, raw_scope) in zip(todo, replies, strict=True):
-                scope = self.core.decode_scope(raw_scope, *scope_id)
-                old = {
-                    keys.record_member(*scope_id, rid): _ms(at)
-                    for rid, at in self.core.deadlines(scope)
-                }
-                step = self.core.expire(scope, _instant(cutoff))
-                records = {record.record_id: record for record in step.records}
+            for scope_id in todo:
+                before = scopes[scope_id]
+                step = self.core.expire(before.state, _instant(cutoff))
                 plan = self._scope_writes(
                     scope_id,
                     step.scope,
-                    raw_version,
-                    old,
-                    records,
+                    before,
+                    self._deadline_members(scope_id, step.scope),
+                    {record.record_id: record for record in step.records},
                     step.events,
                     step.scope_changed,
                     stale=due[scope_id],
