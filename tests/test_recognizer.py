@@ -8,6 +8,8 @@ what the terms are, and how `interpret` resolves the deadline.
 
 from __future__ import annotations
 
+import sys
+import unicodedata
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -19,8 +21,14 @@ from worker.core import interpret as interpret_module
 from worker.core import recognizer as recognizer_module
 from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Proposal
 from worker.core.interpret import interpret, zone_for
-from worker.core.normalize import fold, fold_text, may_hold_trigger
+from worker.core.normalize import SCANNED_RANGES, fold, fold_text, may_hold_trigger
 from worker.core.recognizer import recognize
+
+
+@pytest.fixture(autouse=True)
+def _no_deadline_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin the recognizer; the deadline grammar (issue 4) has its own tests."""
+    monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: None)
 
 
 def _user(text: str) -> object:
@@ -84,6 +92,20 @@ def test_fold_maps_folded_positions_back_to_the_original_text() -> None:
     assert folded.original(0, 2) == "Ｘｙ"
     assert folded.original(3, 4) == "é"
     assert fold_text("Ｘ\u200bｙ") == "Xy"
+
+
+def test_fast_path_scan_skips_no_character_that_folds_into_a_keyword_letter() -> None:
+    """The import-time scan skips blocks; no code point outside it folds into a keyword."""
+    scanned = set().union(*(set(span) for span in SCANNED_RANGES))
+    letters = set("agreAGRE约定")
+    missed = [
+        hex(cp)
+        for cp in range(0x80, sys.maxunicode + 1)
+        if cp not in scanned
+        and not letters.isdisjoint(unicodedata.normalize("NFKC", chr(cp)))
+        and unicodedata.normalize("NFKC", chr(cp)) != chr(cp)
+    ]
+    assert missed == []
 
 
 def test_fast_path_rejects_ordinary_chat_and_passes_disguised_keywords() -> None:

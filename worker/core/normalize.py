@@ -23,9 +23,8 @@ Two decisions (documented in the README, tested in tests/test_recognizer_normali
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Format characters that carry no meaning in prose and are dropped before matching:
 # soft hyphen, combining grapheme joiner, the zero-width family, word joiner and the
@@ -38,6 +37,7 @@ _INVISIBLE = (
     "\ufe08\ufe09\ufe0a\ufe0b\ufe0c\ufe0d\ufe0e\ufe0f"
 )
 _DROP_INVISIBLE = str.maketrans(dict.fromkeys(_INVISIBLE))
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
 _INVISIBLE_SET = frozenset(_INVISIBLE)
 
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -61,8 +61,12 @@ def _char_class(chars: list[str]) -> str:
     return "".join(re.escape(c) for c in chars)
 
 
+# Blocks with no compatibility decomposition are skipped to keep the import cheap: CJK
+# unified ideographs (U+4E00-U+9FFF) and planes 2-16 but for the compatibility
+# ideographs (U+2F800-U+2FA1F). A test checks the skip against every code point.
+SCANNED_RANGES = (range(0x80, 0x4E00), range(0xA000, 0x20000), range(0x2F800, 0x2FA20))
 _KEYWORD_SOURCES = [
-    chr(cp) for cp in range(0x80, sys.maxunicode + 1) if _folds_into_keyword(chr(cp))
+    chr(cp) for span in SCANNED_RANGES for cp in span if _folds_into_keyword(chr(cp))
 ]
 _NEEDS_FOLDING = re.compile(f"[{_char_class([*_INVISIBLE, *_KEYWORD_SOURCES])}]")
 
@@ -82,8 +86,7 @@ def may_hold_trigger(text: str) -> bool:
     return "约定" in folded or "agree" in folded.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Folded:
+class Folded(NamedTuple):
     """A turn folded for matching, with the way back to its original characters.
 
     `text` is NFKC of the turn without invisible characters. Folded position i comes
@@ -100,9 +103,23 @@ class Folded:
         if start >= end:
             return ""
         if self.starts is None or self.ends is None:
-            return self.source[start:end]
+            raw = self.source[start:end]
+            return raw if raw.isascii() else unicodedata.normalize("NFC", raw)
         raw = self.source[self.starts[start] : self.ends[end - 1]]
         return unicodedata.normalize("NFC", raw.translate(_DROP_INVISIBLE))
+
+
+class _CharFolds(dict[int, str]):
+    """NFKC of single characters, for `str.translate`; filled on first sight, bounded."""
+
+    def __missing__(self, codepoint: int) -> str:
+        folded = unicodedata.normalize("NFKC", chr(codepoint))
+        if len(self) < 20_000:
+            self[codepoint] = folded
+        return folded
+
+
+_CHAR_FOLDS = _CharFolds()
 
 
 def fold(text: str) -> Folded | None:
@@ -111,6 +128,18 @@ def fold(text: str) -> Folded | None:
         return Folded(text=text, source=text)
     if _BIDI_RE.search(text) is not None:
         return None
+    if _INVISIBLE_RE.search(text) is not None:
+        return _fold_by_chunks(text)
+    folded = unicodedata.normalize("NFKC", text)
+    # Most non-ASCII turns fold character by character, one to one (full-width
+    # punctuation, CJK): then folded position i is original position i, and the
+    # index map is the identity. The C-speed translate checks exactly that.
+    if folded == text or (len(folded) == len(text) and text.translate(_CHAR_FOLDS) == folded):
+        return Folded(text=folded, source=text)
+    return _fold_by_chunks(text)
+
+
+def _fold_by_chunks(text: str) -> Folded:
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

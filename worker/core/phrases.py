@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Final
+from typing import Final, NamedTuple
 
 APOSTROPHE: Final = "['\u2019\u2018`\u02bc]"
 
@@ -46,6 +46,12 @@ def quoted_span(match: re.Match[str], name: str) -> tuple[int, int] | None:
     return None
 
 
+# The longest lead word with its punctuation and spaces: where LEAD_WORD_AT_END looks.
+LEAD_WORD_REACH: Final = 24
+# The longest closing courtesy: where TRAILING_COURTESY looks.
+COURTESY_REACH: Final = 40
+
+
 class Kind(enum.Enum):
     PROPOSAL = "proposal"
     ACCEPTANCE = "acceptance"
@@ -58,10 +64,22 @@ _ZH_DETERMINER: Final = r"(?:这个|这项|这条|这份|该|此|那个|上面�
 _ZH_SUBJECT: Final = r"(?:我们俩|咱们俩|我们|咱们|咱俩|我俩)"
 _HINT_AFTER: Final = rf"(?:\s*[:]?\s*{quoted('hint')})?"
 
+
 # (kind, pattern). A proposal pattern ends where the terms begin.
-PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
-    (
+class Phrase(NamedTuple):
+    """One phrase pattern, and the words a turn must hold for it to be worth running."""
+
+    kind: Kind
+    # Every group needs one of its words in the lower-cased turn: a cheap filter that
+    # skips most patterns (the full search costs microseconds each).
+    needs: tuple[frozenset[str], ...]
+    pattern: re.Pattern[str]
+
+
+PHRASES: Final[tuple[Phrase, ...]] = (
+    Phrase(
         Kind.PROPOSAL,
+        (frozenset({"let"}), frozenset({"agree"})),
         re.compile(
             rf"(?:let{APOSTROPHE}?s|let\s+us)\s+"
             r"(?:agree(?:\s+on\s+(?:this|the\s+following))?\s*[:]"
@@ -70,8 +88,9 @@ PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.PROPOSAL,
+        (frozenset({"约定"}),),
         # "我们约定的时间" (our agreed time), "约定了" / "约定过" (past) and the idiom
         # "约定俗成" are statements about something else, not proposals.
         re.compile(
@@ -80,24 +99,27 @@ PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.ACCEPTANCE,
+        (frozenset({"agreement"}), frozenset({"accept", "agree", "confirm"})),
         re.compile(
             r"i\s+(?:(?:also|hereby|now|do|fully)\s+)?(?:accept|agree\s+to|confirm)\s+"
             rf"(?:{_EN_DETERMINER}|your)\s+agreement\b{_HINT_AFTER}",
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.ACCEPTANCE,
+        (frozenset({"约定"}), frozenset({"接受", "同意", "确认"})),
         re.compile(
             r"我(?:也|现在|正式|就)?(?:接受|同意|确认)(?:了)?\s*"
             rf"(?:{quoted('lead')}\s*)?(?:{_ZH_DETERMINER}|你的|这一)?\s*约定{_HINT_AFTER}",
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.CANCELLATION,
+        (frozenset({"cancel"}), frozenset({"agreement"})),
         re.compile(
             rf"(?:please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
             r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+|hereby\s+)?)?"
@@ -105,24 +127,27 @@ PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.CANCELLATION,
+        (frozenset({"约定"}), frozenset({"取消"})),
         re.compile(
             r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉)?\s*"
             rf"(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.CANCELLATION,
+        (frozenset({"约定"}), frozenset({"作废", "取消"})),
         re.compile(
             rf"(?:{quoted('lead')}\s*{_ZH_DETERMINER}?|{_ZH_DETERMINER})\s*约定"
             rf"(?:\s*{quoted('hint')})?\s*(?:就)?(?:作废|取消)(?:掉)?",
             _FLAGS,
         ),
     ),
-    (
+    Phrase(
         Kind.CANCELLATION,
+        (frozenset({"约定"}), frozenset({"作废", "取消"}), frozenset({"把", "将"})),
         re.compile(
             rf"(?:请|麻烦)?(?:把|将)\s*(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定"
             rf"(?:\s*{quoted('hint')})?\s*(?:给)?(?:取消|作废)(?:掉)?",
@@ -130,6 +155,8 @@ PHRASES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
         ),
     ),
 )
+
+NEEDED_WORDS: Final = frozenset().union(*(group for phrase in PHRASES for group in phrase.needs))
 
 # Short words that may open a sentence before a phrase: "OK, let's agree: ...",
 # "好的, 我们约定: ...", "算了, 取消这个约定吧". Anything else in front (a reporting
@@ -161,12 +188,23 @@ TRAILING_COURTESY: Final = re.compile(
 SENTENCE_END: Final = re.compile(r"[.!。\n]")
 PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n")
 
-# A turn ending like this asks rather than states.
-QUESTION_END: Final = re.compile(
-    r"(?:[?]|吗|呢|(?<![什怎那这多])么|好不好|行不行|可不可以|怎么样|如何|对吧|是吧|对不对"
-    r"|是不是|要不要|能不能|成不成)"
-    r"[\s.。!~…\"”」』\u2019')\]]*\Z"
-)
+# A turn ending like this asks rather than states (checked on the end only: a
+# suffix test, not a regex scan of the whole turn).
+_QUESTION_TAILS: Final = (
+    "?", "吗", "呢", "好不好", "行不行", "可不可以", "怎么样", "如何", "对吧", "是吧", "对不对",
+    "是不是", "要不要", "能不能", "成不成",
+)  # fmt: skip
+_NOT_A_QUESTION_ME: Final = ("什么", "怎么", "那么", "这么", "多么")
+_AFTER_QUESTION: Final = " \t\r\n.。!~…\"”」』\u2019')]"
+
+
+def ends_as_question(text: str, start: int = 0, stop: int | None = None) -> bool:
+    """Whether text[start:stop] ends as a question, closing punctuation aside."""
+    tail = text[start:stop].rstrip(_AFTER_QUESTION)
+    if tail.endswith(_QUESTION_TAILS):
+        return True
+    return tail.endswith("么") and not tail.endswith(_NOT_A_QUESTION_ME)
+
 
 # "Let's agree to disagree" and its "that" form are an idiom for *not* agreeing.
 DISAGREE: Final = re.compile(

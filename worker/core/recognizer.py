@@ -28,13 +28,15 @@ from worker.core.markup import inside_quotation, mask_quoted_markup
 from worker.core.normalize import Folded, fold, may_hold_trigger
 from worker.core.phrases import (
     COURTESY,
+    COURTESY_REACH,
     DISAGREE,
     LEAD_WORD_AT_END,
+    LEAD_WORD_REACH,
+    NEEDED_WORDS,
     NEGATED_BEFORE,
     PARAGRAPH_BREAK,
     PAST_TERMS,
     PHRASES,
-    QUESTION_END,
     QUOTE_PAIRS,
     SENTENCE_END,
     TODO_TARGETS,
@@ -42,6 +44,7 @@ from worker.core.phrases import (
     ZH_INTERROGATIVE,
     ZH_NARRATIVE,
     Kind,
+    ends_as_question,
     quoted_span,
 )
 
@@ -61,10 +64,15 @@ def recognize(text: str, role: Role | str) -> Intent:
     if folded is None:
         return NO_INTENT
     scan = mask_quoted_markup(folded.text)
-    if QUESTION_END.search(scan) is not None:
+    if ends_as_question(scan):
         return NO_INTENT
+    # Code may have hidden every keyword, and most phrases need words the turn lacks.
+    lowered = scan.lower()
+    present = {word for word in NEEDED_WORDS if word in lowered}
     found: dict[int, Intent] = {}
-    for kind, pattern in PHRASES:
+    for kind, needs, pattern in PHRASES:
+        if any(present.isdisjoint(group) for group in needs):
+            continue
         for match in pattern.finditer(scan):
             at = match.start()
             if at in found or not _opens_sentence(scan, at) or inside_quotation(scan, at):
@@ -91,7 +99,7 @@ def _opens_sentence(scan: str, at: int) -> bool:
         core = stripped.rstrip(_CLOSING_MARKS)
         if core and core[-1] in _SENTENCE_TERMINATORS:
             return True
-        lead = LEAD_WORD_AT_END.search(stripped)
+        lead = LEAD_WORD_AT_END.search(stripped, max(0, len(stripped) - LEAD_WORD_REACH))
         if lead is None:
             return False
         head = stripped[: lead.start()]
@@ -118,10 +126,10 @@ def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal 
     stop = paragraph.start() if paragraph is not None else len(scan)
     while start < stop and scan[start].isspace():
         start += 1
-    if QUESTION_END.search(scan, start, stop) is not None:
+    if ends_as_question(scan, start, stop):
         return None
     start, stop = _unwrap_quoted_terms(scan, start, stop)
-    courtesy = TRAILING_COURTESY.search(scan, start, stop)
+    courtesy = TRAILING_COURTESY.search(scan, max(start, stop - COURTESY_REACH), stop)
     if courtesy is not None:
         stop = courtesy.start()
     while stop > start and scan[stop - 1] in _TRAILING:
