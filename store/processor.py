@@ -144,7 +144,7 @@ class _Unit(Generic[ScopeT, SessionT]):
 
     scope_id: ScopeId
     plan: dict[str, Any]
-    outcomes: Counter[str]
+    outcomes: dict[str, int]
     events: list[AgreementEvent | DeadLetter]
     gap_skips: int
     scope_after: ScopeSnapshot[ScopeT] | None
@@ -164,9 +164,14 @@ class _Build(Generic[ScopeT, SessionT]):
     sessions_after: dict[str, SessionSnapshot[SessionT]] = field(default_factory=dict)
     acks: list[tuple[str, str]] = field(default_factory=list)
     late: list[list[Any]] = field(default_factory=list)
-    outcomes: Counter[str] = field(default_factory=Counter)
+    outcomes: dict[str, int] = field(default_factory=dict)
     gap_skips: int = 0
     seqs_skipped: int = 0
+
+
+def _bump(counts: dict[str, int], name: str, by: int) -> None:
+    if by:
+        counts[name] = counts.get(name, 0) + by
 
 
 def _sessions_of(work: _Work) -> set[str]:
@@ -450,7 +455,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         build: _Build[ScopeT, SessionT] = _Build(before.state)
         for session_id in sorted(_sessions_of(work)):
             self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
-        build.outcomes["dead_letter"] += len(build.late)
+        _bump(build.outcomes, "dead_letter", len(build.late))
         unit_plan: dict[str, Any] = {
             "se": build.sessions,
             "a": build.acks,
@@ -477,7 +482,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         return _Unit(
             scope_id,
             unit_plan,
-            +build.outcomes,
+            build.outcomes,
             build.events,
             build.gap_skips,
             scope_after,
@@ -502,7 +507,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             skip_gap=session_id in work.skip_gap,
         )
         build.acks.extend((a.stream, a.entry_id) for a in plan.duplicates)
-        build.outcomes["duplicate"] += len(plan.duplicates)
+        _bump(build.outcomes, "duplicate", len(plan.duplicates))
         for arrival in plan.late:
             letter = self._dead_letter(
                 Entry(arrival.stream, arrival.entry_id, {DATA_FIELD.encode(): arrival.data}),
@@ -534,12 +539,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             build.records.update((record.record_id, record) for record in step.records)
             if isinstance(source, Arrival):
                 build.acks.append((source.stream, source.entry_id))
-                build.outcomes["applied"] += 1
+                _bump(build.outcomes, "applied", 1)
             else:
-                build.outcomes["drained"] += 1
+                _bump(build.outcomes, "drained", 1)
         build.applied_any |= bool(plan.apply)
         build.acks.extend((a.stream, a.entry_id) for _, a in plan.park)
-        build.outcomes["parked"] += len(plan.park)
+        _bump(build.outcomes, "parked", len(plan.park))
         if plan.skipped_now:
             build.gap_skips += 1
             build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
@@ -666,7 +671,8 @@ def _resolve_session(table: _Keys, session: dict[str, Any]) -> dict[str, Any]:
             "k": table(session["k"]),
             "v": session["v"],
             "n": session["n"],
-            "pk": table(session["pk"]),
+            # The parked hash is a KEY of the script only when it is written.
+            "pk": table(session["pk"]) if session["ps"] or session["pd"] else None,
             "c": None if session["c"] is None else table.blob(session["c"]),
             "kk": session["kk"],
             "ps": [x for seq, data in session["ps"] for x in (seq, table.blob(data))],

@@ -6,6 +6,7 @@ watermark, so an input written before a deadline is applied before its record ex
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -133,3 +134,16 @@ async def test_session_view_reads_the_scope_through_the_core(client: redis.async
     )
     assert other.pending_proposals == ()
     assert await record_history(client, 0, "missing") is None
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_two_workers_sweeping_at_once_expire_a_record_once(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R9, R15: concurrent sweeps race on the scope version; one expiry event in all."""
+    first = await propose(client)
+    second = store(client)
+    results = await asyncio.gather(*(p.sweep_expired() for p in (first, second, first, second)))
+    assert sorted(e.event_id for events in results for e in events) == ["s/1@2"]
+    assert await client.xlen(keys.events_stream(0)) == 2
