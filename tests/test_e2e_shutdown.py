@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import redis
@@ -47,7 +48,7 @@ def _backlog(client: redis.Redis) -> None:
 
 
 def _events(client: redis.Redis) -> list[StateChanged]:
-    entries = client.xrange(stream_name("agreement-events", 0))
+    entries: Any = client.xrange(stream_name("agreement-events", 0))
     decoded = [decode_event(fields[DATA_FIELD.encode()]) for _, fields in entries]
     return [e for e in decoded if isinstance(e, StateChanged)]
 
