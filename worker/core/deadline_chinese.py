@@ -13,6 +13,7 @@ read as no wording at all. Anything else outside the grammar reads as None.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
@@ -23,12 +24,14 @@ from worker.core.deadline_grammar import (
     DeadlineSpec,
     Duration,
     Hint,
+    Lexer,
     MonthDay,
     NamedMonth,
     NamedYear,
     Period,
     RelativeDay,
     RelativePeriod,
+    Token,
     Unit,
     Weekday,
     clock_time,
@@ -84,7 +87,7 @@ _UNITS = {
 }
 
 
-class Kind(enum.Enum):
+class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
     ISO = enum.auto()
     DATE = enum.auto()
     MONTH_DAY_REL = enum.auto()
@@ -106,24 +109,39 @@ class Kind(enum.Enum):
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
 # 后天, 下周末 before 下周五 before 下周, 12月1日 before the duration 12月).
-_ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
-    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})"),
-    (Kind.DATE, rf"(?:({_YEAR})年)?({_N})月({_N})[日号]"),
-    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]"),
-    (Kind.MONTH_END, rf"(?:(本|这个|这|下个|下)?月|({_N})月)[底末]"),
-    (Kind.YEAR_END, rf"(?:(今|明)|({_YEAR}))?年年?[底末]"),
-    (Kind.WEEKEND, rf"{_REL}?周末"),
-    (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])"),
-    (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)"),
-    (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)"),
-    (Kind.REL_YEAR, r"(今年|明年)"),
-    (Kind.DAYWORD, "(" + "|".join(sorted(_DAYWORDS, key=len, reverse=True)) + ")"),
-    (Kind.DURATION, rf"(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)"),
-    (Kind.MONTH_DAY, rf"({_N})号"),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})"),
-    (Kind.CLOCK, rf"({_N})[点时](?:(半)|(一刻)|(三刻)|(\d{{2}}|{_N})分?)?钟?"),
-    (Kind.MIDNIGHT, r"午夜"),
-    (Kind.DAYPART, "(" + "|".join(sorted(_DAYPARTS, key=len, reverse=True)) + ")"),
+_DIGITS = "0123456789"
+_NUMERALS = "零\u3007一二两三四五六七八九十"
+# Each item: kind, pattern, and the characters it can start with.
+_ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
+    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", _DIGITS),
+    (Kind.DATE, rf"(?:({_YEAR})年)?({_N})月({_N})[日号]", _DIGITS + _NUMERALS),
+    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]", "本这下"),
+    (
+        Kind.MONTH_END,
+        rf"(?:(本|这个|这|下个|下)?月|({_N})月)[底末]",
+        "本这下月" + _DIGITS + _NUMERALS,
+    ),
+    (Kind.YEAR_END, rf"(?:(今|明)|({_YEAR}))?年年?[底末]", "今明年" + _DIGITS + _NUMERALS),
+    (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
+    (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])", "本这下周星礼"),
+    (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),
+    (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
+    (Kind.REL_YEAR, r"(今年|明年)", "今明"),
+    (Kind.DAYWORD, "(" + "|".join(sorted(_DAYWORDS, key=len, reverse=True)) + ")", "今明后大"),
+    (
+        Kind.DURATION,
+        rf"(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)",
+        _DIGITS + _NUMERALS + "半",
+    ),
+    (Kind.MONTH_DAY, rf"({_N})号", _DIGITS + _NUMERALS),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", _DIGITS),
+    (Kind.CLOCK, rf"({_N})[点时](?:(半)|(一刻)|(三刻)|(\d{{2}}|{_N})分?)?钟?", _DIGITS + _NUMERALS),
+    (Kind.MIDNIGHT, r"午夜", "午"),
+    (
+        Kind.DAYPART,
+        "(" + "|".join(sorted(_DAYPARTS, key=len, reverse=True)) + ")",
+        "早上中下傍晚夜凌",
+    ),
 )
 _LEAD_SOURCE = r"截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于"
 _STRONG_LEADS = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
@@ -137,18 +155,17 @@ def _item(kind: Kind, source: str) -> str:
     return f"(?:{source})(?!\\d)" if kind in _NUMERIC_END else f"(?:{source})"
 
 
-_ITEM_PATTERNS: tuple[tuple[Kind, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(_item(kind, source))) for kind, source in _ITEM_SOURCES
-)
+_LEXER = Lexer(_ITEM_SOURCES, _item)
 _LEAD = re.compile(rf"\s*({_LEAD_SOURCE})\s*")
 _TAIL = re.compile(rf"\s*({_TAIL_SOURCE})\s*$")
 _SPACE = re.compile(r"\s*")
 
-_ITEM = "(?:" + "|".join(_item(kind, source) for kind, source in _ITEM_SOURCES) + ")"
+_ITEM = "(?:" + "|".join(_item(kind, source) for kind, source, _ in _ITEM_SOURCES) + ")"
 CANDIDATE = re.compile(
     rf"(?<![\d:./-])(?:(?:{_LEAD_SOURCE})\s*)?{_ITEM}(?:\s*{_ITEM})*(?:\s*(?:{_TAIL_SOURCE}))?"
 )
 
+_CLOCK_KINDS = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT})
 _STRONG = frozenset(
     {
         Kind.ISO,
@@ -168,24 +185,19 @@ _STRONG = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: Kind
-    match: re.Match[str]
+ZhToken = Token[Kind]
 
 
-def _lex(text: str) -> list[Token] | None:
-    tokens: list[Token] = []
-    pos = 0
-    while pos < len(text):
-        for kind, pattern in _ITEM_PATTERNS:
-            match = pattern.match(text, pos)
-            if match is not None:
-                tokens.append(Token(kind, match))
-                pos = _SPACE.match(text, match.end()).end()  # type: ignore[union-attr]  # \s* always matches
-                break
-        else:
+def _lex(text: str) -> list[ZhToken] | None:
+    tokens: list[ZhToken] = []
+    pos, end = 0, len(text)
+    space = _SPACE.match
+    while pos < end:
+        found = _LEXER.token(text, pos)
+        if found is None:
             return None
+        tokens.append(found[0])
+        pos = space(text, found[1]).end()  # type: ignore[union-attr]  # \s* always matches
     return tokens
 
 
@@ -198,6 +210,7 @@ class _Slots:
     duration: Duration | None = None
 
 
+@functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
 def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
     text = phrase.strip()
@@ -222,11 +235,11 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     return _spec(slots, tail_word), significant
 
 
-def _strong(token: Token) -> bool:
+def _strong(token: ZhToken) -> bool:
     # A bare 周末 is as often "at weekends" (周末不讨论工作) as "by this weekend": it
     # needs a marker (周末前) or a week (这周末) to be deadline wording.
     if token.kind is Kind.WEEKEND:
-        return token.match.group(1) is not None
+        return token.groups[0] is not None
     return token.kind in _STRONG
 
 
@@ -257,14 +270,14 @@ def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: PLR0
     return DeadlineSpec(day=slots.day)
 
 
-def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
-    kind, groups = token.kind, token.match.groups()
+def _fill(slots: _Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
+    kind, groups, _ = token
     if kind is Kind.DAYPART:
-        return _set_hint(slots, _DAYPARTS[groups[0]])
+        return _set_hint(slots, _DAYPARTS[groups[0] or ""])
     if kind is Kind.DAYWORD:
-        days, hint = _DAYWORDS[groups[0]]
+        days, hint = _DAYWORDS[groups[0] or ""]
         return _set_day(slots, RelativeDay(days)) and (hint is None or _set_hint(slots, hint))
-    if kind in {Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT}:
+    if kind in _CLOCK_KINDS:
         if slots.clock is not None:
             return False
         slots.clock = _clock(kind, groups)

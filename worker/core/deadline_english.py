@@ -15,6 +15,7 @@ only ever returns spans this parser was written for.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,16 +27,18 @@ from worker.core.deadline_grammar import (
     Duration,
     Edge,
     Hint,
+    Lexer,
     NamedMonth,
     NamedYear,
     Period,
     RelativeDay,
     RelativePeriod,
+    Token,
     Unit,
     Weekday,
     clock_time,
 )
-from worker.core.numerals import EN_NUMBER_WORDS, en_number
+from worker.core.numerals import EN_NUMBER_WORD_LIST, EN_NUMBER_WORDS, en_number
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = (
@@ -73,13 +76,14 @@ _DAYPARTS = {
     "night": Hint.EVENING,
 }
 
+DIGITS = "0123456789"
 _WD = "|".join(_WEEKDAYS)
 _MON_FULL = "|".join(_MONTH_NAMES)
 _MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
 _ORD = "(?:st|nd|rd|th)?"
 
 
-class Kind(enum.Enum):
+class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
     ISO = enum.auto()
     MDY = enum.auto()
     DMY = enum.auto()
@@ -103,16 +107,23 @@ class Kind(enum.Enum):
 
 # Order matters: the first pattern that matches at a position wins, so longer forms
 # come before their prefixes ("the end of the month" before "the end of").
-_ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
-    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})"),
-    (Kind.MDY, rf"({_MON})\s*(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?"),
-    (Kind.DMY, rf"(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?"),
+# Each item: kind, pattern, and the characters it can start with (the lexer only
+# tries the items that can start with the character at hand).
+_ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
+    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
+    (Kind.MDY, rf"({_MON})\s*(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?", "jfmasond"),
+    (
+        Kind.DMY,
+        rf"(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
+        "t" + DIGITS,
+    ),
     (
         Kind.DURATION,
         (
             rf"(?:the\s+next\s+)?(\d{{1,3}}|{EN_NUMBER_WORDS}|an?|half\s+an?)\s+"
             r"(minute|min|hour|hr|day|week|month|year)s?"
         ),
+        "t" + DIGITS + "zotfsenah",  # the next, digits, number words, a/an/half
     ),
     (
         Kind.DAYWORD,
@@ -120,17 +131,18 @@ _ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
             r"(?:the\s+)?day\s+after\s+tomorrow|today|tonight|tomorrow|eod"
             r"|(?:the\s+)?end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
         ),
+        "tde",
     ),
-    (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?"),
-    (Kind.END_UNIT, r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|year)"),
-    (Kind.UNIT_END, r"(week|month|year)[- ]end"),
-    (Kind.END_OF, r"(?:the\s+)?end\s+of"),
-    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|year)"),
-    (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?"),
-    (Kind.YEAR, r"(20\d\d)"),
-    (Kind.CLOCK12, r"(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\.?"),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})"),
-    (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)"),
+    (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?", "tnmwfs"),
+    (Kind.END_UNIT, r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|year)", "te"),
+    (Kind.UNIT_END, r"(week|month|year)[- ]end", "wmy"),
+    (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
+    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|year)", "tn"),
+    (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?", "jfmasond"),
+    (Kind.YEAR, r"(20\d\d)", "2"),
+    (Kind.CLOCK12, r"(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\.?", DIGITS),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
+    (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
     # the evening"); "at 3" alone stays ambiguous.
     (
@@ -140,10 +152,12 @@ _ITEM_SOURCES: tuple[tuple[Kind, str], ...] = (
             r"|(\d{1,2})(?::(\d{2}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
             r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
         ),
+        "a" + DIGITS,
     ),
     (
         Kind.DAYPART,
         r"in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)",
+        "iamen",
     ),
 )
 _MARKER_SOURCE = (
@@ -152,19 +166,22 @@ _MARKER_SOURCE = (
 _CONNECTOR_SOURCE = r"at|on|of"
 _END = r"(?![\w'])"
 
-_LEXER: tuple[tuple[Kind, re.Pattern[str]], ...] = (
-    *((kind, re.compile(f"(?:{source}){_END}")) for kind, source in _ITEM_SOURCES),
-    (Kind.MARKER, re.compile(f"(?:{_MARKER_SOURCE}){_END}")),
-    (Kind.CONNECTOR, re.compile(f"(?:{_CONNECTOR_SOURCE}){_END}")),
+_LEXER = Lexer(
+    (
+        *_ITEM_SOURCES,
+        (Kind.MARKER, _MARKER_SOURCE, "onbutpw"),
+        (Kind.CONNECTOR, _CONNECTOR_SOURCE, "ao"),
+    ),
+    lambda _kind, source: f"(?:{source}){_END}",
 )
 _GAP = re.compile(r"[\s,]*")
 
-_ITEM = "(?:" + "|".join(f"(?:{source}){_END}" for _, source in _ITEM_SOURCES) + ")"
-# A run of items, optionally led by a marker, joined the way the parser accepts.
+_ITEM = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
+# A run of items, optionally led by a marker, joined the way the parser accepts. It
+# runs on lower-cased text (see `normalize`), which keeps the regex engine fast.
 CANDIDATE = re.compile(
     rf"(?<![\w'])(?:(?:{_MARKER_SOURCE})\s+)?{_ITEM}"
-    rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*",
-    re.IGNORECASE,
+    rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*"
 )
 
 # Items that name a time by themselves; a run made only of others ("3 days", "at 3",
@@ -185,41 +202,73 @@ _STRONG = frozenset(
     }
 )
 _CLOCKS = frozenset({Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR})
+_JOINERS = frozenset({Kind.MARKER, Kind.CONNECTOR})
+_PERIOD_ENDS = frozenset({Kind.END_UNIT, Kind.UNIT_END})
+# Every significant run holds one of these words (or a digit): terms without any are
+# skipped before the candidate search, which is most terms.
+TRIGGERS = frozenset(
+    {
+        "today",
+        "tonight",
+        "tomorrow",
+        "eod",
+        "end",
+        "within",
+        "week",
+        "month",
+        "year",
+        "noon",
+        "midday",
+        "midnight",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        *_WEEKDAYS,
+        *_MONTHS,
+    }
+)
 
+# Words a run can start with (besides numbers): find only tries matching there.
+STARTERS = TRIGGERS | frozenset(
+    {
+        *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
+        *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
+        *EN_NUMBER_WORD_LIST,
+    }
+)
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: Kind
-    match: re.Match[str]
+EnToken = Token[Kind]
 
 
 def normalize(phrase: str) -> str:
-    return phrase.strip().lower().replace("\u2019", "'")
+    """Lower case with straight apostrophes; same length as the input when it can be."""
+    return phrase.lower().replace("\u2019", "'")
 
 
-def lex(text: str) -> list[Token] | None:
+def lex(text: str) -> list[EnToken] | None:
     """Tokens of a lower-cased phrase, or None if any part is outside the grammar."""
-    tokens: list[Token] = []
-    pos = _GAP.match(text).end()  # type: ignore[union-attr]  # [\s,]* always matches
-    while pos < len(text):
-        for kind, pattern in _LEXER:
-            match = pattern.match(text, pos)
-            if match is not None and match.end() > pos:
-                tokens.append(Token(kind, match))
-                pos = _GAP.match(text, match.end()).end()  # type: ignore[union-attr]
-                break
-        else:
+    tokens: list[EnToken] = []
+    gap = _GAP.match
+    pos = gap(text).end()  # type: ignore[union-attr]  # [\s,]* always matches
+    end = len(text)
+    while pos < end:
+        found = _LEXER.token(text, pos)
+        if found is None:
             return None
+        tokens.append(found[0])
+        pos = gap(text, found[1]).end()  # type: ignore[union-attr]
     return tokens
 
 
+@functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
 def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     """(spec or None, whether the phrase is deadline wording at all).
 
     The flag lets `find_deadline_phrase` tell "not about time" (ignore it) from
     "about time but outside the grammar" (then no deadline for the whole terms).
     """
-    tokens = lex(normalize(phrase))
+    tokens = lex(normalize(phrase.strip()))
     if not tokens:
         return None, False
     significant = tokens[0].kind is Kind.MARKER or any(t.kind in _STRONG for t in tokens)
@@ -236,11 +285,11 @@ class _Slots:
     force_end: bool = False
 
 
-def _parse(tokens: list[Token]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
+def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
     edge, marker = Edge.END, None
     rest = tokens
-    if tokens[0].kind in {Kind.MARKER, Kind.CONNECTOR}:
-        marker = " ".join(tokens[0].match.group().split())
+    if tokens[0].kind in _JOINERS:
+        marker = " ".join(tokens[0].text.split())
         if marker in {"before", "prior to"}:
             edge = Edge.START
         rest = tokens[1:]
@@ -249,9 +298,9 @@ def _parse(tokens: list[Token]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, 
     slots = _Slots()
     for index, token in enumerate(rest):
         after = rest[index + 1] if index + 1 < len(rest) else None
-        if token.kind in {Kind.MARKER, Kind.CONNECTOR}:
+        if token.kind in _JOINERS:
             # Inner joiners: "tomorrow before 5pm", "by 5pm on Friday", "at noon".
-            word = token.match.group()
+            word = token.text
             if after is None or (word not in {"at", "on", "by", "before"}):
                 return None
             if word in {"by", "before", "at"} and after.kind not in _CLOCKS:
@@ -292,9 +341,8 @@ def _parse(tokens: list[Token]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, 
     return DeadlineSpec(edge=edge, day=slots.day)
 
 
-def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
-    kind, groups = token.kind, token.match.groups()
-    text = token.match.group()
+def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
+    kind, groups, text = token
     if kind is Kind.END_OF:
         if slots.force_end:
             return False
@@ -306,7 +354,7 @@ def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912 
     if kind is Kind.DURATION:
         if slots.duration is not None:
             return False
-        amount_text, unit_text = groups
+        amount_text, unit_text = (g or "" for g in groups)
         unit = _UNITS[unit_text]
         if amount_text.startswith("half"):
             if unit is not Unit.HOUR:
@@ -323,19 +371,21 @@ def _fill(slots: _Slots, token: Token) -> bool:  # noqa: C901, PLR0911, PLR0912 
             return False
         slots.clock = _clock(kind, groups)
         return slots.clock is not None
-    if kind in {Kind.END_UNIT, Kind.UNIT_END}:
+    if kind in _PERIOD_ENDS:
         slots.force_end = True
-        rel, unit_text = groups if kind is Kind.END_UNIT else (None, groups[0])
-        return _set_period(slots, RelativePeriod(_UNITS[unit_text], 1 if rel == "next" else 0))
+        rel, period_unit = groups if kind is Kind.END_UNIT else (None, groups[0])
+        return _set_period(
+            slots, RelativePeriod(_UNITS[period_unit or ""], 1 if rel == "next" else 0)
+        )
     if kind is Kind.REL_PERIOD:
         return _set_period(
-            slots, RelativePeriod(_UNITS[groups[1]], 1 if groups[0] == "next" else 0)
+            slots, RelativePeriod(_UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
         )
     if kind is Kind.MONTH:
         year = int(groups[1]) if groups[1] else None
-        return _set_period(slots, NamedMonth(_MONTHS[groups[0]], year))
+        return _set_period(slots, NamedMonth(_MONTHS[groups[0] or ""], year))
     if kind is Kind.YEAR:
-        return _set_period(slots, NamedYear(int(groups[0])))
+        return _set_period(slots, NamedYear(int(groups[0] or 0)))
     if kind is Kind.DAYWORD:
         return _dayword(slots, " ".join(text.split()))
     return _set_day(slots, _day(kind, groups))

@@ -2,14 +2,19 @@
 
 The English and Chinese readers (`deadline_english`, `deadline_chinese`) turn a
 phrase into a `DeadlineSpec`; `deadlines` evaluates it against the turn's time and
-zone. The spec is calendar-free on purpose: "next Friday" stays `Weekday(4, week=1)`
+zone. Specs are frozen msgspec Structs: cheap to build, compared by type and value. The
+spec is calendar-free on purpose: "next Friday" stays `Weekday(4, week=1)`
 until a reference day exists, so the readers never see a clock (DESIGN section 4).
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
+
+import msgspec
 
 
 class Edge(enum.Enum):
@@ -38,23 +43,20 @@ class Unit(enum.Enum):
     YEAR = "year"
 
 
-@dataclass(frozen=True, slots=True)
-class RelativeDay:
+class RelativeDay(msgspec.Struct, frozen=True):
     """Today plus `days` (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3)."""
 
     days: int
 
 
-@dataclass(frozen=True, slots=True)
-class Weekday:
+class Weekday(msgspec.Struct, frozen=True):
     """Monday=0. `week` None: next occurrence, today included; 0 this week; 1 next week."""
 
     weekday: int
     week: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class CalendarDate:
+class CalendarDate(msgspec.Struct, frozen=True):
     """A date; without a year it means its next occurrence, today included."""
 
     month: int
@@ -62,37 +64,32 @@ class CalendarDate:
     year: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class MonthDay:
+class MonthDay(msgspec.Struct, frozen=True):
     """A day of the month (15号); `month_offset` None: next occurrence; 0 this month; 1 next."""
 
     day: int
     month_offset: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class RelativePeriod:
+class RelativePeriod(msgspec.Struct, frozen=True):
     """This (0) or next (1) calendar week (Monday first), month or year."""
 
     unit: Unit
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class NamedMonth:
+class NamedMonth(msgspec.Struct, frozen=True):
     """A month by name; without a year, the current month if it is that one, else the next."""
 
     month: int
     year: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class NamedYear:
+class NamedYear(msgspec.Struct, frozen=True):
     year: int
 
 
-@dataclass(frozen=True, slots=True)
-class Duration:
+class Duration(msgspec.Struct, frozen=True):
     amount: int
     unit: Unit
 
@@ -101,8 +98,7 @@ Day = RelativeDay | Weekday | CalendarDate | MonthDay
 Period = RelativePeriod | NamedMonth | NamedYear
 
 
-@dataclass(frozen=True, slots=True)
-class DeadlineSpec:
+class DeadlineSpec(msgspec.Struct, frozen=True):
     """One deadline: exactly one of `within`, `period`, `day` or a lone `time`.
 
     `time` is (hour, minute) on a 24-hour clock, hour 24 meaning the end of the day;
@@ -116,8 +112,7 @@ class DeadlineSpec:
     within: Duration | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Clock:
+class Clock(msgspec.Struct, frozen=True):
     """A clock time as written: `meridiem` is "a"/"p" when am/pm was said; `fixed` when
     the writing alone fixes a 24-hour reading (17:00, 09:30, 15点, 0点)."""
 
@@ -169,3 +164,73 @@ def _hinted(hour: int, minute: int, hint: Hint) -> tuple[int, int] | None:  # no
     if hour == 12:
         return (24, 0) if minute == 0 else None
     return (hour + 12, minute) if hour >= 5 else None
+
+
+K = TypeVar("K", bound=enum.Enum)
+
+
+class Token(NamedTuple, Generic[K]):
+    """One lexed item: its kind, the capture groups of its pattern, and its text."""
+
+    kind: K
+    groups: tuple[str | None, ...]
+    text: str
+
+
+_Table = dict[str, tuple[Any, tuple[int, ...]]]
+
+
+class Lexer(Generic[K]):
+    """Token patterns as alternations dispatched on the first character.
+
+    Each item says which characters it can start with; for a given first character
+    only those items are tried, in their declared order (first match wins), as one
+    regex alternation. Each pattern is the named group `t<n>`; `lastgroup` names the
+    one that matched and a table maps it back to its kind and its capture groups.
+    """
+
+    def __init__(self, items: Iterable[tuple[K, str, str]], wrap: Callable[[K, str], str]) -> None:
+        entries = tuple(items)
+        by_char: dict[str, list[int]] = {}
+        for number, (_, _, first) in enumerate(entries):
+            for char in first:
+                by_char.setdefault(char, []).append(number)
+        compiled: dict[tuple[int, ...], tuple[re.Pattern[str], _Table]] = {}
+        self._dispatch: dict[str, tuple[re.Pattern[str], _Table]] = {}
+        for char, numbers in by_char.items():
+            key = tuple(numbers)
+            if key not in compiled:
+                compiled[key] = _alternation([entries[n] for n in key], wrap)
+            self._dispatch[char] = compiled[key]
+        self.full = _alternation(entries, wrap)[0]
+
+    def token(self, text: str, pos: int) -> tuple[Token[K], int] | None:
+        """The token at `pos` and the position after it, or None."""
+        found = self._dispatch.get(text[pos])
+        if found is None:
+            return None
+        pattern, table = found
+        match = pattern.match(text, pos)
+        if match is None or match.lastgroup is None:
+            return None
+        kind, indices = table[match.lastgroup]
+        if len(indices) > 1:
+            groups = match.group(*indices)
+        else:
+            groups = tuple(match.group(i) for i in indices)
+        return Token(kind, groups, match.group()), match.end()
+
+
+def _alternation(
+    entries: Sequence[tuple[K, str, str]], wrap: Callable[[K, str], str]
+) -> tuple[re.Pattern[str], _Table]:
+    parts: list[str] = []
+    table: _Table = {}
+    index = 1
+    for number, (kind, source, _) in enumerate(entries):
+        name = f"t{number}"
+        inner = re.compile(source).groups
+        parts.append(f"(?P<{name}>{wrap(kind, source)})")
+        table[name] = (kind, tuple(range(index + 1, index + 1 + inner)))
+        index += 1 + inner
+    return re.compile("|".join(parts)), table

@@ -14,6 +14,7 @@ Friday", 明天起) gives no deadline, never a guess. A deadline is always stric
 from __future__ import annotations
 
 import calendar
+import itertools
 import re
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -37,39 +38,123 @@ from worker.core.deadline_grammar import (
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 _LATIN = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[a-z0-9]+")
+
 # A recurring schedule or a standing rule ("never before 9am", 周末不发提醒) uses times
 # as conditions, not as the moment the agreement is over.
-_EN_STANDING = re.compile(
-    r"\b(?:every|each)\s+(?:other\s+|single\s+)?(?:\d|day|week|month|year|morning|afternoon"
-    r"|evening|night|time|hour|minute|weekday|weekend|monday|tuesday|wednesday|thursday"
-    r"|friday|saturday|sunday|january|february|march|april|may|june|july|august|september"
-    r"|october|november|december)"
-    r"|\b(?:daily|weekly|monthly|yearly|annually|nightly|weekdays|weekends|weeknights|mondays"
-    r"|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|mornings|afternoons|evenings"
-    r"|nights|never|always|usually|normally|generally|anymore|whenever|from\s+now\s+on)\b",
-    re.IGNORECASE,
+_EN_STANDING = frozenset(
+    [
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "annually",
+        "nightly",
+        "weekdays",
+        "weekends",
+        "weeknights",
+        "mondays",
+        "tuesdays",
+        "wednesdays",
+        "thursdays",
+        "fridays",
+        "saturdays",
+        "sundays",
+        "mornings",
+        "afternoons",
+        "evenings",
+        "nights",
+        "never",
+        "always",
+        "usually",
+        "normally",
+        "generally",
+        "anymore",
+        "whenever",
+    ]
 )
-_ZH_STANDING = re.compile(
-    r"每|天天|周周|总是|永远|从不|从来|一直|始终|平时|通常|经常|往后|今后|以后都|工作日"
+_EN_EVERY = frozenset({"every", "each"})
+_EN_EVERY_WHAT = frozenset(
+    [
+        "other",
+        "single",
+        "day",
+        "week",
+        "month",
+        "year",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "time",
+        "hour",
+        "minute",
+        "weekday",
+        "weekend",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
 )
-# Words just before a time that make it a start or a past reference, not a deadline.
-_EN_START_BEFORE = re.compile(
-    r"\b(?:from|starting|start|starts|since|after|than|last|past|previous|as\s+of)"
-    r"(?:\s+(?:on|at|the))?\s*$",
-    re.IGNORECASE,
+_ZH_STANDING = (
+    "每",
+    "天天",
+    "周周",
+    "总是",
+    "永远",
+    "从不",
+    "从来",
+    "一直",
+    "始终",
+    "平时",
+    "通常",
+    "经常",
+    "往后",
+    "今后",
+    "以后都",
+    "工作日",
 )
-_EN_UNSURE_BEFORE = re.compile(
-    r"\b(?:every|each|following|around|about|between)\s*$", re.IGNORECASE
+# Words just before a time that make it a start or a past reference (ignored), or
+# approximate (then no deadline at all).
+_EN_START_BEFORE = frozenset(
+    ["from", "starting", "start", "starts", "since", "after", "than", "last", "past", "previous"]
 )
+_EN_FILLER = frozenset({"on", "at", "the"})
+_EN_UNSURE_BEFORE = frozenset(["every", "each", "following", "around", "about", "between"])
 _EN_AFTER = re.compile(
-    r"^(?:['\u2019]s\b|\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b)",
+    r"(?:['\u2019]s\b|\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b)",
     re.IGNORECASE,
 )
-_ZH_START_BEFORE = re.compile(r"(?:从|自|打|由|上个?|去|前)\s*$")
-_ZH_UNSURE_BEFORE = re.compile(r"(?:下|每|大约|大概)\s*$")
-_ZH_START_AFTER = re.compile(r"^\s*(?:起|开始|以后|之后|后|以来|的)")
-_ZH_UNSURE_AFTER = re.compile(r"^\s*(?:左右|前后|上下)")
+_ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
+_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概")
+_ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
+_ZH_UNSURE_AFTER = ("左右", "前后", "上下")
 _AHEAD = 24  # characters of context worth looking at on either side
+# Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
+# at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
+_ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚0-9]")
+_ZH_FIRST = frozenset(
+    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午"
+)
+_ZH_REACH = 7
+_EN_REACH = 4  # "no later than the end of …": the trigger word is 4 words in
 
 
 def find_deadline_phrase(terms: str) -> str | None:
@@ -82,57 +167,139 @@ def find_deadline_phrase(terms: str) -> str | None:
     """
     chinese = _CJK.search(terms) is not None
     spans: list[tuple[int, int]] = []
-    if chinese and not _collect(terms, spans, chinese=True):
+    if chinese and not _chinese_spans(terms, spans):
         return None
-    if (not chinese or _LATIN.search(terms)) and not _collect(terms, spans, chinese=False):
+    lower = _lower(terms)
+    words = _WORD.findall(lower)
+    if (not chinese or _LATIN.search(terms)) and not _english_spans(terms, lower, words, spans):
         return None
-    if len(spans) != 1:
-        return None
-    if _EN_STANDING.search(terms) or (chinese and _ZH_STANDING.search(terms)):
+    if len(spans) != 1 or _standing(terms, words, chinese=chinese):
         return None
     start, end = spans[0]
     return terms[start:end]
 
 
-def _collect(terms: str, spans: list[tuple[int, int]], *, chinese: bool) -> bool:
-    """Append the deadline spans one grammar finds; False if it finds unreadable wording."""
-    pattern = (deadline_chinese if chinese else deadline_english).CANDIDATE
+def _lower(terms: str) -> str:
+    lower = deadline_english.normalize(terms)
+    if len(lower) == len(terms):
+        return lower
+    # A few characters grow when lower-cased ("İ"); keep offsets aligned with terms.
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in terms)
+
+
+def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
+    if chinese and any(word in terms for word in _ZH_STANDING):
+        return True
+    if _EN_STANDING.isdisjoint(words) and _EN_EVERY.isdisjoint(words):
+        return "from now on" in " ".join(words)
+    pairs = itertools.pairwise(words)
+    return not _EN_STANDING.isdisjoint(words) or any(
+        first in _EN_EVERY and (second in _EN_EVERY_WHAT or second[0].isdigit())
+        for first, second in pairs
+    )
+
+
+def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[int, int]]) -> bool:
+    """Append English deadline spans; False if there is time wording we cannot read.
+
+    Only runs that hold a trigger word are deadline wording, so matching is tried at
+    the few word starts just before each trigger instead of at every character.
+    """
+    if deadline_english.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
+        return True
+    starts, starters, triggers = _scan_words(lower)
     taken = tuple(spans)
-    for match in pattern.finditer(terms):
-        if any(match.start() < end and start < match.end() for start, end in taken):
-            continue  # already read by the other grammar ("明天 18:00 前")
-        verdict = _judge(terms, match, chinese=chinese)
-        if verdict is False:
-            return False
-        if verdict:
-            spans.append(match.span())
+    last_end = 0
+    for index in triggers:
+        if starts[index] < last_end:
+            continue
+        for first in range(max(0, index - _EN_REACH), index + 1):
+            if starts[first] < last_end or not starters[first]:
+                continue
+            match = deadline_english.CANDIDATE.match(lower, starts[first])
+            if match is None or match.end() <= starts[index]:
+                continue
+            last_end = match.end()
+            if any(match.start() < end and start < last_end for start, end in taken):
+                break  # already read as Chinese ("明天 18:00 前")
+            verdict = _judge(terms, match, chinese=False)
+            if verdict is False:
+                return False
+            if verdict:
+                spans.append(match.span())
+            break
+    return True
+
+
+def _scan_words(lower: str) -> tuple[list[int], list[bool], list[int]]:
+    """Word starts, whether a run can start at each word, and the trigger word indexes."""
+    starts: list[int] = []
+    starters: list[bool] = []
+    triggers: list[int] = []
+    trigger_words, starter_words = deadline_english.TRIGGERS, deadline_english.STARTERS
+    for index, word in enumerate(_WORD.finditer(lower)):
+        starts.append(word.start())
+        text = word.group()
+        number = text[0].isdigit()
+        starters.append(number or text in starter_words)
+        if number or text in trigger_words:
+            triggers.append(index)
+    return starts, starters, triggers
+
+
+def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
+    """Append Chinese deadline spans; False if there is time wording we cannot read."""
+    last_end = 0
+    for trigger in _ZH_TRIGGER.finditer(terms):
+        position = trigger.start()
+        if position < last_end:
+            continue
+        for first in range(max(last_end, position - _ZH_REACH), position + 1):
+            if terms[first] not in _ZH_FIRST:
+                continue
+            match = deadline_chinese.CANDIDATE.match(terms, first)
+            if match is None or match.end() <= position:
+                continue
+            last_end = match.end()
+            verdict = _judge(terms, match, chinese=True)
+            if verdict is False:
+                return False
+            if verdict:
+                spans.append(match.span())
+            break
     return True
 
 
 def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:  # noqa: PLR0911  # one exit per verdict
     """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore."""
-    before = terms[max(0, match.start() - _AHEAD) : match.start()]
-    after = terms[match.end() : match.end() + _AHEAD]
-    spec, significant = (deadline_chinese if chinese else deadline_english).read(match.group())
+    start, end = match.span()
+    phrase = terms[start:end]
+    spec, significant = (deadline_chinese if chinese else deadline_english).read(phrase)
     if not significant:
         return None
+    before = terms[max(0, start - _AHEAD) : start]
+    after = terms[end : end + _AHEAD]
     if chinese:
-        if _ZH_UNSURE_BEFORE.search(before) or _ZH_UNSURE_AFTER.match(after):
+        before, after = before.rstrip(), after.lstrip()
+        if before.endswith(_ZH_UNSURE_BEFORE) or after.startswith(_ZH_UNSURE_AFTER):
             return False
-        if _ZH_START_BEFORE.search(before) or _ZH_START_AFTER.match(after):
+        if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
             return None
-    else:
-        if _EN_UNSURE_BEFORE.search(before):
-            return False
-        if _EN_START_BEFORE.search(before):
-            return None
-        tail = _EN_AFTER.match(after)
-        if tail is not None:
-            # "Friday's meeting" only mentions a day; "before Friday's meeting" is a
-            # deadline tied to an event we cannot place.
-            marked = deadline_english.lex(deadline_english.normalize(match.group()))
-            led = bool(marked) and marked[0].kind is deadline_english.Kind.MARKER  # type: ignore[index]
-            return False if led and tail.group().startswith(("'", "\u2019")) else None
+        return spec is not None
+    previous = _WORD.findall(_lower(before))[-3:]
+    if previous and previous[-1] in _EN_UNSURE_BEFORE:
+        return False
+    while previous and previous[-1] in _EN_FILLER:
+        previous.pop()
+    if previous and (previous[-1] in _EN_START_BEFORE or previous[-2:] == ["as", "of"]):
+        return None
+    tail = _EN_AFTER.match(after)
+    if tail is not None:
+        # "Friday's meeting" only mentions a day; "before Friday's meeting" is a
+        # deadline tied to an event we cannot place.
+        tokens = deadline_english.lex(deadline_english.normalize(phrase))
+        led = bool(tokens) and tokens[0].kind is deadline_english.Kind.MARKER  # type: ignore[index]
+        return False if led and tail.group().startswith(("'", "\u2019")) else None
     return spec is not None
 
 
@@ -273,6 +440,9 @@ def _date(year: int, month: int, day: int) -> date | None:
         return None
 
 
+_ONE_DAY = timedelta(days=1)
+
+
 def _day_start(day: date, zone: ZoneInfo) -> datetime:
     return _at(day, (0, 0), zone)
 
@@ -286,12 +456,18 @@ def _at(day: date, time: tuple[int, int], zone: ZoneInfo) -> datetime:
     """
     hour, minute = time
     if hour == 24:
-        day, hour = day + timedelta(days=1), 0
-    wall = datetime(day.year, day.month, day.day, hour, minute, tzinfo=zone)
-    instant = wall.astimezone(UTC)
-    if instant.astimezone(zone).replace(tzinfo=None) == wall.replace(tzinfo=None):
+        day, hour = day + _ONE_DAY, 0
+    wall = datetime(day.year, day.month, day.day, hour, minute)  # noqa: DTZ001  # local wall time, placed by the zone below
+    # fold=0 reads a wall time with the offset before a transition, fold=1 after it;
+    # they differ only next to a transition, and the later offset is larger in a gap.
+    before = zone.utcoffset(wall)
+    after = zone.utcoffset(wall.replace(fold=1))
+    if before is None or after is None:  # pragma: no cover  # ZoneInfo always has offsets
+        raise ValueError(zone.key)
+    instant = (wall - before).replace(tzinfo=UTC)
+    if after <= before:
         return instant
-    return _gap_end(wall.replace(fold=1).astimezone(UTC), instant, zone)
+    return _gap_end((wall - after).replace(tzinfo=UTC), instant, zone)
 
 
 def _gap_end(low: datetime, high: datetime, zone: ZoneInfo) -> datetime:

@@ -39,6 +39,7 @@ _EN_TENS = {
     "eighty": 80,
     "ninety": 90,
 }
+EN_NUMBER_WORD_LIST = (*_EN_UNITS, *_EN_TENS)
 # Regex source for an English number word, longest alternatives first.
 EN_NUMBER_WORDS = (
     "(?:(?:" + "|".join(_EN_TENS) + ")(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
