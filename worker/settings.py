@@ -5,10 +5,12 @@ The one composition root (worker/app.py) reads these; nothing else reads os.envi
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 from dataclasses import dataclass, field
 from typing import Self
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from contracts.codec import Limits
 
@@ -17,6 +19,22 @@ def _default_consumer() -> str:
     # Unique per process: `faststream run -w N` forks N processes from one import,
     # and processes sharing a consumer name would share one PEL.
     return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def redacted_url(url: str | None) -> str | None:
+    """`url` with its password replaced by `***`: the only form of it fit to print."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.password is not None:
+        user = f"{parts.username}:***" if parts.username else ":***"
+        parts = parts._replace(netloc=f"{user}@{parts.netloc.rpartition('@')[2]}")
+    # redis-py also takes `?password=` (and `ssl_password=`) from the query string.
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if query:
+        shown = [(k, "***" if "password" in k else v) for k, v in query]
+        parts = parts._replace(query=urlencode(shown, safe="*/"))
+    return urlunsplit(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +126,13 @@ class Settings:
             max_terms_chars=num("ACCORD_MAX_TERMS_CHARS", base.max_terms_chars),
             limits=limits,
         )
+
+    def __repr__(self) -> str:
+        # REDIS_URL may carry the ACL user's password: a logged or printed Settings
+        # (a traceback, a debug line) shows it redacted (docs/security.md).
+        shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        shown["redis_url"] = redacted_url(self.redis_url)
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     def served(self) -> tuple[int, ...]:
         return self.serve_partitions or tuple(range(self.partitions))
