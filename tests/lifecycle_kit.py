@@ -39,6 +39,7 @@ class Conversation:
     seqs: dict[str, int] = field(default_factory=dict)
     published: list[AgreementEvent] = field(default_factory=list)
     last: Step | None = None
+    last_input: tuple[InputEvent, Intent] | None = None
 
     def __post_init__(self) -> None:
         self.scope = empty_scope(self.agent_id, self.user_id)
@@ -66,6 +67,10 @@ class Conversation:
             call_id=event.call_id if isinstance(event, ToolCall | ToolResult) else None,
         )
         step = apply_input(self.scope, session, event, intent, provenance, self.policy)
+        # Pure and deterministic: the same input on the same state gives the same step.
+        again = apply_input(self.scope, session, event, intent, provenance, self.policy)
+        assert again == step
+        self.last_input = (event, intent)
         self.scope = step.scope
         assert step.session is not None
         self.sessions[event.session_id] = step.session
