@@ -45,7 +45,7 @@ async def requeue(redis: AnyRedis, partition: int, dead_letter_id: str) -> str |
     letter = _LETTER.decode(reply[0][1][DATA_FIELD.encode()])
     if letter.stream not in input_streams(partition):
         raise RequeueError(f"{letter.stream!r} is not an input stream of partition {partition}")
-    if "redacted>" in letter.fields.get(DATA_FIELD, ""):
+    if any("redacted>" in value for value in letter.fields.values()):
         raise RequeueError("the letter's text was redacted (dead_letter_keep_text off)")
     fields = [x for name, value in letter.fields.items() for x in (name, value)]
     new_id = await REQUEUE.run(redis, [stream, letter.stream], [dead_letter_id, *fields])

@@ -72,7 +72,15 @@ _NO_LIMITS = Limits(
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
 _MSGPACK = msgspec.msgpack.Encoder()
 _JSON = msgspec.json.Encoder()
-_TEXT_FIELDS = ("text",)
+# With dead_letter_keep_text off, a letter keeps only these envelope values (ids, seq,
+# time, kinds), and only as short scalars: every other value is replaced by its size,
+# because chat text in a renamed field, a bare JSON string or a tool's arguments is
+# still chat text (docs/security.md). Ids longer than the contract allows are not ids.
+_KEPT_FIELDS = frozenset({
+    "type", "agent_id", "user_id", "session_id", "seq", "ts", "role",
+    "message_id", "call_id", "name", "ok", "timezone",
+})  # fmt: skip
+_KEPT_MAX_CHARS = 256
 
 
 class InputEntry(Protocol):
@@ -713,21 +721,36 @@ def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:
     return parked
 
 
+def _redacted(value: str) -> str:
+    return f"<{len(value.encode())} bytes redacted>"
+
+
+def _kept(name: str, value: Any) -> bool:  # noqa: ANN401  (any decoded JSON value)
+    if name not in _KEPT_FIELDS:
+        return False
+    if isinstance(value, str):
+        return len(value) <= _KEPT_MAX_CHARS
+    return value is None or isinstance(value, bool | int | float)
+
+
 def _redact(fields: dict[str, str]) -> dict[str, str]:
-    """Replace chat text inside `__data__` by its size (dead_letter_keep_text off)."""
+    """Keep only the envelope of `__data__`; every other value becomes its size."""
+    out = {name: _redacted(value) for name, value in fields.items() if name != DATA_FIELD}
     raw = fields.get(DATA_FIELD)
     if raw is None:
-        return fields
+        return out
     try:
         document = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        return {**fields, DATA_FIELD: f"<{len(raw)} bytes redacted>"}
-    if isinstance(document, dict):
-        for name in _TEXT_FIELDS:
-            value = document.get(name)
-            if isinstance(value, str):
-                document[name] = f"<{len(value.encode())} bytes redacted>"
-    return {**fields, DATA_FIELD: msgspec.json.encode(document).decode()}
+    except (msgspec.DecodeError, RecursionError):
+        # RecursionError: deeply nested input (the decoder dead-letters it as undecodable).
+        return {**out, DATA_FIELD: _redacted(raw)}
+    if not isinstance(document, dict):
+        return {**out, DATA_FIELD: _redacted(raw)}
+    kept = {
+        name: value if _kept(name, value) else _redacted(msgspec.json.encode(value).decode())
+        for name, value in document.items()
+    }
+    return {**out, DATA_FIELD: msgspec.json.encode(kept).decode()}
 
 
 __all__ = ["BatchReport", "Entry", "InputEntry", "PartitionProcessor", "entry_ms"]
