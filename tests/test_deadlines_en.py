@@ -376,3 +376,10 @@ def test_table_has_at_least_150_cases_with_both_outcomes() -> None:
     """Issue 4: at least 150 cases per language, including negatives that give no deadline."""
     assert len(CASES) >= 150
     assert sum(case.expected is None for case in CASES) >= 25
+
+
+def test_naive_reference_time_is_taken_as_utc() -> None:
+    """A naive ts (the contracts never produce one) is read as UTC rather than refused."""
+    naive = datetime(2026, 11, 27, 10, 0)  # noqa: DTZ001  # the point of the test
+    got = resolve_deadline("within 1 hour", naive, ZoneInfo("UTC"))
+    assert got == datetime(2026, 11, 27, 11, 0, tzinfo=UTC)

@@ -138,9 +138,9 @@ _EN_START_BEFORE = frozenset(
 )
 _EN_FILLER = frozenset({"on", "at", "the"})
 _EN_UNSURE_BEFORE = frozenset(["every", "each", "following", "around", "about", "between"])
+# "Friday's meeting" never reaches here: an item followed by an apostrophe is not one.
 _EN_AFTER = re.compile(
-    r"(?:['\u2019]s\b|\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b)",
-    re.IGNORECASE,
+    r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
 )
 _ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
 _ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概")
@@ -293,13 +293,8 @@ def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:  
         previous.pop()
     if previous and (previous[-1] in _EN_START_BEFORE or previous[-2:] == ["as", "of"]):
         return None
-    tail = _EN_AFTER.match(after)
-    if tail is not None:
-        # "Friday's meeting" only mentions a day; "before Friday's meeting" is a
-        # deadline tied to an event we cannot place.
-        tokens = deadline_english.lex(deadline_english.normalize(phrase))
-        led = bool(tokens) and tokens[0].kind is deadline_english.Kind.MARKER  # type: ignore[index]
-        return False if led and tail.group().startswith(("'", "\u2019")) else None
+    if _EN_AFTER.match(after) is not None:
+        return None
     return spec is not None
 
 
