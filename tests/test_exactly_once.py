@@ -19,16 +19,25 @@ import redis.asyncio
 from fake_core import FakeCore, FakeScope
 from redis.asyncio.cluster import RedisCluster
 from store_harness import (
+    chat,
     deliver_and_settle,
     oracle,
     random_workload,
     real_core_workload,
     snapshot,
     without_entry_ids,
+    xadd,
 )
 
+from contracts.partition import partition_of
+from contracts.streams import stream_name
+from store.config import StoreConfig
+from store.dead_letters import list_dead_letters, requeue
 from store.embedded import EmbeddedCluster
+from store.intake import ensure_groups, read_new
+from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
+from store.watermark import watermark_ms
 from worker.core.state import ScopeState, record_id_for
 from worker.engine import Engine
 
@@ -117,3 +126,36 @@ async def test_the_real_reducer_through_the_store_equals_the_oracle(
     assert actual.scopes == expected.scopes
     assert actual.records == expected.records
     assert dict(actual.events) == dict(expected.events)
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_gate_expiry_and_dead_letters_run_on_every_shard(
+    backend: tuple[AnyRedis, Callable[[], AnyRedis], int],
+) -> None:
+    """Every script on every partition's slot, no CROSSSLOT: park, drain, skip, expire, DLQ."""
+    client, _, partitions = backend
+    core = FakeCore()
+    config = StoreConfig(partitions=partitions, gap_timeout_ms=0)
+    for p in range(partitions):
+        scope = next(
+            (f"a{i}", "u") for i in range(1000) if partition_of(f"a{i}", "u", partitions) == p
+        )
+        await ensure_groups(client, p, "accord")
+        processor = PartitionProcessor(client, p, core, config)
+        for seq, text in ((3, "hello"), (1, "propose tea deadline=1000")):
+            await xadd(client, chat(scope, "s", seq, text), partitions)
+        await client.xadd(stream_name("chat-turn", p), {"__data__": "{not json"})
+        report = await processor.process(await read_new(client, p, "accord", "c"))
+        assert (report.outcomes["applied"], report.outcomes["parked"]) == (1, 1)
+        assert await processor.skip_stale_gaps() == 1, "seq 2 never came"
+        expired = await processor.sweep_expired()
+        assert [e.event_id for e in expired] == ["s/1@2"]
+        [(letter_id, _)] = await list_dead_letters(client, p)
+        assert await requeue(client, p, letter_id) is not None
+        assert await watermark_ms(client, p, "accord") > 0
+    if isinstance(client, RedisCluster):
+        shards = {
+            client.get_node_from_key(stream_name("chat-turn", p)).name for p in range(partitions)
+        }
+        assert len(shards) == 3, "the partitions are spread over all three masters"
