@@ -155,7 +155,5 @@ async def test_gate_expiry_and_dead_letters_run_on_every_shard(
         assert await requeue(client, p, letter_id) is not None
         assert await watermark_ms(client, p, "accord") > 0
     if isinstance(client, RedisCluster):
-        shards = {
-            client.get_node_from_key(stream_name("chat-turn", p)).name for p in range(partitions)
-        }
-        assert len(shards) == 3, "the partitions are spread over all three masters"
+        nodes = [client.get_node_from_key(stream_name("chat-turn", p)) for p in range(partitions)]
+        assert len({node.name for node in nodes if node is not None}) == 3, "all three masters"
