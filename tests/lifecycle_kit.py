@@ -18,6 +18,7 @@ from contracts.records import AgreementRecord
 from contracts.tools import ACCEPT_TOOL_NAME, TODO_WRITE_TOOL_NAME
 from contracts.view import SessionView
 from worker.core.intents import NO_INTENT, Intent
+from worker.core.interpret import interpret
 from worker.core.lifecycle import Policy, Step, apply_input, expire_due
 from worker.core.state import ScopeState, SessionState, empty_scope, empty_session
 from worker.core.view import session_view
@@ -98,6 +99,29 @@ class Conversation:
             message_id=f"m-{name}-{seq}",
         )
         return self.apply(event, intent)
+
+    def say(
+        self,
+        text: str,
+        *,
+        role: Role = Role.USER,
+        session: str | None = None,
+        timezone: str | None = None,
+    ) -> Step:
+        """A real chat turn, read by the real recognizer (`interpret`), then applied."""
+        name, seq = self._next(session)
+        event = ChatTurn(
+            agent_id=self.agent_id,
+            user_id=self.user_id,
+            session_id=name,
+            seq=seq,
+            ts=self.now,
+            role=role,
+            text=text,
+            message_id=f"m-{name}-{seq}",
+            timezone=timezone,
+        )
+        return self.apply(event, interpret(event, "UTC"))
 
     def tool_call(
         self, name: str, arguments: dict[str, Any], *, session: str | None = None
