@@ -35,7 +35,7 @@ def documents(path: Path) -> list[dict[str, Any]]:
 
 
 def manifest(kind: str, name: str) -> dict[str, Any]:
-    for path in sorted(K8S.glob("*.yaml")):
+    for path in sorted([*K8S.glob("*.yaml"), *K8S.glob("examples/*.yaml")]):
         for doc in documents(path):
             if doc["kind"] == kind and doc["metadata"]["name"] == name:
                 return doc
@@ -230,7 +230,7 @@ def test_selectors_select_the_worker_pods(deployment: dict[str, Any]) -> None:
 
 def test_every_object_lives_in_the_accord_namespace() -> None:
     """kubectl apply -f deploy/k8s/ puts nothing in the wrong namespace."""
-    for path in [*K8S.glob("*.yaml"), *DEPLOY.glob("keda/**/*.yaml")]:
+    for path in [*K8S.glob("**/*.yaml"), *DEPLOY.glob("keda/**/*.yaml")]:
         for doc in documents(path):
             if doc["kind"] != "Namespace":
                 assert doc["metadata"]["namespace"] == "accord", path
