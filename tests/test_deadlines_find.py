@@ -89,6 +89,9 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("我周五前交初稿 and you review it on Monday", "two deadlines in mixed text"),
     ("明天的会议你来主持", "明天的 names a day, it does not end the agreement"),
     ("快一点回答", "一点 is 'a little', not one o'clock"),
+    ("send it before the meeting on Friday", "a deadline tied to an event on that day"),
+    ("周五下班前发给我", "before leaving work on Friday, not the end of Friday"),
+    ("明天开会之前把材料准备好", "before tomorrow's meeting"),
 )
 
 

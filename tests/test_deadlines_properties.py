@@ -219,3 +219,79 @@ def test_case_and_surrounding_words_do_not_change_the_deadline(
     found = find_deadline_phrase(terms)
     assert found is not None
     assert resolve_deadline(found, ts, zone) == resolve_deadline(phrase, ts, zone)
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=80), reference_times, zones)
+def test_any_text_is_read_without_error(text: str, ts: datetime, zone: ZoneInfo) -> None:
+    """Robustness: no input makes finding or resolving raise (the worker never stops)."""
+    found = find_deadline_phrase(text)
+    assert found is None or found in text
+    resolve_deadline(text, ts, zone)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.sampled_from(
+            (
+                "by",
+                "before",
+                "within",
+                "until",
+                "the",
+                "end",
+                "of",
+                "next",
+                "this",
+                "at",
+                "on",
+                "friday",
+                "tomorrow",
+                "tonight",
+                "december",
+                "1st",
+                "2026",
+                "9999",
+                "5pm",
+                "17:00",
+                "3",
+                "days",
+                "weeks",
+                "noon",
+                "week",
+                "month",
+                "year",
+                "明天",
+                "下周",
+                "五",
+                "前",
+                "内",
+                "下午",
+                "3点",
+                "12月",
+                "1日",
+                "号",
+                "月底",
+                "年底",
+                "三天",
+                "9999年",
+            )
+        ),
+        min_size=1,
+        max_size=6,
+    ).map(" ".join),
+    st.datetimes(
+        min_value=datetime(1, 1, 2),  # noqa: DTZ001  # hypothesis bounds are naive by contract
+        max_value=datetime(9999, 12, 30),  # noqa: DTZ001
+        timezones=st.just(UTC),
+    ),
+    zones,
+)
+def test_grammar_word_salad_at_any_time_is_read_without_error(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """Robustness: grammar words in any order, said in any year, give a deadline or None."""
+    deadline = resolve_deadline(phrase, ts, zone)
+    assert deadline is None or deadline > ts
+    find_deadline_phrase(phrase)

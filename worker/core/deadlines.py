@@ -142,6 +142,11 @@ _EN_UNSURE_BEFORE = frozenset(["every", "each", "following", "around", "about", 
 _EN_AFTER = re.compile(
     r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
 )
+# A marker a few words before the time belongs to something else ("before the meeting
+# on Friday"); in Chinese, 前 just after it does ("周五下班前").
+_EN_EVENT_BEFORE = frozenset({"by", "before", "until", "till", "prior"})
+# Up to four characters before the clause ends (full-width or ASCII punctuation).
+_ZH_EVENT_AFTER = re.compile(r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)")
 _ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
 _ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概")
 _ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
@@ -270,7 +275,7 @@ def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
     return True
 
 
-def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:  # noqa: PLR0911  # one exit per verdict
+def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:
     """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore."""
     start, end = match.span()
     phrase = terms[start:end]
@@ -279,23 +284,35 @@ def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:  
         return None
     before = terms[max(0, start - _AHEAD) : start]
     after = terms[end : end + _AHEAD]
-    if chinese:
-        before, after = before.rstrip(), after.lstrip()
-        if before.endswith(_ZH_UNSURE_BEFORE) or after.startswith(_ZH_UNSURE_AFTER):
-            return False
-        if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
-            return None
-        return spec is not None
-    previous = _WORD.findall(_lower(before))[-3:]
+    context = _chinese_context(before, after) if chinese else _english_context(before, after)
+    return spec is not None if context is True else context
+
+
+def _chinese_context(before: str, after: str) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict."""
+    before, after = before.rstrip(), after.lstrip()
+    if before.endswith(_ZH_UNSURE_BEFORE) or after.startswith(_ZH_UNSURE_AFTER):
+        return False
+    if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
+        return None
+    # "周五下班前": before an event on that day, not the day's end.
+    return _ZH_EVENT_AFTER.match(after) is None
+
+
+def _english_context(before: str, after: str) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict."""
+    previous = _WORD.findall(_lower(before))[-4:]
     if previous and previous[-1] in _EN_UNSURE_BEFORE:
         return False
-    while previous and previous[-1] in _EN_FILLER:
-        previous.pop()
-    if previous and (previous[-1] in _EN_START_BEFORE or previous[-2:] == ["as", "of"]):
+    trimmed = list(previous)
+    while trimmed and trimmed[-1] in _EN_FILLER:
+        trimmed.pop()
+    if trimmed and (trimmed[-1] in _EN_START_BEFORE or trimmed[-2:] == ["as", "of"]):
         return None
     if _EN_AFTER.match(after) is not None:
         return None
-    return spec is not None
+    # "before the meeting on Friday": the deadline is the event's, not Friday's end.
+    return _EN_EVENT_BEFORE.isdisjoint(previous)
 
 
 def parse_deadline(phrase: str) -> DeadlineSpec | None:
@@ -316,7 +333,10 @@ def resolve_deadline(phrase: str, ts: datetime, zone: ZoneInfo) -> datetime | No
         return None
     if ts.tzinfo is None:
         ts = ts.replace(tzinfo=UTC)
-    instant = evaluate(spec, ts, zone)
+    try:
+        instant = evaluate(spec, ts, zone)
+    except (OverflowError, ValueError):
+        return None  # past the calendar's end (year 9999): no deadline, never a crash
     return instant if instant is not None and instant > ts else None
 
 
