@@ -64,6 +64,11 @@ spec:
   maxReplicaCount: 12
   pollingInterval: 15
   cooldownPeriod: 300
+  # If KEDA cannot read Redis (network, credentials), hold 2 replicas rather than
+  # whatever the HPA last computed.
+  fallback:
+    failureThreshold: 3
+    replicas: 2
   advanced:
     horizontalPodAutoscalerConfig:
       behavior:
