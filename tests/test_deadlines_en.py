@@ -76,6 +76,11 @@ CASES: tuple[Case, ...] = (
     Case("by EOD", "2026-11-28T00:00:00-05:00"),
     Case("by the end of the day", "2026-11-28T00:00:00-05:00"),
     Case("by the end of tomorrow", "2026-11-29T00:00:00-05:00"),
+    Case("by EOD tomorrow", "2026-11-29T00:00:00-05:00"),
+    Case("by end of day Monday", "2026-12-01T00:00:00-05:00"),
+    Case("by EOD EOD", None),
+    Case("by EOD next week", None),
+    Case("by EOD at 5pm", None),
     Case("before the end of tomorrow", "2026-11-29T00:00:00-05:00"),
     Case("before today", None),
     Case("before tonight", None),  # when the evening starts is a guess

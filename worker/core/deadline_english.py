@@ -283,6 +283,7 @@ class _Slots:
     hint: Hint | None = None
     duration: Duration | None = None
     force_end: bool = False
+    end_of_day: bool = False  # "EOD", "end of day": of today, or of the day named with it
 
 
 def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
@@ -310,6 +311,10 @@ def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911
             return None
         if not _fill(slots, token):
             return None
+    if slots.end_of_day:
+        if slots.period is not None or slots.clock is not None:
+            return None
+        slots.day = slots.day or RelativeDay(0)
     within = marker == "within"
     if slots.duration is not None:
         if not within or (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
@@ -393,8 +398,10 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR091
 
 def _dayword(slots: _Slots, word: str) -> bool:
     if word == "eod" or word.startswith(("end", "the end")):
-        slots.force_end = True
-        return _set_day(slots, RelativeDay(0))
+        if slots.end_of_day:
+            return False
+        slots.force_end = slots.end_of_day = True
+        return True
     if word.startswith("this "):
         return _set_day(slots, RelativeDay(0)) and _set_hint(slots, _DAYPARTS[word[5:]])
     if word == "tonight":
