@@ -1,0 +1,179 @@
+"""The faults the harness injects: Redis restarts, killed clients, killed workers.
+
+- `RedisNode`: a redis-server with `appendonly yes` in a directory of our own, so it
+  restarts on the same data, after `SHUTDOWN NOSAVE` or after `kill -9`;
+- `kill_clients`: `CLIENT KILL` of worker connections, those blocked in XREADGROUP or
+  those whose last command was a commit script (the reply is lost after the commit:
+  Redis runs one command at a time, so a kill lands between scripts, never inside one);
+- `Workers`: N chaos worker processes (worker/chaos/node.py) that are SIGKILLed at
+  random, some armed to die at a crash point, each restarted like a Deployment would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import redis
+import redis.asyncio
+
+from store.crash import CRASH_POINTS
+from store.embedded import EmbeddedRedis
+
+HARNESS = "chaos-harness"
+
+
+@dataclass
+class RedisNode:
+    directory: Path
+    fsync: str = "always"
+    port: int = 0
+    server: EmbeddedRedis | None = None
+    restarts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.server = EmbeddedRedis(
+            port=self.port,
+            directory=self.directory,
+            startup_timeout=60.0,
+            extra_args=("--appendonly", "yes", "--appendfsync", self.fsync),
+        )
+        self.server.start()
+        self.port = self.server.port
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def restart(self, how: str, down_s: float = 0.5) -> None:
+        """`shutdown_nosave` (SHUTDOWN NOSAVE) or `kill9` (SIGKILL), then start again."""
+        client = redis.Redis(port=self.port, client_name=HARNESS)
+        try:
+            if how == "kill9":
+                pid = int(client.info("server")["process_id"])
+                os.kill(pid, signal.SIGKILL)
+            else:
+                with contextlib.suppress(redis.ConnectionError):
+                    client.shutdown(nosave=True)
+        finally:
+            client.close()
+        self.stop()  # reaps the process; the directory is ours and stays
+        time.sleep(down_s)
+        self.start()
+        self.restarts[how] = self.restarts.get(how, 0) + 1
+
+
+async def kill_clients(admin: redis.asyncio.Redis, kind: str, rng: random.Random) -> int:
+    """CLIENT KILL one worker connection of `kind` (`blocked_read` or `after_script`)."""
+    clients: Any = await admin.client_list()
+    candidates = []
+    for client in clients:
+        if client.get("name", "").startswith(HARNESS):
+            continue
+        cmd, flags = client.get("cmd", ""), client.get("flags", "")
+        blocked_read = cmd == "xreadgroup" and "b" in flags
+        after_script = cmd in {"evalsha", "eval"}
+        if (kind == "blocked_read" and blocked_read) or (kind == "after_script" and after_script):
+            candidates.append(client["id"])
+    if not candidates:
+        return 0
+    with contextlib.suppress(redis.ResponseError):
+        await admin.execute_command(  # type: ignore[no-untyped-call]
+            "CLIENT", "KILL", "ID", rng.choice(candidates)
+        )
+        return 1
+    return 0
+
+
+@dataclass
+class Workers:
+    """N worker processes; an exited one is restarted (as Kubernetes would)."""
+
+    count: int
+    env: dict[str, str]
+    rng: random.Random
+    logs: Path
+    crash_share: float = 0.0
+    procs: list[subprocess.Popen[bytes] | None] = field(default_factory=list)
+    files: list[IO[bytes]] = field(default_factory=list)
+    spawned: int = 0
+    sigkills: int = 0
+    crashes: dict[str, int] = field(default_factory=dict)
+    exits: dict[int, int] = field(default_factory=dict)
+    armed: dict[int, str] = field(default_factory=dict)
+    killed: set[int] = field(default_factory=set)
+
+    def start(self) -> None:
+        self.procs = [None] * self.count
+        for slot in range(self.count):
+            self._spawn(slot)
+
+    def _spawn(self, slot: int) -> None:
+        self.spawned += 1
+        env = {**self.env, "ACCORD_CONSUMER": f"chaos-{slot}-{self.spawned}"}
+        point = None
+        if self.rng.random() < self.crash_share:
+            point = self.rng.choice(CRASH_POINTS)
+            env["ACCORD_CHAOS_CRASH_AT"] = point
+            env["ACCORD_CHAOS_CRASH_AFTER"] = str(self.rng.randint(3, 60))
+        log = (self.logs / f"worker-{self.spawned}.log").open("wb")
+        self.files.append(log)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "worker.chaos.node"], env=env, stdout=log, stderr=log
+        )
+        self.procs[slot] = proc
+        if point is not None:
+            self.armed[proc.pid] = point
+
+    def tend(self) -> None:
+        """Restart every worker that exited; count crash-point exits by point."""
+        for slot, proc in enumerate(self.procs):
+            if proc is None or proc.poll() is None:
+                continue
+            code = proc.returncode
+            if proc.pid not in self.killed:  # our SIGKILLs are counted in `sigkills`
+                self.exits[code] = self.exits.get(code, 0) + 1
+            point = self.armed.pop(proc.pid, None)
+            if code == 137 and point is not None:
+                self.crashes[point] = self.crashes.get(point, 0) + 1
+            self._spawn(slot)
+
+    def kill_random(self) -> bool:
+        live = [p for p in self.procs if p is not None and p.poll() is None]
+        if not live:
+            return False
+        victim = self.rng.choice(live)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        self.armed.pop(victim.pid, None)
+        self.sigkills += 1
+        self.killed.add(victim.pid)
+        return True
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            if proc is None:
+                continue
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for log in self.files:
+            log.close()
