@@ -31,6 +31,7 @@ How a batch goes (docs/store.md):
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +56,15 @@ from store import keys
 from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.crash import crash_point
-from store.gate import Arrival, ParkedEntry, entry_ms, format_skipped, parse_skipped, plan_session
+from store.gate import (
+    Arrival,
+    GatePlan,
+    ParkedEntry,
+    entry_ms,
+    format_skipped,
+    parse_skipped,
+    plan_session,
+)
 from store.scripts import COMMIT, LOAD, AnyRedis
 from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
 from store.watermark import server_ms, watermark_ms
@@ -164,17 +173,51 @@ class _Build(Generic[ScopeT, SessionT]):
     """One unit while it is being planned: the scope threaded through its sessions."""
 
     scope: ScopeT
+    table: _Keys
     scope_changed: bool = False
     applied_any: bool = False
     records: dict[str, AgreementRecord] = field(default_factory=dict)
     events: list[AgreementEvent | DeadLetter] = field(default_factory=list)
     sessions: list[dict[str, Any]] = field(default_factory=list)
     sessions_after: dict[str, SessionSnapshot[SessionT]] = field(default_factory=dict)
-    acks: list[tuple[str, str]] = field(default_factory=list)
+    # Flat [stream KEYS index, entry id, ...] for XACK.
+    acks: list[Any] = field(default_factory=list)
     late: list[list[Any]] = field(default_factory=list)
     outcomes: dict[str, int] = field(default_factory=dict)
     gap_skips: int = 0
     seqs_skipped: int = 0
+
+
+def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
+    table: _Keys,
+    names: tuple[str, ...],
+    before: SessionSnapshot[Any],
+    plan: GatePlan,
+    encoded: bytes | None,
+    parked_after: dict[int, ParkedEntry],
+) -> dict[str, Any]:
+    """The session's writes as commit.lua reads them (absent fields are nil)."""
+    session_key, parked_key, member = names
+    entry: dict[str, Any] = {"k": table(session_key), "v": before.version, "n": plan.next_seq}
+    if encoded is not None:
+        entry["c"] = table.blob(encoded)
+    if plan.skipped_now:
+        entry["kk"] = format_skipped(plan.skipped)
+    if plan.park or plan.unpark:
+        # The parked hash is a KEY of the script only when it is written.
+        entry["pk"] = table(parked_key)
+        entry["ps"] = [
+            x
+            for seq, a in plan.park
+            for x in (seq, table.blob(_MSGPACK.encode((a.stream, a.entry_id, a.data))))
+        ]
+        entry["pd"] = plan.unpark
+    if before.parked or parked_after:
+        # The gap index is touched only by a session that had or has parked entries.
+        entry["gm"] = member
+        if plan.oldest_parked_ms is not None:
+            entry["gs"] = plan.oldest_parked_ms
+    return entry
 
 
 def _bump(counts: dict[str, int], name: str, by: int) -> None:
@@ -225,11 +268,25 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self.core = core
         self.config = config or StoreConfig()
         self.input_streams = frozenset(input_streams(partition))
+        # Key names and partitions of the scopes and sessions seen lately (pure functions).
+        self._session_names = functools.lru_cache(maxsize=4096)(self._names_of_session)
+        self._partition_of = functools.lru_cache(maxsize=4096)(self._partition_of_scope)
         # What this processor last committed (store/state_cache.py): skips most loads.
         self._scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(self.config.cache_size)
         self._sessions: LruCache[SessionId, SessionSnapshot[SessionT]] = LruCache(
             self.config.cache_size
         )
+
+    def _names_of_session(self, agent_id: str, user_id: str, session_id: str) -> tuple[str, ...]:
+        """(session key, parked key, gap member) of one session."""
+        return (
+            keys.session_key(self.partition, agent_id, user_id, session_id),
+            keys.parked_key(self.partition, agent_id, user_id, session_id),
+            keys.session_member(agent_id, user_id, session_id),
+        )
+
+    def _partition_of_scope(self, agent_id: str, user_id: str) -> int:
+        return partition_of(agent_id, user_id, self.config.partitions)
 
     # ----------------------------------------------------------------- intake
     async def process(self, entries: Sequence[InputEntry]) -> BatchReport:
@@ -263,7 +320,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             event = decode_entry(entry.fields, self.config.limits)
         except ContractError as error:
             return self._dead_letter(entry, error.reason, str(error))
-        if partition_of(event.agent_id, event.user_id, self.config.partitions) != self.partition:
+        if self._partition_of(event.agent_id, event.user_id) != self.partition:
             return self._dead_letter(
                 entry, DeadLetterReason.WRONG_PARTITION, "scope hashes to another partition", event
             )
@@ -335,8 +392,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         for attempt in range(self.config.commit_retries + 1):
             scopes, sessions = await self._load(todo, work)
             crash_point(self.config.crash_at, "after_load")
-            units = [self._unit(scope_id, work[scope_id], scopes, sessions) for scope_id in todo]
             table = _Keys()
+            units = [
+                self._unit(table, scope_id, work[scope_id], scopes, sessions) for scope_id in todo
+            ]
             plan = self._plan(table, [unit.plan for unit in units], dead if attempt == 0 else [])
             crash_point(self.config.crash_at, "before_commit")
             failed = await self._commit(table, plan)
@@ -378,8 +437,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self, table: _Keys, units: list[dict[str, Any]], dead: list[tuple[str, str, bytes]]
     ) -> dict[str, Any]:
         p = self.partition
-        # Unit plans name keys by their names; the table turns them into KEYS indices.
-        resolved = [_resolve(table, unit) for unit in units]
         return {
             "g": self.config.group,
             "ek": table(keys.events_stream(p)),
@@ -389,7 +446,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             "tk": table(keys.stats_key(p)),
             "gk": table(keys.gaps_key(p)),
             "xk": table(keys.deadlines_key(p)),
-            "u": resolved,
+            "u": units,
             "d": [
                 [table(stream), entry_id, table.blob(letter)] for stream, entry_id, letter in dead
             ],
@@ -454,28 +511,34 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     def _unit(
         self,
+        table: _Keys,
         scope_id: ScopeId,
         work: _Work,
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]],
         sessions: dict[SessionId, SessionSnapshot[SessionT]],
     ) -> _Unit[ScopeT, SessionT]:
         before = scopes[scope_id]
-        build: _Build[ScopeT, SessionT] = _Build(before.state)
+        build: _Build[ScopeT, SessionT] = _Build(before.state, table)
         for session_id in sorted(_sessions_of(work)):
             self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
         _bump(build.outcomes, "dead_letter", len(build.late))
-        unit_plan: dict[str, Any] = {
-            "se": build.sessions,
-            "a": build.acks,
-            "d": build.late,
-            "nk": build.gap_skips,
-            "nq": build.seqs_skipped,
-        }
+        # Absent fields are nil in Lua: only what this unit does travels.
+        unit_plan: dict[str, Any] = {}
+        if build.sessions:
+            unit_plan["se"] = build.sessions
+        if build.acks:
+            unit_plan["a"] = build.acks
+        if build.late:
+            unit_plan["d"] = build.late
+        if build.gap_skips:
+            unit_plan["nk"] = build.gap_skips
+            unit_plan["nq"] = build.seqs_skipped
         scope_after = None
         if build.applied_any:
             deadlines = self._deadline_members(scope_id, build.scope)
             unit_plan.update(
                 self._scope_writes(
+                    table,
                     scope_id,
                     build.scope,
                     before,
@@ -514,7 +577,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             work.arrivals.get(session_id, ()),
             skip_gap=session_id in work.skip_gap,
         )
-        build.acks.extend((a.stream, a.entry_id) for a in plan.duplicates)
+        table = build.table
+        for arrival in plan.duplicates:
+            build.acks += (table(arrival.stream), arrival.entry_id)
         _bump(build.outcomes, "duplicate", len(plan.duplicates))
         for arrival in plan.late:
             letter = self._dead_letter(
@@ -523,7 +588,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 f"seq {arrival.event.seq} arrived after its gap was skipped",
                 arrival.event,
             )
-            build.late.append([arrival.stream, arrival.entry_id, _JSON.encode(letter)])
+            build.late.append(
+                [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
+            )
             build.events.append(letter)
         if not (plan.apply or plan.park or plan.skipped_now):
             return  # nothing about the session changes: no write, no version check
@@ -546,12 +613,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             build.events.extend(step.events)
             build.records.update((record.record_id, record) for record in step.records)
             if isinstance(source, Arrival):
-                build.acks.append((source.stream, source.entry_id))
+                build.acks += (table(source.stream), source.entry_id)
                 _bump(build.outcomes, "applied", 1)
             else:
                 _bump(build.outcomes, "drained", 1)
         build.applied_any |= bool(plan.apply)
-        build.acks.extend((a.stream, a.entry_id) for _, a in plan.park)
+        for _, arrival in plan.park:
+            build.acks += (table(arrival.stream), arrival.entry_id)
         _bump(build.outcomes, "parked", len(plan.park))
         if plan.skipped_now:
             build.gap_skips += 1
@@ -560,24 +628,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         parked_after.update(
             (seq, ParkedEntry(a.stream, a.entry_id, a.data)) for seq, a in plan.park
         )
-        key = (agent_id, user_id, session_id)
-        build.sessions.append(
-            {
-                "k": keys.session_key(self.partition, *key),
-                "v": before.version,
-                "n": plan.next_seq,
-                "c": self.core.encode_session(session) if session_changed else None,
-                "kk": format_skipped(plan.skipped) if plan.skipped_now else None,
-                "pk": keys.parked_key(self.partition, *key),
-                "ps": [
-                    (seq, _MSGPACK.encode((a.stream, a.entry_id, a.data))) for seq, a in plan.park
-                ],
-                "pd": plan.unpark,
-                # The gap index is touched only by a session that had or has parked entries.
-                "gm": keys.session_member(*key) if before.parked or parked_after else None,
-                "gs": plan.oldest_parked_ms,
-            }
-        )
+        names = self._session_names(agent_id, user_id, session_id)
+        encoded = self.core.encode_session(session) if session_changed else None
+        build.sessions.append(_session_entry(table, names, before, plan, encoded, parked_after))
         build.sessions_after[session_id] = SessionSnapshot(
             version=before.version + 1,
             next_seq=plan.next_seq,
@@ -589,6 +642,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     def _scope_writes(  # noqa: PLR0913, PLR0917  (the parts of one scope's commit)
         self,
+        table: _Keys,
         scope_id: ScopeId,
         scope: ScopeT,
         before: ScopeSnapshot[ScopeT],
@@ -602,17 +656,25 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         p = self.partition
         removed = ({*before.deadlines, *stale}) - deadlines.keys()
         added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
-        return {
-            "sc": keys.scope_key(p, *scope_id),
-            "sv": before.version,
-            "ss": self.core.encode_scope(scope) if scope_changed else None,
-            "r": [
-                [keys.record_key(p, rid), _JSON.encode(record)] for rid, record in records.items()
-            ],
-            "xr": sorted(removed),
-            "xa": [x for member, ms in sorted(added.items()) for x in (ms, member)],
-            "ev": [_JSON.encode(event) for event in events if not isinstance(event, DeadLetter)],
-        }
+        writes: dict[str, Any] = {"sc": table(keys.scope_key(p, *scope_id)), "sv": before.version}
+        if scope_changed:
+            writes["ss"] = table.blob(self.core.encode_scope(scope))
+        if records:
+            writes["r"] = [
+                x
+                for rid, record in records.items()
+                for x in (table(keys.record_key(p, rid)), table.blob(_JSON.encode(record)))
+            ]
+        if removed:
+            writes["xr"] = sorted(removed)
+        if added:
+            writes["xa"] = [x for member, ms in sorted(added.items()) for x in (ms, member)]
+        published = [
+            table.blob(_JSON.encode(event)) for event in events if not isinstance(event, DeadLetter)
+        ]
+        if published:
+            writes["ev"] = published
+        return writes
 
     # ----------------------------------------------------------------- expiry
     async def sweep_expired(self, now_ms: int | None = None, limit: int = 1000) -> list[Any]:
@@ -639,10 +701,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 self._forget(scope_id)  # the sweep reads Redis, never the cache
             scopes, _ = await self._load(todo, {scope_id: _Work() for scope_id in todo})
             units: list[tuple[ScopeId, dict[str, Any], list[Any]]] = []
+            table = _Keys()
             for scope_id in todo:
                 before = scopes[scope_id]
                 step = self.core.expire(before.state, _instant(cutoff))
                 plan = self._scope_writes(
+                    table,
                     scope_id,
                     step.scope,
                     before,
@@ -653,7 +717,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     stale=due[scope_id],
                 )
                 units.append((scope_id, plan, list(step.events)))
-            table = _Keys()
             plan = self._plan(table, [unit for _, unit, _ in units], [])
             failed = await self._commit(table, plan)
             for index, (_, _, events) in enumerate(units):
@@ -664,53 +727,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 break
             await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
         return committed
-
-
-def _compact(values: dict[str, Any]) -> dict[str, Any]:
-    """Drop None and empty lists: Lua reads an absent field as nil, and bytes cost time."""
-    return {
-        k: v for k, v in values.items() if v is not None and not (isinstance(v, list) and not v)
-    }
-
-
-def _resolve_session(table: _Keys, session: dict[str, Any]) -> dict[str, Any]:
-    return _compact(
-        {
-            "k": table(session["k"]),
-            "v": session["v"],
-            "n": session["n"],
-            # The parked hash is a KEY of the script only when it is written.
-            "pk": table(session["pk"]) if session["ps"] or session["pd"] else None,
-            "c": None if session["c"] is None else table.blob(session["c"]),
-            "kk": session["kk"],
-            "ps": [x for seq, data in session["ps"] for x in (seq, table.blob(data))],
-            "pd": session["pd"],
-            "gm": session["gm"],
-            "gs": session["gs"] if session["gm"] is not None else None,
-        }
-    )
-
-
-def _resolve(table: _Keys, unit: dict[str, Any]) -> dict[str, Any]:
-    """Replace key names by KEYS indices and bytes by ARGV indices (see commit.lua)."""
-    out: dict[str, Any] = {
-        "a": [x for stream, entry_id in unit.get("a", ()) for x in (table(stream), entry_id)],
-        "d": [[table(st), eid, table.blob(letter)] for st, eid, letter in unit.get("d", ())],
-        "nk": unit.get("nk", 0),
-        "nq": unit.get("nq", 0),
-        "se": [_resolve_session(table, session) for session in unit.get("se", ())],
-    }
-    if "sc" in unit:
-        out |= {
-            "sc": table(unit["sc"]),
-            "sv": unit["sv"],
-            "ss": None if unit["ss"] is None else table.blob(unit["ss"]),
-            "r": [x for name, data in unit["r"] for x in (table(name), table.blob(data))],
-            "xr": unit["xr"],
-            "xa": unit["xa"],
-            "ev": [table.blob(data) for data in unit["ev"]],
-        }
-    return _compact(out)
 
 
 def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:
