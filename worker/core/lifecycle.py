@@ -328,7 +328,9 @@ def _propose(  # noqa: PLR0913 - as _on_turn
 ) -> _Outcome:
     record_id = record_id_for(turn.agent_id, turn.user_id, turn.session_id, turn.seq)
     if scope.find(record_id) is not None:
-        return _Outcome()  # the same input again: its record exists already
+        # The same input again while its record is live. (Exactly once is the store's
+        # ordering gate: redelivered inputs never reach the core in normal operation.)
+        return _Outcome()
     refusal: tuple[RefusalReason, int] | None = None
     if len(proposal.terms) > policy.max_terms_chars:
         refusal = (RefusalReason.TERMS_TOO_LONG, policy.max_terms_chars)
