@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+import structlog
 from redis.asyncio import Redis
 from worker_kit import (
     ROOT,
@@ -125,11 +126,14 @@ async def test_logs_never_carry_the_message_text_at_info(
 
     configure_logging("INFO")
     private = "Let's agree: the launch code is swordfish."
-    async with running_worker(worker_settings(redis_url)):
-        gateway = Gateway(client, 1)
-        await gateway.publish(turn("private", 1, text=private))
-        await gateway.wait_processed()
-    err = capsys.readouterr().err
+    try:
+        async with running_worker(worker_settings(redis_url)):
+            gateway = Gateway(client, 1)
+            await gateway.publish(turn("private", 1, text=private))
+            await gateway.wait_processed()
+        err = capsys.readouterr().err
+    finally:
+        structlog.reset_defaults()
     assert '"session_id": "private"' in err
     assert '"record_id": "agr-' in err
     assert "swordfish" not in err
