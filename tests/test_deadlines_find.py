@@ -45,6 +45,9 @@ FOUND: tuple[tuple[str, str], ...] = (
     ("明天 18:00 前把 PR 合并", "明天 18:00 前"),  # one span, not also the English "18:00"
     ("周五之前把 PR 合并", "周五之前"),
     ("mark todo 'Call mom' as completed tonight", "tonight"),
+    ("you flag any claim you are unsure about by Friday 5pm", "by Friday 5pm"),
+    ("send it by email by Friday", "by Friday"),
+    ("after the review, by Monday, send the summary", "by Monday"),
 )
 
 NOT_FOUND: tuple[tuple[str, str], ...] = (

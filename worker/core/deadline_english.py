@@ -164,6 +164,7 @@ _MARKER_SOURCE = (
     r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
 )
 _CONNECTOR_SOURCE = r"at|on|of"
+MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
 _END = r"(?![\w'])"
 
 _LEXER = Lexer(

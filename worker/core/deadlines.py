@@ -284,7 +284,11 @@ def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:
         return None
     before = terms[max(0, start - _AHEAD) : start]
     after = terms[end : end + _AHEAD]
-    context = _chinese_context(before, after) if chinese else _english_context(before, after)
+    if chinese:
+        context = _chinese_context(before, after)
+    else:
+        led = deadline_english.MARKER.match(_lower(phrase)) is not None
+        context = _english_context(before, after, led=led)
     return spec is not None if context is True else context
 
 
@@ -299,8 +303,16 @@ def _chinese_context(before: str, after: str) -> bool | None:
     return _ZH_EVENT_AFTER.match(after) is None
 
 
-def _english_context(before: str, after: str) -> bool | None:
-    """True: the words around do not change the reading; else a _judge verdict."""
+def _english_context(before: str, after: str, *, led: bool) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict.
+
+    Words before a run its own marker leads ("about by Friday", "by email by Friday")
+    belong to the sentence, not to the time.
+    """
+    if _EN_AFTER.match(after) is not None:
+        return None
+    if led:
+        return True
     previous = _WORD.findall(_lower(before))[-4:]
     if previous and previous[-1] in _EN_UNSURE_BEFORE:
         return False
@@ -308,8 +320,6 @@ def _english_context(before: str, after: str) -> bool | None:
     while trimmed and trimmed[-1] in _EN_FILLER:
         trimmed.pop()
     if trimmed and (trimmed[-1] in _EN_START_BEFORE or trimmed[-2:] == ["as", "of"]):
-        return None
-    if _EN_AFTER.match(after) is not None:
         return None
     # "before the meeting on Friday": the deadline is the event's, not Friday's end.
     return _EN_EVENT_BEFORE.isdisjoint(previous)
