@@ -94,6 +94,20 @@ def plan_session(
     skip_gap: bool = False,
 ) -> GatePlan:
     """Plan one session: `arrivals` in any order, `parked` as loaded from the store."""
+    if len(arrivals) == 1 and not parked and not skip_gap and arrivals[0].event.seq == next_seq:
+        # The common case, a conversation going on: the next seq and nothing waiting.
+        return GatePlan(apply=[(next_seq, arrivals[0])], next_seq=next_seq + 1, skipped=skipped)
+    return _plan_any(next_seq, skipped, parked, arrivals, skip_gap=skip_gap)
+
+
+def _plan_any(
+    next_seq: int,
+    skipped: tuple[tuple[int, int], ...],
+    parked: dict[int, ParkedEntry],
+    arrivals: Sequence[Arrival],
+    *,
+    skip_gap: bool,
+) -> GatePlan:
     plan = GatePlan(next_seq=next_seq, skipped=skipped)
     waiting: dict[int, Arrival | ParkedEntry] = dict(parked)
     for arrival in sorted(arrivals, key=lambda a: a.event.seq):

@@ -535,7 +535,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             unit_plan["nq"] = build.seqs_skipped
         scope_after = None
         if build.applied_any:
-            deadlines = self._deadline_members(scope_id, build.scope)
+            # An unchanged scope has the deadlines it had: no scan of its records.
+            deadlines = (
+                self._deadline_members(scope_id, build.scope)
+                if build.scope_changed
+                else before.deadlines
+            )
             unit_plan.update(
                 self._scope_writes(
                     table,
@@ -597,6 +602,37 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         session = before.core
         if session is None:
             session = self.core.decode_session(before.raw_core, session_id)
+        session, session_changed = self._apply_ready(build, plan, session)
+        build.applied_any |= bool(plan.apply)
+        for _, arrival in plan.park:
+            build.acks += (table(arrival.stream), arrival.entry_id)
+        _bump(build.outcomes, "parked", len(plan.park))
+        if plan.skipped_now:
+            build.gap_skips += 1
+            build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
+        parked_after: dict[int, ParkedEntry] = {}
+        if before.parked or plan.park:
+            parked_after = {seq: e for seq, e in before.parked.items() if seq >= plan.next_seq}
+            parked_after.update(
+                (seq, ParkedEntry(a.stream, a.entry_id, a.data)) for seq, a in plan.park
+            )
+        names = self._session_names(agent_id, user_id, session_id)
+        encoded = self.core.encode_session(session) if session_changed else None
+        build.sessions.append(_session_entry(table, names, before, plan, encoded, parked_after))
+        build.sessions_after[session_id] = SessionSnapshot(
+            version=before.version + 1,
+            next_seq=plan.next_seq,
+            skipped=plan.skipped,
+            parked=parked_after,
+            raw_core=None,
+            core=session,
+        )
+
+    def _apply_ready(
+        self, build: _Build[ScopeT, SessionT], plan: GatePlan, session: SessionT
+    ) -> tuple[SessionT, bool]:
+        """Apply the plan's ready inputs in seq order, threading scope and session."""
+        table = build.table
         session_changed = False
         for _, source in plan.apply:
             event = (
@@ -610,35 +646,16 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             build.scope, session = step.scope, step.session
             build.scope_changed |= step.scope_changed
             session_changed |= step.session_changed
-            build.events.extend(step.events)
-            build.records.update((record.record_id, record) for record in step.records)
+            if step.events:
+                build.events.extend(step.events)
+            for record in step.records:
+                build.records[record.record_id] = record
             if isinstance(source, Arrival):
                 build.acks += (table(source.stream), source.entry_id)
                 _bump(build.outcomes, "applied", 1)
             else:
                 _bump(build.outcomes, "drained", 1)
-        build.applied_any |= bool(plan.apply)
-        for _, arrival in plan.park:
-            build.acks += (table(arrival.stream), arrival.entry_id)
-        _bump(build.outcomes, "parked", len(plan.park))
-        if plan.skipped_now:
-            build.gap_skips += 1
-            build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
-        parked_after = {seq: e for seq, e in before.parked.items() if seq >= plan.next_seq}
-        parked_after.update(
-            (seq, ParkedEntry(a.stream, a.entry_id, a.data)) for seq, a in plan.park
-        )
-        names = self._session_names(agent_id, user_id, session_id)
-        encoded = self.core.encode_session(session) if session_changed else None
-        build.sessions.append(_session_entry(table, names, before, plan, encoded, parked_after))
-        build.sessions_after[session_id] = SessionSnapshot(
-            version=before.version + 1,
-            next_seq=plan.next_seq,
-            skipped=plan.skipped,
-            parked=parked_after,
-            raw_core=None,
-            core=session,
-        )
+        return session, session_changed
 
     def _scope_writes(  # noqa: PLR0913, PLR0917  (the parts of one scope's commit)
         self,
@@ -654,8 +671,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     ) -> dict[str, Any]:
         """The scope part of a unit: version check, state, records, deadline index, events."""
         p = self.partition
-        removed = ({*before.deadlines, *stale}) - deadlines.keys()
-        added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
+        if deadlines is before.deadlines and not stale:
+            removed: set[str] = set()
+            added: dict[str, int] = {}
+        else:
+            removed = ({*before.deadlines, *stale}) - deadlines.keys()
+            added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
         writes: dict[str, Any] = {"sc": table(keys.scope_key(p, *scope_id)), "sv": before.version}
         if scope_changed:
             writes["ss"] = table.blob(self.core.encode_scope(scope))
