@@ -116,6 +116,8 @@ CASES: tuple[Case, ...] = (
     Case("next Friday at noon", "2026-12-04T12:00:00-05:00"),
     Case("tomorrow morning at 8am", "2026-11-28T08:00:00-05:00"),
     Case("by 10:00 tonight", "2026-11-27T22:00:00-05:00"),
+    Case("Tuesday at 3:30pm", "2026-12-01T15:30:00-05:00"),
+    Case("at 5.30pm", "2026-11-27T17:30:00-05:00"),
     Case("tonight at 5am", None),
     Case("tomorrow at 3", None),
     Case("by 5pm next week", None),

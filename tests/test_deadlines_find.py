@@ -46,6 +46,9 @@ FOUND: tuple[tuple[str, str], ...] = (
     ("周五之前把 PR 合并", "周五之前"),
     ("mark todo 'Call mom' as completed tonight", "tonight"),
     ("you flag any claim you are unsure about by Friday 5pm", "by Friday 5pm"),
+    ("call me Tuesday at 3:30pm", "Tuesday at 3:30pm"),
+    ("send it by 5pm, on Slack", "by 5pm"),
+    ("下午三点前把文件发我", "下午三点前"),
     ("send it by email by Friday", "by Friday"),
     ("after the review, by Monday, send the summary", "by Monday"),
 )
@@ -95,6 +98,14 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("send it before the meeting on Friday", "a deadline tied to an event on that day"),
     ("周五下班前发给我", "before leaving work on Friday, not the end of Friday"),
     ("明天开会之前把材料准备好", "before tomorrow's meeting"),
+    ("no later than noon on the 1st", "the day the time belongs to is outside the grammar"),
+    ("by 5 PM EST", "a zone other than the user's"),
+    ("by 5pm Beijing time", "a zone other than the user's"),
+    ("北京时间下午5点前", "a zone other than the user's"),
+    ("first thing tomorrow", "tomorrow morning, not the end of tomorrow"),
+    ("明后天给我答复", "tomorrow or the day after"),
+    ("今明两天内给我答复", "within today and tomorrow, not two days from now"),
+    ("by five pm", "clock times in words are outside the grammar"),
 )
 
 

@@ -148,7 +148,7 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
     (
         Kind.AT_HOUR,
         (
-            r"at\s+(\d{1,2})(?::(\d{2}))?(?:\s*o'clock)?|(\d{1,2})\s*o'clock"
+            r"at\s+(\d{1,2})(?::(\d{2}))?(?![\d:.])(?:\s*o'clock)?|(\d{1,2})\s*o'clock"
             r"|(\d{1,2})(?::(\d{2}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
             r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
         ),

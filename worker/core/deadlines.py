@@ -137,8 +137,16 @@ _EN_START_BEFORE = frozenset(
     ["from", "starting", "start", "starts", "since", "after", "than", "last", "past", "previous"]
 )
 _EN_FILLER = frozenset({"on", "at", "the"})
-_EN_UNSURE_BEFORE = frozenset(["every", "each", "following", "around", "about", "between"])
+_EN_UNSURE_BEFORE = frozenset(
+    # "first thing tomorrow" is tomorrow morning, not the end of tomorrow.
+    ["every", "each", "following", "around", "about", "between", "thing"]
+)
 # "Friday's meeting" never reaches here: an item followed by an apostrophe is not one.
+# After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
+# dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
+_EN_UNSURE_AFTER = re.compile(
+    r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
+)
 _EN_AFTER = re.compile(
     r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
 )
@@ -148,7 +156,8 @@ _EN_EVENT_BEFORE = frozenset({"by", "before", "until", "till", "prior"})
 # Up to four characters before the clause ends (full-width or ASCII punctuation).
 _ZH_EVENT_AFTER = re.compile(r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)")
 _ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
-_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概")
+# 明后天 / 今明两天内: one of two days, or counted from tomorrow; 北京时间: another zone.
+_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "明", "时间")
 _ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
 _ZH_UNSURE_AFTER = ("左右", "前后", "上下")
 _AHEAD = 24  # characters of context worth looking at on either side
@@ -309,6 +318,8 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
     Words before a run its own marker leads ("about by Friday", "by email by Friday")
     belong to the sentence, not to the time.
     """
+    if _EN_UNSURE_AFTER.match(after) is not None:
+        return False
     if _EN_AFTER.match(after) is not None:
         return None
     if led:
