@@ -107,6 +107,8 @@ class Workers:
     rng: random.Random
     logs: Path
     crash_share: float = 0.0
+    # A process armed at a crash point dies there after this many batches (inclusive).
+    crash_after: tuple[int, int] = (3, 60)
     procs: list[subprocess.Popen[bytes] | None] = field(default_factory=list)
     files: list[IO[bytes]] = field(default_factory=list)
     spawned: int = 0
@@ -128,7 +130,7 @@ class Workers:
         if self.rng.random() < self.crash_share:
             point = self.rng.choice(CRASH_POINTS)
             env["ACCORD_CHAOS_CRASH_AT"] = point
-            env["ACCORD_CHAOS_CRASH_AFTER"] = str(self.rng.randint(3, 60))
+            env["ACCORD_CHAOS_CRASH_AFTER"] = str(self.rng.randint(*self.crash_after))
         log = (self.logs / f"worker-{self.spawned}.log").open("wb")
         self.files.append(log)
         proc = subprocess.Popen(

@@ -56,6 +56,7 @@ class Plan:
     partitions: int = 2
     workers: int = 3
     crash_share: float = 0.5  # share of worker starts armed at a random crash point
+    crash_after: tuple[int, int] = (3, 60)  # ... dying there after this many batches
     stall_s: float = 2.0
     poison_copies: int = 2
     duplicate_rate: float = 0.05
@@ -245,7 +246,7 @@ class Chaos:
         gateway = Gateway(redis.asyncio.Redis(port=node.port, client_name=HARNESS), plan.partitions)
         workers = Workers(
             plan.workers, worker_env(proxy.url, plan), self.rng, self.workdir,
-            crash_share=plan.crash_share,
+            crash_share=plan.crash_share, crash_after=plan.crash_after,
         )  # fmt: skip
         try:
             await ensure_groups(admin, tuple(range(plan.partitions)), GROUP)
@@ -267,10 +268,14 @@ class Chaos:
             tender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await tender
+            stop_started = time.monotonic()
             workers.stop()
+            self.report.seconds["stop"] = round(time.monotonic() - stop_started, 1)
+            check_started = time.monotonic()
             findings = await Checker(admin, workload, expected).run(
                 Written(gateway.entries, gateway.poison), GROUP
             )
+            self.report.seconds["check"] = round(time.monotonic() - check_started, 1)
         finally:
             workers.stop()
             await proxy.close()
