@@ -23,6 +23,7 @@ from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Proposal
 from worker.core.lifecycle import TRANSITIONS, Policy, apply_input, deadline_entries
 from worker.core.state import (
+    CLOSED_KEPT,
     decode_scope,
     decode_session,
     empty_scope,
@@ -489,3 +490,37 @@ def test_states_round_trip_through_msgpack() -> None:
     assert decode_scope(encode_scope(talk.scope)) == talk.scope
     session = talk.sessions["s1"]
     assert decode_session(encode_session(session)) == session
+
+
+def test_closed_records_still_answer_the_agent_with_state_and_revision_r3() -> None:
+    """A cancelled record is `wrong_state`, an expired one `past_deadline`, whether or
+    not a sweep ran first: the answer depends only on the inputs (R15)."""
+    talk = Conversation()
+    cancelled = created(talk.turn(PLAN))
+    talk.turn(Cancellation())
+    outcome = talk.agent_accepts(cancelled, 2)
+    assert (outcome.reason, outcome.current_revision, outcome.state) == (
+        RejectionReason.WRONG_STATE,
+        2,
+        CAN,
+    )
+    deadline = T0 + timedelta(hours=1)
+    swept, lazy = Conversation(), Conversation()
+    for talk in (swept, lazy):
+        rid = created(talk.turn(msgspec.structs.replace(TEA, deadline_at=deadline)))
+        talk.advance(hours=2)
+    swept.sweep()
+    answers = [t.agent_accepts(rid, 1) for t in (swept, lazy)]
+    assert answers[0] == answers[1]
+    assert (answers[0].reason, answers[0].state) == (RejectionReason.PAST_DEADLINE, EXP)
+
+
+def test_only_the_last_closures_are_remembered() -> None:
+    """The closed list is bounded: past CLOSED_KEPT closures the oldest is unknown."""
+    talk = Conversation(policy=Policy(max_records_per_scope=CLOSED_KEPT + 5))
+    ids = [created(talk.turn(Proposal(terms=f"terms {n:03d}"))) for n in range(CLOSED_KEPT + 1)]
+    for n in range(CLOSED_KEPT + 1):
+        talk.turn(Cancellation(target_hint=f"terms {n:03d}"))
+    assert len(talk.scope.closed) == CLOSED_KEPT
+    assert talk.agent_accepts(ids[0], 2).reason == RejectionReason.UNKNOWN_RECORD
+    assert talk.agent_accepts(ids[1], 2).reason == RejectionReason.WRONG_STATE

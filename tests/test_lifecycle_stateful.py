@@ -43,7 +43,7 @@ from contracts.outputs import (
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Proposal
 from worker.core.lifecycle import Policy
-from worker.core.state import record_id_for
+from worker.core.state import CLOSED_KEPT, record_id_for
 
 PROPOSED, OPEN, FULFILLED, CANCELLED, EXPIRED = (
     AgreementState.PROPOSED,
@@ -90,15 +90,30 @@ class World:
     records: dict[str, Model] = field(default_factory=dict)
     # per session: content -> (status, origin_seq), from the last successful snapshot
     todos: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
+    # ids of records that left the live state, in the order they left
+    closed: list[str] = field(default_factory=list)
+    live: set[str] = field(default_factory=set)
 
-    def expire(self, now: datetime) -> set[str]:
-        expired = set()
+    def expire(self, now: datetime) -> None:
         for record in self.records.values():
             due = record.deadline is not None and record.deadline <= now
             if due and record.state in {PROPOSED, OPEN}:
                 record.move(EXPIRED)
-                expired.add(record.record_id)
-        return expired
+        self.settle()
+
+    def settle(self) -> None:
+        """Note the records that just left the live state (creation order within a step)."""
+        for record in self.records.values():
+            if record.record_id in self.live and not record.live():
+                self.closed.append(record.record_id)
+        self.live = {r.record_id for r in self.records.values() if r.live()}
+
+    def known(self, record_id: str) -> Model | None:
+        """A record the reducer still answers about: live, or among the last closed."""
+        model = self.records.get(record_id)
+        if model is None or model.live() or record_id in self.closed[-CLOSED_KEPT:]:
+            return model
+        return None
 
 
 def _rejection(
@@ -248,6 +263,7 @@ class LifecycleMachine(RuleBasedStateMachine):
                 binding = (session, todo, tracked[todo][1])
             rid = record_id_for(self.talk.agent_id, self.talk.user_id, session, seq)
             self.world.records[rid] = Model(rid, session, terms, deadline, binding)
+        self.world.settle()
         self.fresh = True
 
     @rule(
@@ -283,7 +299,6 @@ class LifecycleMachine(RuleBasedStateMachine):
     def _agent_call(
         self, record_id: str, session: str, expected_revision: int, *, malformed: bool
     ) -> None:
-        model = self.world.records.get(record_id)
         arguments: dict[str, object] = {
             "record_id": record_id,
             "expected_revision": max(expected_revision, 1),
@@ -291,10 +306,10 @@ class LifecycleMachine(RuleBasedStateMachine):
         if malformed:
             arguments["fulfilled"] = True  # the model never submits a flag (R11)
         now = self.talk.now
-        just_expired = self.world.expire(now)
+        self.world.expire(now)
         step = self.talk.tool_call(ACCEPT_TOOL_NAME, arguments, session=session)
         outcome = next(e for e in step.events if isinstance(e, ToolOutcome))
-        visible = model if model and (model.live() or record_id in just_expired) else None
+        visible = self.world.known(record_id)
         reason = RejectionReason.MALFORMED_ARGUMENTS if malformed else None
         reason = reason or _rejection(visible, session, now, arguments["expected_revision"])
         if reason is None:
@@ -306,6 +321,7 @@ class LifecycleMachine(RuleBasedStateMachine):
             assert (outcome.current_revision, outcome.state) == (visible.revision, visible.state)
         else:
             assert outcome.current_revision is None
+        self.world.settle()
         self.fresh = True
 
     @precondition(
@@ -334,6 +350,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         if target is not None:
             target.user = True
             target.move(OPEN if target.agent else PROPOSED)
+        self.world.settle()
         self.fresh = True
 
     @rule(data=st.data(), session=st.sampled_from(SESSIONS))
@@ -349,6 +366,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         target = self._expect_targeted(candidates, hint, step.events)
         if target is not None:
             target.move(CANCELLED)
+        self.world.settle()
         self.fresh = True
 
     @rule(
@@ -390,6 +408,7 @@ class LifecycleMachine(RuleBasedStateMachine):
                     record.move(FULFILLED)
         else:
             assert not step.session_changed
+        self.world.settle()
         self.fresh = True
 
     @rule(session=st.sampled_from(SESSIONS), role=st.sampled_from([Role.ASSISTANT, Role.USER]))
@@ -402,6 +421,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         assert not [
             e for e in changes if isinstance(e, StateChanged) and e.cause != Cause.DEADLINE_REACHED
         ]
+        self.world.settle()
         self.fresh = True
 
     @precondition(lambda self: self.fresh and self.talk.last_input is not None)
@@ -437,6 +457,8 @@ class LifecycleMachine(RuleBasedStateMachine):
     def reducer_agrees_with_the_model(self) -> None:
         live = {r.record_id: r for r in self.talk.scope.records}
         assert set(live) == {m.record_id for m in self.world.records.values() if m.live()}
+        closed = [c.record_id for c in self.talk.scope.closed]
+        assert closed == self.world.closed[-CLOSED_KEPT:]
         for model in self.world.records.values():
             changes = self.talk.changes_of(model.record_id)
             # revision rises by exactly one per committed change, from 1

@@ -18,6 +18,7 @@ import msgspec
 from contracts.common import AgreementState
 from contracts.records import AgreementRecord
 from contracts.tools import AcceptArguments, RejectionReason
+from worker.core.state import ClosedRecord
 
 
 def parse_arguments(arguments: dict[str, Any]) -> AcceptArguments | None:
@@ -28,13 +29,13 @@ def parse_arguments(arguments: dict[str, Any]) -> AcceptArguments | None:
         return None
 
 
-def past_deadline(record: AgreementRecord, at: datetime) -> bool:
+def past_deadline(record: AgreementRecord | ClosedRecord, at: datetime) -> bool:
     """Deadlines are exclusive instants: at the deadline the record is already past due."""
     return record.deadline_at is not None and at >= record.deadline_at
 
 
 def rejection(
-    record: AgreementRecord | None,
+    record: AgreementRecord | ClosedRecord | None,
     arguments: AcceptArguments,
     session_id: str,
     at: datetime,

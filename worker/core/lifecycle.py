@@ -39,7 +39,13 @@ from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from worker.core import acceptance, targets
 from worker.core.delivery import DeliveryAdapter
 from worker.core.intents import Acceptance, Cancellation, Intent, Proposal
-from worker.core.state import ScopeState, SessionState, record_id_for
+from worker.core.state import (
+    CLOSED_KEPT,
+    ClosedRecord,
+    ScopeState,
+    SessionState,
+    record_id_for,
+)
 from worker.core.todo import TODO_ADAPTER
 
 PROPOSED: Final = AgreementState.PROPOSED
@@ -185,7 +191,13 @@ def _commit(scope: ScopeState, changes: tuple[StateChanged, ...]) -> ScopeState:
     for event in changes:
         records[event.record_id] = evolve(records.get(event.record_id), event)
     kept = tuple(record for record in records.values() if _retained(record))
-    return msgspec.structs.replace(scope, records=kept)
+    closing = tuple(
+        ClosedRecord(r.record_id, r.session_id, r.state, r.revision, r.deadline_at, r.acceptances)
+        for r in records.values()
+        if not _retained(r)
+    )
+    closed = (*scope.closed, *closing)[-CLOSED_KEPT:]
+    return msgspec.structs.replace(scope, records=kept, closed=closed)
 
 
 def _expire(scope: ScopeState, now: datetime) -> tuple[StateChanged, ...]:
@@ -257,9 +269,7 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
             policy=policy,
         )
     elif isinstance(event, ToolCall):
-        # Just-expired records still answer the agent, with `past_deadline`.
-        expired = {e.record_id: evolve(scope.find(e.record_id), e) for e in expiries}
-        outcome = _on_call(current, expired, event, provenance)
+        outcome = _on_call(current, event, provenance)
     else:
         outcome = _on_result(current, session, event, provenance)
     new_session = session if outcome.session is None else outcome.session
@@ -413,7 +423,6 @@ def _targeted(
 
 def _on_call(
     scope: ScopeState,
-    expired: dict[str, AgreementRecord],
     call: ToolCall,
     provenance: Provenance,
 ) -> _Outcome:
@@ -421,14 +430,17 @@ def _on_call(
         return _Outcome()  # other tools are not agreements (R10)
     raw_id = call.arguments.get("record_id")
     record_id = raw_id if isinstance(raw_id, str) else None
-    record = None if record_id is None else scope.find(record_id) or expired.get(record_id)
+    record: AgreementRecord | ClosedRecord | None = None
+    if record_id is not None:
+        # A closed record still answers the agent (wrong state, past deadline).
+        record = scope.find(record_id) or scope.find_closed(record_id)
     arguments = acceptance.parse_arguments(call.arguments)
     if arguments is None:
         reason: RejectionReason | None = RejectionReason.MALFORMED_ARGUMENTS
     else:
         reason = acceptance.rejection(record, arguments, call.session_id, call.ts)
     changes: tuple[StateChanged, ...] = ()
-    if reason is None and record is not None:
+    if reason is None and isinstance(record, AgreementRecord):
         accepted = Acceptances(agent=True, user=record.acceptances.user)
         changes = (change(record, Cause.AGENT_ACCEPTED, call.ts, provenance, accepted),)
         record = evolve(record, changes[0])

@@ -11,11 +11,32 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from datetime import datetime
 
 import msgspec
 
 from contracts.common import AgreementState, TodoStatus
-from contracts.records import AgreementRecord
+from contracts.records import Acceptances, AgreementRecord
+
+# How many closed records a scope remembers for answering the agent (see ClosedRecord).
+CLOSED_KEPT = 16
+
+
+class ClosedRecord(msgspec.Struct, frozen=True, array_like=True):
+    """What the agent's acceptance check needs of a record that left the live state.
+
+    Without it a call naming a just-cancelled or just-expired record would hear
+    `unknown_record` or `past_deadline` depending on whether a sweep happened to run
+    first; with it the answer depends only on the inputs (R15). Only the last
+    CLOSED_KEPT closures are kept, in closing order, so the state stays bounded.
+    """
+
+    record_id: str
+    session_id: str
+    state: AgreementState
+    revision: int
+    deadline_at: datetime | None
+    acceptances: Acceptances
 
 
 class ScopeState(msgspec.Struct, frozen=True, kw_only=True):
@@ -24,9 +45,16 @@ class ScopeState(msgspec.Struct, frozen=True, kw_only=True):
     agent_id: str
     user_id: str
     records: tuple[AgreementRecord, ...] = ()
+    closed: tuple[ClosedRecord, ...] = ()
 
     def find(self, record_id: str) -> AgreementRecord | None:
         for record in self.records:
+            if record.record_id == record_id:
+                return record
+        return None
+
+    def find_closed(self, record_id: str) -> ClosedRecord | None:
+        for record in self.closed:
             if record.record_id == record_id:
                 return record
         return None
