@@ -89,7 +89,7 @@ EXPECTED: dict[str, tuple[list[str], dict[str, tuple[int, tuple[str, ...]]]]] = 
         ],
         {"s1": (0, ("awaiting_both", "awaiting_both"))},
     ),
-    # R8: cancelled; the record left live state, so a later call names no known record.
+    # R8: cancelled; a later acceptance is refused: the record is no longer proposed (R3).
     "05-cancel": (
         [
             "proposed:proposed:1",
@@ -97,7 +97,7 @@ EXPECTED: dict[str, tuple[list[str], dict[str, tuple[int, tuple[str, ...]]]]] = 
             "accepted",
             "open:user_accepted:3",
             "cancelled:user_cancelled:4",
-            "rejected:unknown_record:None",
+            "rejected:wrong_state:4",
         ],
         {"s1": (0, ())},
     ),
