@@ -49,6 +49,7 @@ FOUND: tuple[tuple[str, str], ...] = (
     ("call me Tuesday at 3:30pm", "Tuesday at 3:30pm"),
     ("send it by 5pm, on Slack", "by 5pm"),
     ("下午三点前把文件发我", "下午三点前"),
+    ("请证明周五前能完成", "周五前"),  # 证明 ends in 明 but is "prove"
     ("send it by email by Friday", "by Friday"),
     ("after the review, by Monday, send the summary", "by Monday"),
 )

@@ -156,8 +156,10 @@ _EN_EVENT_BEFORE = frozenset({"by", "before", "until", "till", "prior"})
 # Up to four characters before the clause ends (full-width or ASCII punctuation).
 _ZH_EVENT_AFTER = re.compile(r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)")
 _ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
-# 明后天 / 今明两天内: one of two days, or counted from tomorrow; 北京时间: another zone.
-_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "明", "时间")
+# 北京时间: another zone.
+_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "时间")
+# 明后天 / 今明两天内: one of two days, or counted from today, not from now.
+_ZH_TWO_DAYS = ("后天", "两天", "二天")
 _ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
 _ZH_UNSURE_AFTER = ("左右", "前后", "上下")
 _AHEAD = 24  # characters of context worth looking at on either side
@@ -295,6 +297,8 @@ def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:
     after = terms[end : end + _AHEAD]
     if chinese:
         context = _chinese_context(before, after)
+        if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
+            context = False
     else:
         led = deadline_english.MARKER.match(_lower(phrase)) is not None
         context = _english_context(before, after, led=led)
