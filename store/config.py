@@ -26,6 +26,7 @@ class StoreConfig:
     # Units whose version check failed are reloaded and retried this often, with backoff.
     commit_retries: int = 8
     # Scopes and sessions a processor remembers between batches (0: load every time).
-    cache_size: int = 10_000
+    # A scope's decoded state is a few KB (tens with many records): bounded for RSS.
+    cache_size: int = 2_000
     # Test hook: the named step at which the process dies (store/crash.py).
     crash_at: str | None = None

@@ -199,3 +199,35 @@ async def test_sessions_are_gated_independently(client: redis.asyncio.Redis) -> 
     await store.process(await read_new(client, 0, GROUP, "c"))
     assert await applied(client, "a") == []
     assert await applied(client, "b") == [1, 2]
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_stale_cache_loses_the_version_race_and_reloads(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: worker A remembers next seq 2, B applies 2, A's seq 3 is applied, not parked."""
+    a, b = processor(client), processor(client)
+    await send(client, 1)
+    await a.process(await read_new(client, 0, GROUP, "a"))
+    await send(client, 2)
+    await b.process(await read_new(client, 0, GROUP, "b"))
+    await send(client, 3)
+    report = await a.process(await read_new(client, 0, GROUP, "a"))
+    assert report.outcomes == {"applied": 1}
+    assert await applied(client) == [1, 2, 3]
+    assert not await client.exists(keys.parked_key(0, *SCOPE, "s"))
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_without_a_cache_every_batch_loads_and_still_applies_once(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: cache_size 0 (load every time) gives the same result."""
+    store = processor(client, cache_size=0)
+    await send(client, 2, 1, 1)
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    await send(client, 3, 2)
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    assert await applied(client) == [1, 2, 3]
