@@ -54,7 +54,8 @@ FULFILLED: Final = AgreementState.FULFILLED
 CANCELLED: Final = AgreementState.CANCELLED
 EXPIRED: Final = AgreementState.EXPIRED
 
-# (state before, cause) -> state after. A pair not listed is illegal: nothing changes.
+# (state before, cause) -> state after. Handlers only pick records whose arrow is
+# listed here, so an input that fits no arrow changes nothing (it may owe an answer).
 TRANSITIONS: Final[dict[tuple[AgreementState | None, Cause], AgreementState]] = {
     # R2: an explicit user proposal creates `proposed`, revision 1, no acceptance.
     (None, Cause.PROPOSED): PROPOSED,
@@ -114,7 +115,8 @@ def _retained(record: AgreementRecord) -> bool:
     *and* was open (both acceptances recorded) before it expired: late delivery
     (R13) may close an expired *agreement*, and a proposal that expired unaccepted
     never became an agreement, so no todo write can fulfil it. Everything else is
-    terminal and lives on in the published events and the store's history.
+    terminal: it lives on in the published events, the store's history and, briefly,
+    the scope's closed list (`ClosedRecord`).
     """
     if record.state in {PROPOSED, OPEN}:
         return True
