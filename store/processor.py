@@ -9,23 +9,26 @@ Entry point for the worker (stable; issue 7 builds on it):
 
 `redis` is a `redis.asyncio.Redis` or `RedisCluster` (decode_responses=False). An
 `InputEntry` is `(stream, entry_id, fields, delivery_count)`: any object with those
-attributes will do (the worker's NamedTuple, for one). `process` never acks an entry
-it did not apply, park, recognise as a duplicate or dead-letter; if it raises, every
-entry of the batch stays pending and is redelivered. `BatchReport` has `outcomes`
+attributes will do (the worker's NamedTuple, for one); all entries of one call belong
+to this partition's streams (anything else is a caller error: ValueError). `process`
+never acks an entry it did not apply, park, recognise as a duplicate or dead-letter; if
+it raises, every entry of the batch stays pending and is redelivered. `BatchReport` has `outcomes`
 (entries per outcome: applied, drained, parked, duplicate, dead_letter, retry_exhausted),
 `events` (the agreement events committed) and `gap_skips`.
 
 How a batch goes (docs/store.md):
 1. decode each entry (contracts.codec); undecodable, contract-violating, oversize,
    wrong-partition, wrong-stream and past-the-delivery-limit entries become dead letters;
-2. group the rest into units (one scope with all its sessions in the batch) and load
-   their state in one round trip (`store/lua/load.lua`);
+2. group the rest into units (one scope with all its sessions in the batch) and take
+   their state from the processor's cache of what it committed, loading the rest in one
+   round trip (`store/lua/load.lua`);
 3. per session, the ordering gate (`store/gate.py`) says what to apply, park, ack as a
    duplicate or dead-letter as late; the core is applied in seq order per session,
    threading the scope state through the scope's sessions;
 4. one EVALSHA (`store/lua/commit.lua`) checks every unit's versions before writing it,
    commits the passing units (state, parked entries, history records, deadline index,
-   agreement events, XACK) and returns the failed ones, which are reloaded and retried.
+   agreement events, XACK) and returns the failed ones, which are dropped from the
+   cache, reloaded and retried.
 """
 
 from __future__ import annotations
