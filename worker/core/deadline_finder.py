@@ -1,0 +1,320 @@
+"""Finding the deadline wording inside proposal terms (R9), precision first.
+
+`find_deadline_phrase` returns the one span the English or Chinese grammar reads as a
+deadline, or None: no wording, two deadlines, time wording outside the grammar, a
+start ("from Friday", 明天起) or past date (三天前), a time tied to an event or another
+zone, or a recurring schedule / standing rule, where a time is a condition, not an end.
+
+It must be cheap on terms without deadline wording: runs are only tried at the few
+positions just before a trigger word (today, Friday, end, within, a digit, 前, 周 …).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from worker.core import deadline_chinese, deadline_english
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+_LATIN = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[a-z0-9]+")
+
+# A recurring schedule or a standing rule ("never before 9am", 周末不发提醒) uses times
+# as conditions, not as the moment the agreement is over.
+_EN_STANDING = frozenset(
+    [
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "annually",
+        "nightly",
+        "weekdays",
+        "weekends",
+        "weeknights",
+        "mondays",
+        "tuesdays",
+        "wednesdays",
+        "thursdays",
+        "fridays",
+        "saturdays",
+        "sundays",
+        "mornings",
+        "afternoons",
+        "evenings",
+        "nights",
+        "never",
+        "always",
+        "usually",
+        "normally",
+        "generally",
+        "anymore",
+        "whenever",
+    ]
+)
+_EN_EVERY = frozenset({"every", "each"})
+_EN_EVERY_WHAT = frozenset(
+    [
+        "other",
+        "single",
+        "day",
+        "week",
+        "month",
+        "year",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "time",
+        "hour",
+        "minute",
+        "weekday",
+        "weekend",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+_ZH_STANDING = (
+    "每",
+    "天天",
+    "周周",
+    "总是",
+    "永远",
+    "从不",
+    "从来",
+    "一直",
+    "始终",
+    "平时",
+    "通常",
+    "经常",
+    "往后",
+    "今后",
+    "以后都",
+    "工作日",
+)
+# Words just before a time that make it a start or a past reference (ignored), or
+# approximate (then no deadline at all).
+_EN_START_BEFORE = frozenset(
+    ["from", "starting", "start", "starts", "since", "after", "than", "last", "past", "previous"]
+)
+_EN_FILLER = frozenset({"on", "at", "the"})
+_EN_UNSURE_BEFORE = frozenset(
+    # "first thing tomorrow" is tomorrow morning, not the end of tomorrow.
+    ["every", "each", "following", "around", "about", "between", "thing"]
+)
+# "Friday's meeting" never reaches here: an item followed by an apostrophe is not one.
+# After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
+# dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
+_EN_UNSURE_AFTER = re.compile(
+    r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
+)
+_EN_AFTER = re.compile(
+    r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
+)
+# A marker a few words before the time belongs to something else ("before the meeting
+# on Friday"); in Chinese, 前 just after it does ("周五下班前").
+_EN_EVENT_BEFORE = frozenset({"by", "before", "until", "till", "prior"})
+# Up to four characters before the clause ends (full-width or ASCII punctuation).
+_ZH_EVENT_AFTER = re.compile(r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)")
+_ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
+# 北京时间: another zone.
+_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "时间")
+# 明后天 / 今明两天内: one of two days, or counted from today, not from now.
+_ZH_TWO_DAYS = ("后天", "两天", "二天")
+_ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
+_ZH_UNSURE_AFTER = ("左右", "前后", "上下")
+_AHEAD = 24  # characters of context worth looking at on either side
+# Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
+# at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
+_ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚0-9]")
+_ZH_FIRST = frozenset(
+    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午"
+)
+_ZH_REACH = 7
+_EN_REACH = 4  # "no later than the end of …": the trigger word is 4 words in
+
+
+def find_deadline_phrase(terms: str) -> str | None:
+    """The one deadline wording inside proposal terms, or None.
+
+    None when there is no wording, when there are two, when any time wording around
+    is outside the grammar (it might be the real deadline), or when the terms set a
+    recurring schedule or a standing rule. Mixed Chinese and English text is read
+    with both grammars.
+    """
+    chinese = CJK.search(terms) is not None
+    spans: list[tuple[int, int]] = []
+    if chinese and not _chinese_spans(terms, spans):
+        return None
+    lower = _lower(terms)
+    words = _WORD.findall(lower)
+    if (not chinese or _LATIN.search(terms)) and not _english_spans(terms, lower, words, spans):
+        return None
+    if len(spans) != 1 or _standing(terms, words, chinese=chinese):
+        return None
+    start, end = spans[0]
+    return terms[start:end]
+
+
+def _lower(terms: str) -> str:
+    lower = deadline_english.normalize(terms)
+    if len(lower) == len(terms):
+        return lower
+    # A few characters grow when lower-cased ("İ"); keep offsets aligned with terms.
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in terms)
+
+
+def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
+    if chinese and any(word in terms for word in _ZH_STANDING):
+        return True
+    if _EN_STANDING.isdisjoint(words) and _EN_EVERY.isdisjoint(words):
+        return "from now on" in " ".join(words)
+    pairs = itertools.pairwise(words)
+    return not _EN_STANDING.isdisjoint(words) or any(
+        first in _EN_EVERY and (second in _EN_EVERY_WHAT or second[0].isdigit())
+        for first, second in pairs
+    )
+
+
+def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[int, int]]) -> bool:
+    """Append English deadline spans; False if there is time wording we cannot read.
+
+    Only runs that hold a trigger word are deadline wording, so matching is tried at
+    the few word starts just before each trigger instead of at every character.
+    """
+    if deadline_english.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
+        return True
+    starts, starters, triggers = _scan_words(lower)
+    taken = tuple(spans)
+    last_end = 0
+    for index in triggers:
+        if starts[index] < last_end:
+            continue
+        for first in range(max(0, index - _EN_REACH), index + 1):
+            if starts[first] < last_end or not starters[first]:
+                continue
+            match = deadline_english.CANDIDATE.match(lower, starts[first])
+            if match is None or match.end() <= starts[index]:
+                continue
+            last_end = match.end()
+            if any(match.start() < end and start < last_end for start, end in taken):
+                break  # already read as Chinese ("明天 18:00 前")
+            verdict = _judge(terms, match, chinese=False)
+            if verdict is False:
+                return False
+            if verdict:
+                spans.append(match.span())
+            break
+    return True
+
+
+def _scan_words(lower: str) -> tuple[list[int], list[bool], list[int]]:
+    """Word starts, whether a run can start at each word, and the trigger word indexes."""
+    starts: list[int] = []
+    starters: list[bool] = []
+    triggers: list[int] = []
+    trigger_words, starter_words = deadline_english.TRIGGERS, deadline_english.STARTERS
+    for index, word in enumerate(_WORD.finditer(lower)):
+        starts.append(word.start())
+        text = word.group()
+        number = text[0].isdigit()
+        starters.append(number or text in starter_words)
+        if number or text in trigger_words:
+            triggers.append(index)
+    return starts, starters, triggers
+
+
+def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
+    """Append Chinese deadline spans; False if there is time wording we cannot read."""
+    last_end = 0
+    for trigger in _ZH_TRIGGER.finditer(terms):
+        position = trigger.start()
+        if position < last_end:
+            continue
+        for first in range(max(last_end, position - _ZH_REACH), position + 1):
+            if terms[first] not in _ZH_FIRST:
+                continue
+            match = deadline_chinese.CANDIDATE.match(terms, first)
+            if match is None or match.end() <= position:
+                continue
+            last_end = match.end()
+            verdict = _judge(terms, match, chinese=True)
+            if verdict is False:
+                return False
+            if verdict:
+                spans.append(match.span())
+            break
+    return True
+
+
+def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:
+    """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore."""
+    start, end = match.span()
+    phrase = terms[start:end]
+    spec, significant = (deadline_chinese if chinese else deadline_english).read(phrase)
+    if not significant:
+        return None
+    before = terms[max(0, start - _AHEAD) : start]
+    after = terms[end : end + _AHEAD]
+    if chinese:
+        context = _chinese_context(before, after)
+        if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
+            context = False
+    else:
+        led = deadline_english.MARKER.match(_lower(phrase)) is not None
+        context = _english_context(before, after, led=led)
+    return spec is not None if context is True else context
+
+
+def _chinese_context(before: str, after: str) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict."""
+    before, after = before.rstrip(), after.lstrip()
+    if before.endswith(_ZH_UNSURE_BEFORE) or after.startswith(_ZH_UNSURE_AFTER):
+        return False
+    if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
+        return None
+    # "周五下班前": before an event on that day, not the day's end.
+    return _ZH_EVENT_AFTER.match(after) is None
+
+
+def _english_context(before: str, after: str, *, led: bool) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict.
+
+    Words before a run its own marker leads ("about by Friday", "by email by Friday")
+    belong to the sentence, not to the time.
+    """
+    if _EN_UNSURE_AFTER.match(after) is not None:
+        return False
+    if _EN_AFTER.match(after) is not None:
+        return None
+    if led:
+        return True
+    previous = _WORD.findall(_lower(before))[-4:]
+    if previous and previous[-1] in _EN_UNSURE_BEFORE:
+        return False
+    trimmed = list(previous)
+    while trimmed and trimmed[-1] in _EN_FILLER:
+        trimmed.pop()
+    if trimmed and (trimmed[-1] in _EN_START_BEFORE or trimmed[-2:] == ["as", "of"]):
+        return None
+    # "before the meeting on Friday": the deadline is the event's, not Friday's end.
+    return _EN_EVENT_BEFORE.isdisjoint(previous)
