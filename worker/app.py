@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
@@ -29,7 +30,7 @@ from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, miss
 from worker.core.lifecycle import Policy
 from worker.engine import Engine
 from worker.health import Health, Watchdog, start_http
-from worker.observability import Metrics, get_logger
+from worker.observability import FRAMEWORK_LOGGER, Metrics, get_logger
 from worker.reclaim import Reclaimer
 from worker.settings import Settings
 from worker.subscribers import register_subscribers
@@ -80,13 +81,17 @@ def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> Part
 
 def make_broker(settings: Settings) -> RedisBroker:
     url = settings.redis_url or DEFAULT_URL
-    # logger=None: the worker logs through structlog itself, with ids bound per event;
-    # FastStream's per-batch "Received/Processed" lines would only repeat them.
+    # FastStream's own lines (fetch errors, a subscriber stopping) go through the
+    # structlog-formatted stdlib logger; its per-batch "Received/Processed" lines are
+    # DEBUG, since the worker logs each committed event itself with ids bound.
+    options: dict[str, Any] = {
+        "logger": logging.getLogger(FRAMEWORK_LOGGER),
+        "log_level": logging.DEBUG,
+        "graceful_timeout": GRACEFUL_TIMEOUT_S,
+    }
     if settings.redis_cluster:
-        return RedisClusterBroker(
-            url, logger=cast("Any", None), graceful_timeout=GRACEFUL_TIMEOUT_S
-        )
-    return RedisBroker(url, logger=cast("Any", None), graceful_timeout=GRACEFUL_TIMEOUT_S)
+        return RedisClusterBroker(url, **options)
+    return RedisBroker(url, **options)
 
 
 @dataclass
@@ -147,7 +152,7 @@ def build_worker(
         batch_size=settings.batch_size,
         block_ms=settings.block_ms,
     )
-    app = FastStream(broker, logger=None)
+    app = FastStream(broker, logger=logging.getLogger(FRAMEWORK_LOGGER))
     health = Health()
 
     def _fail(reason: str) -> None:

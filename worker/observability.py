@@ -48,6 +48,28 @@ def configure_logging(level: str = "INFO", *, json: bool = True) -> None:
         logger_factory=lambda *_: structlog.PrintLogger(sys.stderr),
         cache_logger_on_first_use=False,
     )
+    # FastStream logs through the standard library (connection errors, a subscriber
+    # stopping): render those lines with the same processors, as JSON too.
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=renderer,
+            foreign_pre_chain=[
+                structlog.stdlib.add_log_level,
+                structlog.stdlib.ExtraAdder(),
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.format_exc_info,
+            ],
+        )
+    )
+    framework = logging.getLogger(FRAMEWORK_LOGGER)
+    framework.handlers[:] = [handler]
+    framework.setLevel(numeric)
+    framework.propagate = False
+
+
+# The stdlib logger FastStream writes to (worker/app.py hands it to the broker).
+FRAMEWORK_LOGGER = "accord.faststream"
 
 
 def get_logger(name: str) -> Any:  # noqa: ANN401  (structlog's bound logger is untyped)
