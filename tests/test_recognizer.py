@@ -144,6 +144,39 @@ def test_terms_are_the_users_prose_without_trigger_quotes_or_trailing_punctuatio
     assert _user(text) == expected
 
 
+def test_terms_are_cut_from_the_original_even_when_folding_changes_lengths_r14() -> None:
+    """Combining marks and ligatures fold to other lengths; the map still finds the prose."""
+    text = "Let's agree: e\u0301crire en français, ﬁnal answer ﬁrst."
+    assert _user(text) == Proposal(terms="écrire en français, ﬁnal answer ﬁrst")
+
+
+def test_a_line_break_starts_a_sentence() -> None:
+    """A phrase on its own line opens a sentence, unless the line before ends with a colon."""
+    assert _user("Thanks for today\nLet's agree: start with the conclusion") == Proposal(
+        terms="start with the conclusion"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's agree: start with the conclusion?\n\nSee you tomorrow.",
+        'Let\'s agree: ""',
+        "我们约定：「」。",
+    ],
+)
+def test_questioned_or_empty_terms_propose_nothing_r1(text: str) -> None:
+    """Terms that ask, or quotes around nothing, are no proposal."""
+    assert _user(text) == NO_INTENT
+
+
+def test_an_unclosed_quote_does_not_wrap_the_terms() -> None:
+    """Only a closed quotation is taken off the terms."""
+    assert _user("Let's agree: \"start with the conclusion") == Proposal(
+        terms='"start with the conclusion'
+    )
+
+
 def test_terms_keep_inline_code_written_after_the_trigger() -> None:
     """Code inside the terms is part of the user's terms; only phrases inside code are ignored."""
     assert _user("Let's agree: format with `ruff format` before every commit.") == Proposal(

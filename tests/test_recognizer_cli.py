@@ -74,6 +74,12 @@ def test_one_output_line_per_input_line_with_every_key() -> None:
     ]
 
 
+def test_blank_lines_are_skipped_not_answered() -> None:
+    """Only lines holding a turn get an output line, so outputs pair with turns in order."""
+    _, rows = _run(["", {"text": "取消这个约定", "role": "user"}, "   "])
+    assert [row["intent"] for row in rows] == ["cancellation"]
+
+
 def test_assistant_and_system_turns_give_none_r1() -> None:
     """The role is honoured: only user turns are recognized."""
     _, rows = _run(

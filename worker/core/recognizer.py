@@ -164,7 +164,7 @@ def _unwrap_quoted_terms(scan: str, start: int, stop: int) -> tuple[int, int]:
     if closer is None:
         return start, stop
     close_at = scan.find(closer, start + 1, stop)
-    if close_at <= start + 1:
+    if close_at < 0:
         return start, stop
     remainder = scan[close_at + 1 : stop].lstrip()
     if remainder and remainder[0] not in _TRAILING:
