@@ -102,10 +102,13 @@ async def test_seed_scenarios_on_a_three_master_cluster() -> None:
             client = RedisCluster.from_url(url)
             try:
                 results = await _play_all(client, f"~{uuid.uuid4().hex[:6]}")
-                slots = {
-                    await client.cluster_keyslot(f"chat-turn:{{{p}}}") for p in range(PARTITIONS)
-                }
+                streams = [f"chat-turn:{{{p}}}" for p in range(PARTITIONS)]
+                slots = {await client.cluster_keyslot(stream) for stream in streams}
+                nodes = [client.get_node_from_key(stream) for stream in streams]
+                shards = {node.name for node in nodes if node is not None}
             finally:
                 await client.aclose()
     _check(results)
+    # Four partitions, four slots, on all three masters (slots 1584, 5649, 9842, 13907).
     assert len(slots) == PARTITIONS
+    assert len(shards) == 3
