@@ -170,6 +170,28 @@ def test_questioned_or_empty_terms_propose_nothing_r1(text: str) -> None:
     assert _user(text) == NO_INTENT
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's agree: no meetings. " * 50,
+        '"' + "Let's agree: no meetings. " * 50,
+        "I accept this agreement, but only on Mondays. " * 50,
+    ],
+)
+def test_a_turn_full_of_phrases_is_not_one_explicit_act(text: str) -> None:
+    """Many phrases, valid or not, give no intent (and bound the work of a hostile turn)."""
+    assert _user(text) == NO_INTENT
+
+
+def test_a_phrase_far_into_a_long_turn_still_counts() -> None:
+    """The look-back window is an optimisation: a long preamble changes nothing."""
+    preamble = "Some context about the project. " * 40
+    assert _user(preamble + "Let's agree: no meetings on Friday.") == Proposal(
+        terms="no meetings on Friday"
+    )
+    assert _user("\n" * 300 + "我接受这个约定") == Acceptance()
+
+
 def test_an_unclosed_quote_does_not_wrap_the_terms() -> None:
     """Only a closed quotation is taken off the terms."""
     assert _user("Let's agree: \"start with the conclusion") == Proposal(

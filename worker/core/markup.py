@@ -56,17 +56,36 @@ def _is_word_char(char: str) -> bool:
     return char.isascii() and char.isalnum()
 
 
-def inside_quotation(text: str, position: int) -> bool:
-    """Whether `position` in `text` lies inside a quotation still open there."""
-    stack: list[str] = []
-    for index in range(position):
+class Quotations:
+    """Which positions of one text lie inside an open quotation.
+
+    Asked at increasing positions it reads each character once, so checking every
+    phrase of a long turn stays linear.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._stack: list[str] = []
+        self._at = 0
+
+    def open_at(self, position: int) -> bool:
+        """Whether a quotation is open at `position`."""
+        if position < self._at:
+            self._stack, self._at = [], 0
+        for index in range(self._at, position):
+            self._read(index)
+        self._at = position
+        return bool(self._stack)
+
+    def _read(self, index: int) -> None:
+        text, stack = self._text, self._stack
         char = text[index]
         if char == '"':
             if stack and stack[-1] == '"':
                 stack.pop()
             else:
                 stack.append('"')
-            continue
+            return
         previous = text[index - 1] if index else " "
         following = text[index + 1] if index + 1 < len(text) else " "
         if char in _SINGLE_CLOSE and stack and stack[-1] == char and not following.isalnum():
@@ -78,4 +97,8 @@ def inside_quotation(text: str, position: int) -> bool:
         elif char in _CLOSERS and char in stack:
             # A closer of an outer quotation also closes everything opened inside it.
             del stack[len(stack) - 1 - stack[::-1].index(char) :]
-    return bool(stack)
+
+
+def inside_quotation(text: str, position: int) -> bool:
+    """Whether `position` in `text` lies inside a quotation still open there."""
+    return Quotations(text).open_at(position)

@@ -20,11 +20,12 @@ original text (see `normalize.py` for why not from the folded one).
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from contracts.common import Role
 from worker.core.deadlines import find_deadline_phrase
 from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Intent, Proposal
-from worker.core.markup import inside_quotation, mask_quoted_markup
+from worker.core.markup import Quotations, mask_quoted_markup
 from worker.core.normalize import Folded, fold, may_hold_trigger
 from worker.core.phrases import (
     COURTESY,
@@ -53,6 +54,8 @@ _SENTENCE_TERMINATORS = frozenset(".!?。…")
 _CLOSING_MARKS = "\"”」』\u2019')]》»"
 _TRAILING = frozenset(".。!,;:、~…") | frozenset(" \t\r\n\u3000")
 _QUOTE_CLOSER = dict(QUOTE_PAIRS)
+_LOOK_BACK = 200
+MAX_CANDIDATES = 8
 _WORD_OR_QUESTION = re.compile(r"[\w?]")
 
 
@@ -67,30 +70,47 @@ def recognize(text: str, role: Role | str) -> Intent:
     if ends_as_question(scan):
         return NO_INTENT
     # Code may have hidden every keyword, and most phrases need words the turn lacks.
+    candidates = _candidates(scan)
+    if candidates is None:
+        return NO_INTENT
+    quotations = Quotations(scan)
+    found: list[Intent] = []
+    for at, kind, match in candidates:
+        if not _opens_sentence(scan, at) or quotations.open_at(at):
+            continue
+        intent = _read(kind, match, scan, folded)
+        if intent is not None:
+            found.append(intent)
+            if len(found) > 1:
+                return NO_INTENT
+    return found[0] if found else NO_INTENT
+
+
+def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
+    """Phrase matches by position, one per position; None when there are too many."""
     lowered = scan.lower()
     present = {word for word in NEEDED_WORDS if word in lowered}
-    found: dict[int, Intent] = {}
+    by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
     for kind, needs, pattern in PHRASES:
         if any(present.isdisjoint(group) for group in needs):
             continue
-        for match in pattern.finditer(scan):
-            at = match.start()
-            if at in found or not _opens_sentence(scan, at) or inside_quotation(scan, at):
-                continue
-            intent = _read(kind, match, scan, folded)
-            if intent is not None:
-                found[at] = intent
-    if len(found) != 1:
-        return NO_INTENT
-    return next(iter(found.values()))
+        for match in islice(pattern.finditer(scan), MAX_CANDIDATES + 1):
+            by_start.setdefault(match.start(), (match.start(), kind, match))
+        if len(by_start) > MAX_CANDIDATES:
+            # A turn holding this many phrases is not one explicit act; refusing it
+            # also bounds the work a hostile 64 KB turn can cause.
+            return None
+    return sorted(by_start.values(), key=lambda candidate: candidate[0])
 
 
 def _opens_sentence(scan: str, at: int) -> bool:
-    head = scan[:at]
+    # Only the end of what precedes matters: look at a bounded window of it.
+    reach = max(0, at - _LOOK_BACK)
+    head = scan[reach:at]
     while True:
         stripped = head.rstrip()
         if not stripped:
-            return True
+            return reach == 0 or "\n" in head or scan[:reach].isspace()
         if stripped[-1] == ":":
             # "He wrote:\nLet's agree: ..." introduces someone's words.
             return False
@@ -108,9 +128,8 @@ def _opens_sentence(scan: str, at: int) -> bool:
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
     if kind is Kind.PROPOSAL:
         return _read_proposal(match, scan, folded)
-    rest = scan[match.end() :]
-    end = SENTENCE_END.search(rest)
-    sentence_rest = rest[: end.start()] if end is not None else rest
+    end = SENTENCE_END.search(scan, match.end())
+    sentence_rest = scan[match.end() : end.start() if end is not None else len(scan)]
     if _WORD_OR_QUESTION.search(COURTESY.sub("", sentence_rest)) is not None:
         return None
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
