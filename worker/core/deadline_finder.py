@@ -245,12 +245,13 @@ def _scan_words(lower: str) -> tuple[list[int], list[bool], list[int]]:
 
 def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
     """Append Chinese deadline spans; False if there is time wording we cannot read."""
-    last_end = 0
+    last_end, tried = 0, 0  # positions below `tried` were tried and need no retry
     for trigger in _ZH_TRIGGER.finditer(terms):
         position = trigger.start()
         if position < last_end:
             continue
-        for first in range(max(last_end, position - _ZH_REACH), position + 1):
+        for first in range(max(last_end, tried, position - _ZH_REACH), position + 1):
+            tried = first + 1
             if terms[first] not in _ZH_FIRST:
                 continue
             match = deadline_chinese.CANDIDATE.match(terms, first)
