@@ -310,3 +310,59 @@ def test_accord_check_over_tls_reports_redis_ok_and_prints_no_password(
     )
     assert json.loads(result.stdout)["redis"] == "ok"
     assert ACCORD_PASSWORD not in result.stdout + result.stderr
+
+
+def accord_acl_rule() -> list[str]:
+    line = next(x for x in ACL.read_text().splitlines() if x.startswith("user accord "))
+    return line.split()
+
+
+def test_the_accord_user_is_granted_commands_by_name_not_by_category() -> None:
+    """Least privilege: after `-@all` the accord user gets only named commands (a
+    category such as @write or @scripting would add DEL, RENAME, XGROUP DESTROY/SETID,
+    SCRIPT FLUSH, FUNCTION FLUSH, ... with every Redis release)."""
+    rule = accord_acl_rule()
+    grants = [word for word in rule if word.startswith(("+", "-"))]
+    assert grants[0] == "-@all"
+    assert not [word for word in grants[1:] if "@" in word or word.startswith("-")]
+    assert "+xgroup|create" in grants
+    assert "+xgroup" not in grants
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # Would break exactly-once (R15): rewind or drop the consumer group.
+        ("XGROUP", "SETID", "chat-turn:{0}", "accord", "0"),
+        ("XGROUP", "DESTROY", "chat-turn:{0}", "accord"),
+        ("XGROUP", "DELCONSUMER", "chat-turn:{0}", "accord", "w1"),
+        # Would drop or move state the store never deletes.
+        ("DEL", "scope:{0}:x"),
+        ("UNLINK", "gaps:{0}"),
+        ("RENAME", "scope:{0}:x", "scope:{0}:y"),
+        ("HSETNX", "stats:{0}", "x", "1"),
+        # Would reach other applications sharing the server.
+        ("SCRIPT", "FLUSH"),
+        ("SCRIPT", "KILL"),
+        ("FLUSHALL",),
+        ("KEYS", "*"),
+        ("CONFIG", "GET", "requirepass"),
+        ("PUBLISH", "channel", "x"),
+        ("CLIENT", "LIST"),
+        ("ACL", "LIST"),
+    ],
+    ids=lambda command: " ".join(command[:2]),
+)
+@pytest.mark.asyncio
+async def test_the_accord_user_is_refused_what_the_worker_never_runs(
+    tls_redis: TlsRedis,
+    ops: redis.asyncio.Redis,  # noqa: ARG001  (flushes first)
+    command: tuple[str, ...],
+) -> None:
+    """Commands accord never sends are refused to its user, even on its own keys."""
+    client = connect(Settings.from_env({"REDIS_URL": tls_redis.url()}))
+    try:
+        with pytest.raises(NoPermissionError):
+            await client.execute_command(*command)
+    finally:
+        await client.aclose()
