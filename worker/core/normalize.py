@@ -7,7 +7,7 @@ without invisible characters: NFKC would turn the Chinese full-width comma of a
 memory into an ASCII one and break exact todo contents written with full-width
 parentheses.
 
-Two decisions (documented in the README, tested in tests/test_recognizer_normalize.py):
+Two decisions (documented in the README, tested in tests/test_recognizer.py):
 
 - Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069)
   reorder what a reader sees ("Trojan Source", CVE-2021-42574), so the prose we would
