@@ -47,6 +47,9 @@ FOUND: tuple[tuple[str, str], ...] = (
     ("mark todo 'Call mom' as completed tonight", "tonight"),
     ("you flag any claim you are unsure about by Friday 5pm", "by Friday 5pm"),
     ("call me Tuesday at 3:30pm", "Tuesday at 3:30pm"),
+    ("send it by five pm", "by five pm"),
+    ("call me at seven tonight", "at seven tonight"),
+    ("the review is due December first", "December first"),
     ("send it by 5pm, on Slack", "by 5pm"),
     ("下午三点前把文件发我", "下午三点前"),
     ("请证明周五前能完成", "周五前"),  # 证明 ends in 明 but is "prove"
@@ -106,7 +109,7 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("first thing tomorrow", "tomorrow morning, not the end of tomorrow"),
     ("明后天给我答复", "tomorrow or the day after"),
     ("今明两天内给我答复", "within today and tomorrow, not two days from now"),
-    ("by five pm", "clock times in words are outside the grammar"),
+    ("by ten thirty pm", "minutes in words are outside the grammar"),
 )
 
 

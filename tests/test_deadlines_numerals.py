@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from worker.core.deadline_grammar import Clock, Hint, clock_time
-from worker.core.numerals import en_number, zh_number
+from worker.core.numerals import en_number, en_ordinal, zh_number
 
 
 @pytest.mark.parametrize(
@@ -102,3 +102,26 @@ def test_a_twelve_hour_clock_needs_am_pm_or_a_part_of_the_day(
 ) -> None:
     """R9: "8" alone is morning or evening; 下午/tonight/pm decide, conflicts give None."""
     assert clock_time(clock, hint) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("first", 1),
+        ("second", 2),
+        ("twelfth", 12),
+        ("twentieth", 20),
+        ("twenty-first", 21),
+        ("thirty first", 31),
+        ("thirtieth", 30),
+    ],
+)
+def test_english_ordinal_words_are_read(text: str, value: int) -> None:
+    """R9: "December first", "the twenty-first of December"."""
+    assert en_ordinal(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "1st", "twenty", "twenty-twentieth", "forty-first", "one"])
+def test_english_non_ordinals_are_refused(text: str) -> None:
+    """R9: anything else is no day of the month."""
+    assert en_ordinal(text) is None

@@ -38,7 +38,14 @@ from worker.core.deadline_grammar import (
     Weekday,
     clock_time,
 )
-from worker.core.numerals import EN_NUMBER_WORD_LIST, EN_NUMBER_WORDS, en_number
+from worker.core.numerals import (
+    EN_HOUR_WORDS,
+    EN_NUMBER_WORD_LIST,
+    EN_NUMBER_WORDS,
+    EN_ORDINAL_WORDS,
+    en_number,
+    en_ordinal,
+)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = (
@@ -81,6 +88,8 @@ _WD = "|".join(_WEEKDAYS)
 _MON_FULL = "|".join(_MONTH_NAMES)
 _MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
 _ORD = "(?:st|nd|rd|th)?"
+# A day of the month: "1", "1st" or "first" (two groups: digits, words).
+_DAY = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
 
 
 class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
@@ -111,11 +120,11 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
 # tries the items that can start with the character at hand).
 _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
     (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
-    (Kind.MDY, rf"({_MON})\s*(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?", "jfmasond"),
+    (Kind.MDY, rf"({_MON})\s*{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
     (
         Kind.DMY,
-        rf"(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
-        "t" + DIGITS,
+        rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
+        "t" + DIGITS + "fsten",  # the, digits, ordinal words
     ),
     (
         Kind.DURATION,
@@ -140,7 +149,11 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
     (Kind.REL_PERIOD, r"(this|next)\s+(week|month|year)", "tn"),
     (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?", "jfmasond"),
     (Kind.YEAR, r"(20\d\d)", "2"),
-    (Kind.CLOCK12, r"(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\.?", DIGITS),
+    (
+        Kind.CLOCK12,
+        rf"(\d{{1,2}}|{EN_HOUR_WORDS})(?:[:.](\d{{2}}))?\s*([ap])\.?\s?m\.?",
+        DIGITS + "otfsen",  # digits, one … twelve
+    ),
     (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
     (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
@@ -148,11 +161,12 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
     (
         Kind.AT_HOUR,
         (
-            r"at\s+(\d{1,2})(?::(\d{2}))?(?![\d:.])(?:\s*o'clock)?|(\d{1,2})\s*o'clock"
-            r"|(\d{1,2})(?::(\d{2}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
+            rf"at\s+(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?![\d:.])(?:\s*o'clock)?"
+            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})\s*o'clock"
+            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
             r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
         ),
-        "a" + DIGITS,
+        "a" + DIGITS + "otfsen",
     ),
     (
         Kind.DAYPART,
@@ -225,6 +239,7 @@ TRIGGERS = frozenset(
         "afternoon",
         "evening",
         "night",
+        *("am", "pm", "clock"),  # "five pm", "seven o'clock tonight"
         *_WEEKDAYS,
         *_MONTHS,
     }
@@ -423,11 +438,14 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:
         year, month, day = (int(g or 0) for g in groups)
         return _date(month, day, year)
     if kind is Kind.MDY:
-        month_text, day_text, year_text = groups
+        month_text, day_digits, day_words, year_text = groups
     else:
-        day_text, month_text, year_text = groups
+        day_digits, day_words, month_text, year_text = groups
     month = _MONTHS[(month_text or "").rstrip(".")]
-    return _date(month, int(day_text or 0), int(year_text) if year_text else None)
+    day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
+    if day_of_month is None:
+        return None
+    return _date(month, day_of_month, int(year_text) if year_text else None)
 
 
 def _date(month: int, day: int, year: int | None) -> CalendarDate | None:
@@ -440,15 +458,16 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
     if kind is Kind.CLOCK_WORD:
         return Clock(12, 0, fixed=True) if groups[0] != "midnight" else Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK12:
-        hour, minute, meridiem = groups
-        return Clock(int(hour or 0), int(minute or 0), meridiem=meridiem)
+        hour_text, minute, meridiem = groups
+        hour = en_number(hour_text or "")
+        return None if hour is None else Clock(hour, int(minute or 0), meridiem=meridiem)
     if kind is Kind.CLOCK24:
-        hour, minute = groups
+        hour_text, minute = groups
         # "09:30" or "17:00" fixes a 24-hour reading; "5:30" could be either half of the day.
-        return Clock(int(hour or 0), int(minute or 0), fixed=len(hour or "") == 2)
+        return Clock(int(hour_text or 0), int(minute or 0), fixed=len(hour_text or "") == 2)
     at_hour, at_minute, oclock_hour, bare_hour, bare_minute = groups
-    hour = at_hour or oclock_hour or bare_hour
-    return Clock(int(hour or 0), int(at_minute or bare_minute or 0))
+    hour = en_number(at_hour or oclock_hour or bare_hour or "")
+    return None if hour is None else Clock(hour, int(at_minute or bare_minute or 0))
 
 
 def _set_day(slots: _Slots, day: Day | None) -> bool:

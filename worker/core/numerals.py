@@ -46,6 +46,38 @@ EN_NUMBER_WORDS = (
     "|" + "|".join(sorted(_EN_UNITS, key=len, reverse=True)) + ")"
 )
 
+_EN_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+}
+# Regex source for a day of the month in ordinal words ("first" … "thirty-first").
+EN_ORDINAL_WORDS = (
+    "(?:(?:twenty|thirty)[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+    + "|".join(sorted(_EN_ORDINALS, key=len, reverse=True))
+    + ")"
+)
+# Regex source for an hour on a 12-hour clock in words.
+EN_HOUR_WORDS = "(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+
 _ZH_DIGITS = {
     "零": 0,
     "\u3007": 0,  # the circle zero of years written digit by digit
@@ -109,3 +141,15 @@ def zh_number(text: str) -> int | None:  # noqa: PLR0911  # one exit per malform
     if tens_text == "两" or ones_text == "两":
         return None
     return tens * 10 + ones
+
+
+def en_ordinal(text: str) -> int | None:
+    """`"first"`, `"twenty-first"`, `"thirtieth"` as an int, else None."""
+    value = _EN_ORDINALS.get(text)
+    if value is not None:
+        return value
+    tens, sep, rest = text.replace(" ", "-").partition("-")
+    ones = _EN_ORDINALS.get(rest)
+    if not sep or tens not in {"twenty", "thirty"} or ones is None or ones > 9:
+        return None
+    return _EN_TENS[tens] + ones
