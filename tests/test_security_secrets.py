@@ -23,14 +23,30 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+import structlog
 
-from contracts.outputs import DeadLetter, DeadLetterReason
+from contracts.common import AgreementState, Cause, Provenance
+from contracts.outputs import (
+    Candidate,
+    ClarificationKind,
+    ClarificationRequested,
+    DeadLetter,
+    DeadLetterReason,
+    OutputEvent,
+    ProposalRefused,
+    RefusalReason,
+    StateChanged,
+    ToolOutcome,
+)
+from contracts.records import TodoBinding
 from contracts.streams import DATA_FIELD, stream_name
+from contracts.tools import RejectionReason
 from store import keys
 from store.dead_letters import RequeueError, list_dead_letters, requeue
 from store.intake import ensure_groups, read_new
 from store.processor import PartitionProcessor
 from worker.app import core_for, store_config
+from worker.observability import log_events
 from worker.settings import Settings, redacted_url
 
 SECRET = "swordfish-7"  # noqa: S105  (a marker to search for, not a credential)
@@ -212,3 +228,52 @@ def test_cli_errors_never_print_the_redis_password() -> None:
     assert view.returncode != 0
     for result in (check, view):
         assert "pa55-word" not in result.stdout + result.stderr
+
+
+def test_info_logs_of_every_event_kind_carry_no_text_terms_or_todo_content() -> None:
+    """`log_events` writes one line per published event (state change, tool outcome,
+    clarification, refusal, dead letter) with ids, states and reasons: the terms, the
+    candidates' terms, a binding's todo content, a letter's fields and detail all hold
+    the secret here, and none of it reaches a log line."""
+    at = BASE
+    provenance = Provenance(session_id="s1", seq=3, message_id="m-3")
+    binding = TodoBinding(session_id="s1", content=f"todo {SECRET}", origin_seq=1)
+    events: list[OutputEvent] = [
+        StateChanged(
+            event_id="agr-1@1", record_id="agr-1", agent_id="a", user_id="u", session_id="s1",
+            revision=1, from_state=None, to_state=AgreementState.PROPOSED,
+            cause=Cause.PROPOSED, terms=f"terms {SECRET}", at=at, provenance=provenance,
+            binding=binding,
+        ),
+        ToolOutcome(
+            event_id="s1#4:tool_outcome", agent_id="a", user_id="u", session_id="s1", seq=4,
+            call_id="c-4", accepted=False, at=at, record_id="agr-1",
+            reason=RejectionReason.STALE_REVISION, current_revision=1,
+        ),
+        ClarificationRequested(
+            event_id="s1#5:clarification", agent_id="a", user_id="u", session_id="s1", seq=5,
+            kind=ClarificationKind.CANCELLATION, at=at,
+            candidates=(Candidate(record_id="agr-1", revision=1, terms=SECRET,
+                                  state=AgreementState.PROPOSED),),
+        ),
+        ProposalRefused(
+            event_id="s1#6:proposal_refused", agent_id="a", user_id="u", session_id="s1",
+            seq=6, reason=RefusalReason.TERMS_TOO_LONG, at=at, limit=10,
+        ),
+        DeadLetter(
+            event_id="dlq:chat-turn:{0}:1-0", stream="chat-turn:{0}", entry_id="1-0",
+            reason=DeadLetterReason.OVERSIZE, detail=f"$.text: {SECRET}", delivery_count=1,
+            at=at, fields={DATA_FIELD: json.dumps({"text": SECRET})}, session_id="s1", seq=7,
+        ),
+    ]  # fmt: skip
+    with structlog.testing.capture_logs() as lines:
+        log_events(structlog.get_logger("accord.worker"), events)
+    assert [line["event"] for line in lines] == [
+        "state_changed",
+        "tool_outcome",
+        "clarification_requested",
+        "proposal_refused",
+        "dead_letter",
+    ]
+    assert all(line["session_id"] == "s1" for line in lines)
+    assert SECRET not in repr(lines)
