@@ -131,6 +131,11 @@ CASES: tuple[Case, ...] = (
     Case("by December thirty-first", "2027-01-01T00:00:00-05:00"),
     Case("before January second, 2027", "2027-01-02T00:00:00-05:00"),
     Case("by the thirtieth of February", None),
+    # A weekday said with its date must agree with it (2026-12-04 is a Friday).
+    Case("by Friday, December 4", "2026-12-05T00:00:00-05:00"),
+    Case("by Friday December 4th at 5pm", "2026-12-04T17:00:00-05:00"),
+    Case("by Saturday, December 4", None),
+    Case("by next Friday, December 4", None),
     Case("by December thirty-second", None),
     Case("at 5.30pm", "2026-11-27T17:30:00-05:00"),
     Case("tonight at 5am", None),

@@ -35,6 +35,7 @@ from worker.core.deadline_grammar import (
     Unit,
     Weekday,
     clock_time,
+    with_day,
 )
 from worker.core.numerals import ZH_NUMERAL, zh_number
 
@@ -379,10 +380,10 @@ def _duration(slots: _Slots, groups: tuple[str | None, ...]) -> bool:
 
 
 def _set_day(slots: _Slots, day: Day | None) -> bool:
-    if day is None or slots.day is not None or slots.period is not None:
+    if day is None or slots.period is not None:
         return False
-    slots.day = day
-    return True
+    slots.day = with_day(slots.day, day)
+    return slots.day is not None
 
 
 def _set_period(slots: _Slots, period: Period) -> bool:

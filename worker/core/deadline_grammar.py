@@ -71,6 +71,34 @@ class MonthDay(msgspec.Struct, frozen=True):
     month_offset: int | None
 
 
+class CheckedDate(msgspec.Struct, frozen=True):
+    """A date said with its weekday ("Friday, December 4", 12月4日周五): the date, and
+    no deadline at all when the two disagree."""
+
+    date: CalendarDate | MonthDay
+    weekday: int
+
+
+def with_day(current: Day | None, new: Day) -> Day | None:
+    """The day a phrase names once `new` is read after `current`, or None if two days.
+
+    A bare weekday and a date may name the same day; which one wins is checked
+    against the calendar, so "Friday, December 5" in a year where it is a Saturday
+    gives no deadline.
+    """
+    if current is None:
+        return new
+    if isinstance(current, Weekday) and current.week is None:
+        weekday, date = current, new
+    elif isinstance(new, Weekday) and new.week is None:
+        weekday, date = new, current
+    else:
+        return None
+    if not isinstance(date, CalendarDate | MonthDay):
+        return None
+    return CheckedDate(date, weekday.weekday)
+
+
 class RelativePeriod(msgspec.Struct, frozen=True):
     """This (0) or next (1) calendar week (Monday first), month or year."""
 
@@ -94,7 +122,7 @@ class Duration(msgspec.Struct, frozen=True):
     unit: Unit
 
 
-Day = RelativeDay | Weekday | CalendarDate | MonthDay
+Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate
 Period = RelativePeriod | NamedMonth | NamedYear
 
 

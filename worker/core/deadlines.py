@@ -22,6 +22,7 @@ from worker.core import deadline_chinese, deadline_english
 from worker.core.deadline_finder import CJK, find_deadline_phrase
 from worker.core.deadline_grammar import (
     CalendarDate,
+    CheckedDate,
     Day,
     DeadlineSpec,
     Duration,
@@ -113,6 +114,9 @@ def _day(day: Day, today: date) -> date | None:
         return monday + timedelta(days=7 * day.week + day.weekday)
     if isinstance(day, CalendarDate):
         return _calendar_date(day, today)
+    if isinstance(day, CheckedDate):
+        date_ = _day(day.date, today)
+        return date_ if date_ is not None and date_.weekday() == day.weekday else None
     return _month_day(day, today)
 
 
