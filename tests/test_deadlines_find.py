@@ -51,6 +51,7 @@ FOUND: tuple[tuple[str, str], ...] = (
     ("call me at seven tonight", "at seven tonight"),
     ("the review is due December first", "December first"),
     ("send it by 5pm, on Slack", "by 5pm"),
+    ("明天中午前回复", "明天中午前"),
     ("下午三点前把文件发我", "下午三点前"),
     ("请证明周五前能完成", "周五前"),  # 证明 ends in 明 but is "prove"
     ("send it by email by Friday", "by Friday"),
@@ -110,6 +111,12 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("明后天给我答复", "tomorrow or the day after"),
     ("今明两天内给我答复", "within today and tomorrow, not two days from now"),
     ("by ten thirty pm", "minutes in words are outside the grammar"),
+    ("finish it by early next week", "part of a period"),
+    ("by the middle of next month", "part of a period"),
+    ("during the week of December 7", "another period"),
+    ("下个月初交报告", "early next month, not its end"),
+    ("下周中给我答复", "the middle of next week"),
+    ("12月中旬之前", "mid-December"),
 )
 
 

@@ -118,15 +118,20 @@ _EN_START_BEFORE = frozenset(
 )
 _EN_FILLER = frozenset({"on", "at", "the"})
 _EN_UNSURE_BEFORE = frozenset(
-    # "first thing tomorrow" is tomorrow morning, not the end of tomorrow.
-    ["every", "each", "following", "around", "about", "between", "thing"]
+    # "first thing tomorrow" is tomorrow morning; "early next week", "the middle of
+    # December", "the week of December 7" name part of a period or another period.
+    {
+        *("every", "each", "following", "around", "about", "between", "thing"),
+        *("early", "mid", "late", "middle", "of"),
+    }
 )
-# "Friday's meeting" never reaches here: an item followed by an apostrophe is not one.
 # After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
 # dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
 _EN_UNSURE_AFTER = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
 )
+# After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
+# ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
 _EN_AFTER = re.compile(
     r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
 )
@@ -141,7 +146,8 @@ _ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "时间")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS = ("后天", "两天", "二天")
 _ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
-_ZH_UNSURE_AFTER = ("左右", "前后", "上下")
+# After a run: approximate (左右, 前后) or part of the period (下个月初, 下周中, 12月中旬).
+_ZH_UNSURE_AFTER = re.compile(r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)")
 _AHEAD = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
@@ -289,7 +295,7 @@ def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:
 def _chinese_context(before: str, after: str) -> bool | None:
     """True: the words around do not change the reading; else a _judge verdict."""
     before, after = before.rstrip(), after.lstrip()
-    if before.endswith(_ZH_UNSURE_BEFORE) or after.startswith(_ZH_UNSURE_AFTER):
+    if before.endswith(_ZH_UNSURE_BEFORE) or _ZH_UNSURE_AFTER.match(after):
         return False
     if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
         return None
