@@ -15,6 +15,8 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 from fake_core import FakeCore
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from store_harness import GROUP, chat, xadd
 
 from contracts.codec import decode_event
@@ -231,3 +233,26 @@ async def test_without_a_cache_every_batch_loads_and_still_applies_once(
     await send(client, 3, 2)
     await store.process(await read_new(client, 0, GROUP, "c"))
     assert await applied(client) == [1, 2, 3]
+
+
+@given(st.data(), st.integers(min_value=1, max_value=25))
+@settings(max_examples=200, deadline=None)
+def test_any_delivery_order_with_duplicates_applies_each_seq_once_in_order(
+    data: st.DataObject, count: int
+) -> None:
+    """R15 (gate alone): batches of shuffled, duplicated seqs apply 1..n once, in order."""
+    deliveries = list(range(1, count + 1))
+    deliveries += data.draw(st.lists(st.integers(1, count), max_size=count), label="duplicates")
+    deliveries = data.draw(st.permutations(deliveries), label="order")
+    next_seq, parked, applied_seqs = 1, dict[int, ParkedEntry](), []
+    while deliveries:
+        size = data.draw(st.integers(1, len(deliveries)), label="batch")
+        batch, deliveries = deliveries[:size], deliveries[size:]
+        plan = plan_session(next_seq, (), parked, [arrival(seq) for seq in batch])
+        applied_seqs += [seq for seq, _ in plan.apply]
+        for seq in plan.unpark:
+            del parked[seq]
+        parked.update((seq, ParkedEntry("s", a.entry_id, b"")) for seq, a in plan.park)
+        next_seq = plan.next_seq
+    assert applied_seqs == list(range(1, count + 1))
+    assert not parked
