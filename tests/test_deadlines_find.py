@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+import test_deadlines_en
+import test_deadlines_zh
 
 from worker.core.deadlines import find_deadline_phrase, resolve_deadline
 
@@ -130,6 +132,22 @@ def test_the_one_deadline_wording_is_found(terms: str, phrase: str) -> None:
 def test_no_deadline_wording_is_found_when_unsure(terms: str, why: str) -> None:
     """R9, precision first: no deadline rather than a guess."""
     assert find_deadline_phrase(terms) is None, why
+
+
+def _resolving_cases() -> list[str]:
+    tables = (test_deadlines_en.CASES, test_deadlines_zh.CASES)
+    return sorted({case.phrase for table in tables for case in table if case.expected})
+
+
+@pytest.mark.parametrize("phrase", _resolving_cases())
+def test_a_phrase_that_resolves_is_found_whole(phrase: str) -> None:
+    """Find and resolve share one grammar: a resolving phrase, as the whole terms, is
+    found as itself (a leading "at" / "on" is left out, it changes nothing) (R9)."""
+    assert find_deadline_phrase(phrase) in {
+        phrase,
+        phrase.removeprefix("at "),
+        phrase.removeprefix("on "),
+    }
 
 
 @pytest.mark.parametrize(("terms", "phrase"), FOUND)

@@ -240,7 +240,7 @@ TRIGGERS = frozenset(
         "afternoon",
         "evening",
         "night",
-        *("am", "pm", "clock"),  # "five pm", "seven o'clock tonight"
+        *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
         *_WEEKDAYS,
         *_MONTHS,
     }

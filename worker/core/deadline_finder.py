@@ -156,7 +156,8 @@ _ZH_FIRST = frozenset(
     "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午"
 )
 _ZH_REACH = 7
-_EN_REACH = 4  # "no later than the end of …": the trigger word is 4 words in
+# "no later than the twenty-first of December": the trigger word is 8 words in.
+_EN_REACH = 8
 
 
 def find_deadline_phrase(terms: str) -> str | None:
