@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import test_deadlines_en
+import test_deadlines_zh
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -160,6 +162,21 @@ def test_a_resolved_deadline_is_strictly_after_the_reference(
     assert deadline is None or deadline > ts
     if deadline is not None:
         assert deadline.tzinfo is UTC
+
+
+TABLE_PHRASES = tuple(
+    sorted({case.phrase for case in (*test_deadlines_en.CASES, *test_deadlines_zh.CASES)})
+)
+
+
+@settings(max_examples=500)
+@given(st.sampled_from(TABLE_PHRASES), reference_times, zones)
+def test_every_table_phrase_at_any_time_gives_a_later_deadline_or_none(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: the same holds for every phrase of the case tables, said at any time."""
+    deadline = resolve_deadline(phrase, ts, zone)
+    assert deadline is None or deadline > ts
 
 
 @settings(max_examples=300)
