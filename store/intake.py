@@ -15,7 +15,7 @@ from redis.exceptions import ResponseError
 
 from contracts.streams import input_streams
 from store.processor import Entry
-from store.scripts import AnyRedis
+from store.scripts import RECLAIM, AnyRedis
 
 
 def _text(value: bytes | str) -> str:
@@ -58,24 +58,17 @@ async def reclaim(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
     min_idle_ms: int,
     count: int = 100,
 ) -> list[Entry]:
-    """Claim up to `count` entries per stream idle at least `min_idle_ms`."""
+    """Claim up to `count` entries per stream idle at least `min_idle_ms`.
+
+    One `reclaim.lua` call per stream: XAUTOCLAIM, the delivery counts (XPENDING), and
+    the release of entries deleted from the stream while pending (Redis 6.2 keeps them).
+    """
     entries: list[Entry] = []
     for stream in input_streams(partition):
-        reply: Any = await redis.xautoclaim(
-            stream, group, consumer, min_idle_ms, "0-0", count=count
+        reply: Any = await RECLAIM.run(
+            redis, [stream], [group, consumer, min_idle_ms, "0-0", count]
         )
-        claimed = [(entry_id, fields) for entry_id, fields in reply[1] if entry_id]
-        gone = [entry_id for entry_id, fields in claimed if fields is None]
-        if gone:  # deleted from the stream while pending: nothing left to apply
-            await redis.xack(stream, group, *gone)
-        live = [(_text(entry_id), fields) for entry_id, fields in claimed if fields is not None]
-        if not live:
-            continue
-        pending: list[dict[str, Any]] = await redis.xpending_range(
-            stream, group, live[0][0], live[-1][0], len(live) * 4 + 16, consumername=consumer
-        )
-        counts = {_text(p["message_id"]): int(p["times_delivered"]) for p in pending}
-        entries.extend(
-            Entry(stream, entry_id, fields, counts.get(entry_id, 1)) for entry_id, fields in live
-        )
+        for entry_id, flat, delivered in reply[1]:
+            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+            entries.append(Entry(stream, _text(entry_id), fields, int(delivered)))
     return entries

@@ -40,3 +40,4 @@ class LuaScript:
 LOAD = LuaScript.load("load")
 COMMIT = LuaScript.load("commit")
 REQUEUE = LuaScript.load("requeue")
+RECLAIM = LuaScript.load("reclaim")
