@@ -135,8 +135,9 @@ def test_no_deadline_wording_is_found_when_unsure(terms: str, why: str) -> None:
 
 
 def _resolving_cases() -> list[str]:
-    tables = (test_deadlines_en.CASES, test_deadlines_zh.CASES)
-    return sorted({case.phrase for table in tables for case in table if case.expected})
+    english = {case.phrase for case in test_deadlines_en.CASES if case.expected}
+    chinese = {case.phrase for case in test_deadlines_zh.CASES if case.expected}
+    return sorted(english | chinese)
 
 
 @pytest.mark.parametrize("phrase", _resolving_cases())

@@ -1,9 +1,12 @@
-"""Numbers in words and Chinese numerals, and 12-hour clocks, as deadlines read them (R9)."""
+"""Numbers in words, Chinese numerals, 12-hour clocks and the lexers of deadlines (R9)."""
 
 from __future__ import annotations
 
 import pytest
+import test_deadlines_en
+import test_deadlines_zh
 
+from worker.core import deadline_chinese, deadline_english
 from worker.core.deadline_grammar import Clock, Hint, clock_time
 from worker.core.numerals import en_number, en_ordinal, zh_number
 
@@ -125,3 +128,21 @@ def test_english_ordinal_words_are_read(text: str, value: int) -> None:
 def test_english_non_ordinals_are_refused(text: str) -> None:
     """R9: anything else is no day of the month."""
     assert en_ordinal(text) is None
+
+
+def _phrases() -> list[str]:
+    english = {case.phrase for case in test_deadlines_en.CASES if case.phrase}
+    chinese = {case.phrase for case in test_deadlines_zh.CASES if case.phrase}
+    return sorted(english | chinese)
+
+
+@pytest.mark.parametrize("phrase", _phrases())
+def test_first_character_dispatch_lexes_like_the_full_alternation(phrase: str) -> None:
+    """The lexer's per-character shortcut picks the same token as trying every pattern
+    in order, at every position of every table phrase (guards the first-character sets)."""
+    for lexer, text in (
+        (deadline_english._LEXER, deadline_english.normalize(phrase)),
+        (deadline_chinese._LEXER, phrase),
+    ):
+        for pos in range(len(text)):
+            assert lexer.token(text, pos) == lexer.token(text, pos, dispatch=False)

@@ -165,7 +165,10 @@ def test_a_resolved_deadline_is_strictly_after_the_reference(
 
 
 TABLE_PHRASES = tuple(
-    sorted({case.phrase for case in (*test_deadlines_en.CASES, *test_deadlines_zh.CASES)})
+    sorted(
+        {case.phrase for case in test_deadlines_en.CASES}
+        | {case.phrase for case in test_deadlines_zh.CASES}
+    )
 )
 
 

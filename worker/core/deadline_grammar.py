@@ -230,11 +230,12 @@ class Lexer(Generic[K]):
             if key not in compiled:
                 compiled[key] = _alternation([entries[n] for n in key], wrap)
             self._dispatch[char] = compiled[key]
-        self.full = _alternation(entries, wrap)[0]
+        # Every item in one alternation: what the dispatch must agree with (tested).
+        self._full = _alternation(entries, wrap)
 
-    def token(self, text: str, pos: int) -> tuple[Token[K], int] | None:
+    def token(self, text: str, pos: int, *, dispatch: bool = True) -> tuple[Token[K], int] | None:
         """The token at `pos` and the position after it, or None."""
-        found = self._dispatch.get(text[pos])
+        found = self._dispatch.get(text[pos]) if dispatch else self._full
         if found is None:
             return None
         pattern, table = found
