@@ -105,6 +105,8 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("send it before the meeting on Friday", "a deadline tied to an event on that day"),
     ("周五下班前发给我", "before leaving work on Friday, not the end of Friday"),
     ("明天开会之前把材料准备好", "before tomorrow's meeting"),
+    ("明天下午5点前到明天下午5点前到", "two deadlines, the second right after the first"),
+    ("周五前，下周一前", "two deadlines"),  # noqa: RUF001 - Chinese punctuation
     ("no later than noon on the 1st", "the day the time belongs to is outside the grammar"),
     ("by 5 PM EST", "a zone other than the user's"),
     ("by 5pm Beijing time", "a zone other than the user's"),

@@ -212,24 +212,22 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
         return True
     starts, starters, triggers = _scan_words(lower)
     taken = tuple(spans)
-    last_end = 0
+    last_end, tried = 0, 0  # word indexes below `tried` were tried and need no retry
     for index in triggers:
         if starts[index] < last_end:
             continue
-        for first in range(max(0, index - _EN_REACH), index + 1):
+        for first in range(max(tried, index - _EN_REACH), index + 1):
+            tried = first + 1
             if starts[first] < last_end or not starters[first]:
                 continue
             match = deadline_english.CANDIDATE.match(lower, starts[first])
             if match is None or match.end() <= starts[index]:
                 continue
-            last_end = match.end()
+            floor, last_end = last_end, match.end()
             if any(match.start() < end and start < last_end for start, end in taken):
                 break  # already read as Chinese ("明天 18:00 前")
-            verdict = _judge(terms, match, chinese=False)
-            if verdict is False:
+            if not _take(terms, match, spans, floor=floor, chinese=False):
                 return False
-            if verdict:
-                spans.append(match.span())
             break
     return True
 
@@ -264,24 +262,35 @@ def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
             match = deadline_chinese.CANDIDATE.match(terms, first)
             if match is None or match.end() <= position:
                 continue
-            last_end = match.end()
-            verdict = _judge(terms, match, chinese=True)
-            if verdict is False:
+            floor, last_end = last_end, match.end()
+            if not _take(terms, match, spans, floor=floor, chinese=True):
                 return False
-            if verdict:
-                spans.append(match.span())
             break
     return True
 
 
-def _judge(terms: str, match: re.Match[str], *, chinese: bool) -> bool | None:
-    """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore."""
+def _take(
+    terms: str, match: re.Match[str], spans: list[tuple[int, int]], *, floor: int, chinese: bool
+) -> bool:
+    """Record the run if it is a deadline; False if it makes the whole terms unreadable."""
+    verdict = _judge(terms, match, floor=floor, chinese=chinese)
+    if verdict:
+        spans.append(match.span())
+    return verdict is not False
+
+
+def _judge(terms: str, match: re.Match[str], *, floor: int, chinese: bool) -> bool | None:
+    """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore.
+
+    The words before the run are read back to `floor`, the end of the previous run:
+    "明天下午5点前到明天…" is not preceded by a stray 前.
+    """
     start, end = match.span()
     phrase = terms[start:end]
     spec, significant = (deadline_chinese if chinese else deadline_english).read(phrase)
     if not significant:
         return None
-    before = terms[max(0, start - _AHEAD) : start]
+    before = terms[max(floor, start - _AHEAD) : start]
     after = terms[end : end + _AHEAD]
     if chinese:
         context = _chinese_context(before, after)
