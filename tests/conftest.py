@@ -7,6 +7,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import pytest_asyncio
 import redis
 import redis.asyncio
 
@@ -32,7 +33,7 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     client.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture
 async def aredis(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     client = redis.asyncio.Redis.from_url(redis_url)
     await client.flushall()
