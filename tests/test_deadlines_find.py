@@ -50,6 +50,7 @@ FOUND: tuple[tuple[str, str], ...] = (
     ("you flag any claim you are unsure about by Friday 5pm", "by Friday 5pm"),
     ("call me Tuesday at 3:30pm", "Tuesday at 3:30pm"),
     ("send it by five pm", "by five pm"),
+    ("each of us sends a draft by Friday", "by Friday"),  # "each of us" is no schedule
     ("call me at seven tonight", "at seven tonight"),
     ("the review is due December first", "December first"),
     ("send it by 5pm, on Slack", "by 5pm"),
@@ -70,6 +71,7 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("you never schedule anything before 9am for me", "a standing rule"),
     ("I go to bed before 11pm on weeknights", "a standing rule"),
     ("always reply by 5pm", "a standing rule"),
+    ("each of us replies by 5pm from now on", "a standing rule"),
     ("from tomorrow on, answer in English", "a start, not an end"),
     ("starting Monday, use the new template", "a start, not an end"),
     ("after 5pm don't send me work messages", "a start, not an end"),

@@ -191,14 +191,18 @@ def _lower(terms: str) -> str:
 
 
 def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
+    """Whether the terms set a recurring schedule or a standing rule."""
     if chinese and any(word in terms for word in _ZH_STANDING):
         return True
-    if _EN_STANDING.isdisjoint(words) and _EN_EVERY.isdisjoint(words):
-        return "from now on" in " ".join(words)
-    pairs = itertools.pairwise(words)
-    return not _EN_STANDING.isdisjoint(words) or any(
+    if not _EN_STANDING.isdisjoint(words):
+        return True
+    if "now" in words and "from now on" in " ".join(words):
+        return True
+    if _EN_EVERY.isdisjoint(words):
+        return False
+    return any(
         first in _EN_EVERY and (second in _EN_EVERY_WHAT or second[0].isdigit())
-        for first, second in pairs
+        for first, second in itertools.pairwise(words)
     )
 
 
