@@ -1,0 +1,73 @@
+"""The benchmark's CI-size run (issue 8): it runs, prints every figure, and is exactly once.
+
+Timings are printed, never asserted (DESIGN section 5: speed is a ratio measured in a
+benchmark, not a test). What is asserted is the run's correctness: every input of every
+end-to-end phase acked, none dead-lettered, and exactly the oracle's agreement events
+committed once each (R15), with one and with two worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from worker.bench.endtoend import expected_events
+from worker.bench.workload import FLOW, build
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+
+def test_workload_is_mostly_ordinary_with_a_few_percent_of_agreement_flows() -> None:
+    workload = build(sessions=100, blocks=6, partitions=2)
+    kinds = {d["type"] for d in workload.documents}
+    todo_results = [d for d in workload.documents if d["type"] == "tool_result"]
+    assert kinds == {"chat_turn", "tool_call", "tool_result"}
+    assert all(d["name"] == "todo_write" and d["todos"] for d in todo_results)
+    assert 0.02 <= workload.flow_entries / len(workload.documents) <= 0.06
+    # Every flow commits proposed, agent_accepted, open and one tool outcome (R2-R5).
+    assert expected_events([workload]) == workload.flows * FLOW
+
+
+def test_seqs_of_every_session_are_gapless_and_written_in_order() -> None:
+    """The producer writes each session's seq 1, 2, 3, ... in order (R15's contract)."""
+    workload = build(sessions=30, blocks=3, partitions=2)
+    last: dict[str, int] = {}
+    for document in workload.documents:
+        assert document["seq"] == last.get(document["session_id"], 0) + 1
+        last[document["session_id"]] = document["seq"]
+
+
+def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from worker.cli import main; main()", "bench", "--json"],
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=110,
+        check=False,
+    )
+    sys.stdout.write(done.stdout)  # the figures, for the CI log (-s or on failure)
+    assert done.returncode == 0
+    figures = json.loads(done.stdout)
+    assert figures["ok"] is True
+    for phase in ("1_process", "2_process"):
+        check = figures["exactly_once"][phase]
+        assert check["events_committed"] == check["events_expected"] > 0
+        assert check["duplicate_event_ids"] == check["pending"] == check["dead_letters"] == 0
+        assert check["worker_exit_codes"] == [0] * int(phase[0])
+    rates = ("baseline_per_s", "faststream_batch_per_s", "e2e_per_s", "e2e_two_processes_per_s")
+    for name in rates:
+        assert figures[name] > 0, name
+    assert figures["latency"]["samples"] > 0
+    assert figures["latency"]["missing"] == 0
+    assert figures["worker_rss_mb"] > 0
+    assert figures["redis_session_bytes"]["sampled"] > 0
+    assert set(figures["ratios"]) == {
+        "e2e_vs_baseline",
+        "faststream_batch_vs_baseline",
+        "scaling_2_vs_1_process",
+    }
+    assert all(math.isfinite(v) for v in figures["recognizer"].values())

@@ -1,0 +1,236 @@
+"""One benchmark run: every figure of issue 8 against one embedded Redis.
+
+Order: the baseline and FastStream's batch subscriber drain the same backlog (median
+of `rounds`, interleaved); then one worker process drains it (throughput), takes a
+paced load at `load_share` of that peak (latency), and is measured (RSS, session
+bytes); then two worker processes drain it again (scaling). Every end-to-end phase is
+checked exactly-once against the oracle. Micro-benchmarks last. Nothing here asserts a
+timing; `Figures.ok` is the correctness of the run only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from redis.asyncio import Redis
+
+from store.embedded import EmbeddedRedis
+from worker.bench import micro
+from worker.bench.endtoend import (
+    Workers,
+    drain_rate,
+    exactly_once,
+    paced_latency,
+    session_bytes,
+    write,
+)
+from worker.bench.loops import GROUP, bare_loop, faststream_batch
+from worker.bench.workload import Workload, build, entries
+from worker.consumer import ensure_groups
+
+
+@dataclass(frozen=True)
+class Plan:
+    sessions: int
+    blocks: int
+    latency_sessions: int
+    rounds: int
+    partitions: int = 2
+    load_share: float = 0.2
+    timeout_s: float = 300.0
+
+
+PLANS = {
+    # CI: well under a minute including two worker start-ups; figures are printed only.
+    "small": Plan(sessions=100, blocks=6, latency_sessions=40, rounds=1, timeout_s=40),
+    "full": Plan(sessions=2000, blocks=10, latency_sessions=500, rounds=3),
+}
+
+
+@dataclass
+class Figures:
+    size: str
+    entries: int
+    flow_share: float
+    load_average: tuple[float, float, float]
+    baseline_per_s: float = 0.0
+    faststream_batch_per_s: float = 0.0
+    e2e_per_s: float = 0.0
+    e2e_two_processes_per_s: float = 0.0
+    latency: dict[str, float] = field(default_factory=dict)
+    worker_rss_mb: float = 0.0
+    redis_session_bytes: dict[str, float] = field(default_factory=dict)
+    recognizer: dict[str, float] = field(default_factory=dict)
+    deadlines: dict[str, float] = field(default_factory=dict)
+    exactly_once: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(check["ok"] for check in self.exactly_once.values())
+
+    def ratios(self) -> dict[str, float]:
+        def share(value: float, base: float) -> float:
+            return round(value / base, 3) if base else float("nan")
+
+        return {
+            "e2e_vs_baseline": share(self.e2e_per_s, self.baseline_per_s),
+            "faststream_batch_vs_baseline": share(self.faststream_batch_per_s, self.baseline_per_s),
+            "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_per_s),
+        }
+
+    def to_json(self) -> str:
+        plain = {**dataclasses.asdict(self), "ratios": self.ratios(), "ok": self.ok}
+        return msgspec.json.encode(plain).decode()
+
+    def lines(self) -> list[str]:
+        r = self.ratios()
+        lat = self.latency
+        rec = self.recognizer
+        out = [
+            (
+                f"workload: {self.entries} entries, {self.flow_share:.1%} in agreement flows"
+                f" (size {self.size}); load average {self.load_average[0]:.2f}"
+            ),
+            f"baseline (bare XREADGROUP+decode+XACK): {self.baseline_per_s:,.0f} entries/s",
+            (
+                f"FastStream batch subscriber alone:      {self.faststream_batch_per_s:,.0f}"
+                f" entries/s ({r['faststream_batch_vs_baseline']:.2f}x baseline)"
+            ),
+            (
+                f"accord end to end, 1 worker process:    {self.e2e_per_s:,.0f} entries/s"
+                f" ({r['e2e_vs_baseline']:.2f}x baseline)"
+            ),
+            (
+                f"accord end to end, 2 worker processes:  {self.e2e_two_processes_per_s:,.0f}"
+                f" entries/s ({r['scaling_2_vs_1_process']:.2f}x one process)"
+            ),
+            (
+                f"latency XADD->event at {lat.get('rate', 0):,.0f}/s:"
+                f" p50 {lat.get('p50_ms', 0):.2f} ms, p99 {lat.get('p99_ms', 0):.2f} ms"
+                f" ({lat.get('samples', 0):.0f} samples)"
+            ),
+            f"worker peak RSS: {self.worker_rss_mb:.1f} MB",
+            (
+                f"Redis per idle session: {self.redis_session_bytes.get('mean', 0):.0f} B mean,"
+                f" {self.redis_session_bytes.get('max', 0):.0f} B max"
+            ),
+            (
+                f"recognizer: {rec.get('ordinary_turns_per_s', 0):,.0f} ordinary turns/s,"
+                f" {rec.get('proposals_per_s', 0):,.0f} full proposals/s (CPU time)"
+            ),
+            (
+                f"deadlines: find {self.deadlines.get('find_us', 0):.1f} us,"
+                f" resolve {self.deadlines.get('resolve_us', 0):.1f} us per call (CPU time)"
+            ),
+        ]
+        checks = (f"{k} {'ok' if v['ok'] else v}" for k, v in self.exactly_once.items())
+        out.append("exactly once: " + ", ".join(checks))
+        out.append(f"run took {self.seconds:.1f} s")
+        return out
+
+
+async def _fresh(redis: Redis, workload: Workload) -> dict[str, list[tuple[int, int]]]:
+    await redis.flushall()
+    await ensure_groups(redis, range(workload.partitions), GROUP)
+    return await write(redis, entries(workload))
+
+
+async def _reference_loops(
+    redis: Redis, url: str, workload: Workload, plan: Plan
+) -> tuple[float, float]:
+    total = len(workload.documents)
+    bare, framework = [], []
+    for _ in range(plan.rounds):
+        await _fresh(redis, workload)
+        bare.append(await bare_loop(redis, workload.partitions, total))
+        await _fresh(redis, workload)
+        framework.append(await faststream_batch(redis, url, workload.partitions, total))
+    return statistics.median(bare), statistics.median(framework)
+
+
+async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
+    redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
+    plan: Plan, processes: int, figures: Figures, logs: Path,
+) -> float:  # fmt: skip
+    ids = await _fresh(redis, workload)
+    workers = Workers(url, workload.partitions, processes, logs)
+    workers.start()
+    try:
+        rate = await drain_rate(redis, workers, ids, plan.timeout_s)
+        checked = [workload]
+        if latency_load is not None:
+            figures.latency = await paced_latency(
+                redis, url, latency_load, rate * plan.load_share, plan.timeout_s
+            )
+            checked.append(latency_load)
+            figures.worker_rss_mb = max(workers.peak_rss_bytes()) / 2**20
+            figures.redis_session_bytes = await session_bytes(redis)
+    finally:
+        codes = workers.stop()
+    check = await exactly_once(redis, checked)
+    check["worker_exit_codes"] = codes
+    check["ok"] = check["ok"] and all(code == 0 for code in codes)
+    figures.exactly_once[f"{processes}_process"] = check
+    return rate
+
+
+async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures:
+    plan = PLANS[size]
+    started = time.perf_counter()
+    workload = build(sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions)
+    latency_load = build(
+        sessions=plan.latency_sessions, blocks=plan.blocks, partitions=plan.partitions,
+        prefix="lat",
+    )  # fmt: skip
+    figures = Figures(
+        size=size,
+        entries=len(workload.documents),
+        flow_share=workload.flow_entries / len(workload.documents),
+        load_average=os.getloadavg(),
+    )
+    with EmbeddedRedis() as server, tempfile.TemporaryDirectory() as logs:
+        redis = Redis.from_url(server.url)
+        try:
+            say("reference loops (bare redis-py, FastStream batch subscriber)")
+            figures.baseline_per_s, figures.faststream_batch_per_s = await _reference_loops(
+                redis, server.url, workload, plan
+            )
+            say("end to end, one worker process (throughput, latency, RSS, memory)")
+            figures.e2e_per_s = await _end_to_end(
+                redis,
+                server.url,
+                workload,
+                latency_load=latency_load,
+                plan=plan,
+                processes=1,
+                figures=figures,
+                logs=Path(logs),
+            )
+            say("end to end, two worker processes")
+            figures.e2e_two_processes_per_s = await _end_to_end(
+                redis,
+                server.url,
+                workload,
+                latency_load=None,
+                plan=plan,
+                processes=2,
+                figures=figures,
+                logs=Path(logs),
+            )
+        finally:
+            await redis.aclose()
+    say("micro-benchmarks (recognizer, deadlines)")
+    figures.recognizer = micro.recognizer()
+    figures.deadlines = micro.deadlines()
+    figures.seconds = time.perf_counter() - started
+    return figures
