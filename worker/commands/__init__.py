@@ -9,6 +9,7 @@ def register(app: typer.Typer) -> None:
     # One line per command module; keep alphabetical to avoid merge conflicts.
     from worker.commands import (  # noqa: PLC0415 - imported on use so --help stays cheap
         asyncapi,
+        bench,
         chaos,
         check,
         demo,
@@ -24,6 +25,7 @@ def register(app: typer.Typer) -> None:
     )
 
     asyncapi.register(app)
+    bench.register(app)
     chaos.register(app)
     check.register(app)
     demo.register(app)
