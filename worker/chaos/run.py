@@ -74,7 +74,7 @@ PLANS = {
         stall_s=1.0, poison_copies=1, settle_timeout_s=120.0,
     ),
     "full": Plan(
-        size="full", sessions=1000, events_per_session=100, write_rate=700.0, worker_kills=24,
+        size="full", sessions=1000, events_per_session=100, write_rate=700.0, worker_kills=30,
         redis_restarts=4, client_kills=40, proxy_resets=12, stalls=6, latency_windows=6,
     ),
 }  # fmt: skip
@@ -193,7 +193,11 @@ def schedule(plan: Plan, rng: random.Random, span_s: float) -> list[tuple[float,
         faults.extend((rng.uniform(0.05, 0.95) * span_s, name) for _ in range(count))
 
     spread("worker_kill", plan.worker_kills)
-    kinds = ["redis_kill9", "redis_shutdown_nosave"]
+    kinds = (
+        ["redis_kill9", "redis_shutdown_nosave"]
+        if plan.fsync == "always"
+        else ["redis_power_loss", "redis_kill9"]
+    )
     faults.extend(
         ((k + 0.5) / plan.redis_restarts * span_s, kinds[k % 2]) for k in range(plan.redis_restarts)
     )
@@ -215,6 +219,8 @@ class Chaos:
         self.rng = random.Random(plan.seed)  # noqa: S311  (reproducible fault timing)
         self.report = Report(plan=asdict(plan))
         self.faults: dict[str, int] = {}
+        # (monotonic time, AOF bytes) of the last few seconds, for `power_loss`.
+        self.aof_sizes: list[tuple[float, int]] = []
 
     def _count(self, name: str, n: int = 1) -> None:
         self.faults[name] = self.faults.get(name, 0) + n
@@ -252,6 +258,7 @@ class Chaos:
             await ensure_groups(admin, tuple(range(plan.partitions)), GROUP)
             workers.start()
             tender = asyncio.create_task(self._tend(workers))
+            sampler = asyncio.create_task(self._sample_aof(node))
             await self._await_workers(admin, plan.workers)
             span = len(workload.writes) / plan.write_rate
             write_started = time.monotonic()
@@ -265,9 +272,10 @@ class Chaos:
             settle_started = time.monotonic()
             self.report.settled = await self._settle(admin, workload, expected.next_seq)
             self.report.seconds["settle"] = round(time.monotonic() - settle_started, 1)
-            tender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await tender
+            for task in (tender, sampler):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             stop_started = time.monotonic()
             workers.stop()
             self.report.seconds["stop"] = round(time.monotonic() - stop_started, 1)
@@ -337,10 +345,13 @@ class Chaos:
                     self._count(fault)
             elif fault.startswith("redis_"):
                 how = fault.removeprefix("redis_")
-                await asyncio.to_thread(node.restart, how)
+                keep = self._synced_bytes(node)
+                cut = await asyncio.to_thread(node.restart, how, 0.5, keep)
                 await self._await_redis(admin)
                 loss = await gateway.recover_lost(time.monotonic())
-                self.report.lost_on_restart.append({"how": how, "fsync": node.fsync, **loss})
+                self.report.lost_on_restart.append(
+                    {"how": how, "fsync": node.fsync, "aof_bytes_cut": cut, **loss}
+                )
                 self.say(f"redis {how} restart: {loss}")
             elif fault in {"kill_blocked", "kill_script"}:
                 kind = "blocked_read" if fault == "kill_blocked" else "after_script"
@@ -362,6 +373,20 @@ class Chaos:
                 task.add_done_callback(background.discard)
                 self._count(fault)
         await asyncio.gather(*background)
+
+    def _synced_bytes(self, node: RedisNode) -> int | None:
+        """The AOF's size one fsync period ago: all `everysec` promises to have on disk."""
+        if node.fsync == "always" or not self.aof_sizes:
+            return None
+        horizon = time.monotonic() - 1.0
+        older = [size for at, size in self.aof_sizes if at <= horizon]
+        return older[-1] if older else self.aof_sizes[0][1]
+
+    async def _sample_aof(self, node: RedisNode) -> None:
+        while True:
+            self.aof_sizes.append((time.monotonic(), node.aof_bytes()))
+            del self.aof_sizes[:-40]
+            await asyncio.sleep(0.1)
 
     async def _latency(self, proxy: FaultProxy) -> None:
         proxy.latency_s = self.rng.uniform(0.002, 0.02)
