@@ -30,6 +30,7 @@ from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, miss
 from worker.core.lifecycle import Policy
 from worker.engine import Engine
 from worker.health import Health, Watchdog, start_http
+from worker.merged_reader import merged_loop
 from worker.observability import FRAMEWORK_LOGGER, Metrics, get_logger
 from worker.reclaim import Reclaimer
 from worker.settings import Settings
@@ -143,15 +144,16 @@ def build_worker(
     ports = {p: partition_factory(redis, p, settings) for p in partitions}
     dispatcher = Dispatcher(dict(ports), metrics, log)
     broker = make_broker(settings)
-    register_subscribers(
-        broker,
-        dispatcher,
-        partitions=partitions,
-        group=settings.group,
-        consumer=settings.consumer,
-        batch_size=settings.batch_size,
-        block_ms=settings.block_ms,
-    )
+    if settings.reader == "faststream":
+        register_subscribers(
+            broker,
+            dispatcher,
+            partitions=partitions,
+            group=settings.group,
+            consumer=settings.consumer,
+            batch_size=settings.batch_size,
+            block_ms=settings.block_ms,
+        )
     app = FastStream(broker, logger=logging.getLogger(FRAMEWORK_LOGGER))
     health = Health()
 
@@ -220,6 +222,25 @@ def _wire_lifecycle(worker: Worker) -> None:
             asyncio.create_task(worker.sweeper.run(worker.stopping, sweep_every), name="sweep"),
             asyncio.create_task(worker.watchdog.run(worker.stopping, 2.0), name="watchdog"),
         ]
+        if settings.reader == "merged":
+            # In place of the subscribers: one merged reading loop per partition, stopped
+            # with the other loops at a boundary between store calls.
+            worker.tasks += [
+                asyncio.create_task(
+                    merged_loop(
+                        worker.redis,
+                        worker.dispatcher,
+                        partition=partition,
+                        group=settings.group,
+                        consumer=settings.consumer,
+                        count=settings.batch_size,
+                        block_ms=settings.block_ms,
+                        stop=worker.stopping,
+                    ),
+                    name=f"read-{partition}",
+                )
+                for partition in settings.served()
+            ]
         if settings.metrics_port:
             worker.http = await start_http(
                 worker.health, worker.metrics.registry, settings.metrics_port

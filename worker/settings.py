@@ -37,6 +37,15 @@ def redacted_url(url: str | None) -> str | None:
     return urlunsplit(parts)
 
 
+READERS = ("faststream", "merged")
+
+
+def _reader(name: str) -> str:
+    if name not in READERS:
+        raise ValueError(f"ACCORD_READER must be one of {', '.join(READERS)}, got {name!r}")
+    return name
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     # Where Redis is; unset means "start an embedded one" for the demo and tests only.
@@ -53,6 +62,10 @@ class Settings:
     batch_size: int = 100
     # XREADGROUP BLOCK in milliseconds.
     block_ms: int = 100
+    # How input is read: "faststream" (a batch subscriber per stream) or "merged" (one
+    # loop per partition handing the store its three streams merged in XADD order, so a
+    # backlog does not park half its entries; worker/merged_reader.py).
+    reader: str = "faststream"
     # A gap in a session's seq open this long is skipped (recorded and counted).
     gap_timeout_ms: int = 30_000
     # An entry delivered this many times without being applied goes to dead letters.
@@ -111,6 +124,7 @@ class Settings:
             consumer=e.get("ACCORD_CONSUMER") or _default_consumer(),
             batch_size=num("ACCORD_BATCH_SIZE", base.batch_size),
             block_ms=num("ACCORD_BLOCK_MS", base.block_ms),
+            reader=_reader(e.get("ACCORD_READER") or base.reader),
             gap_timeout_ms=num("ACCORD_GAP_TIMEOUT_MS", base.gap_timeout_ms),
             delivery_limit=num("ACCORD_DELIVERY_LIMIT", base.delivery_limit),
             reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),

@@ -1,0 +1,115 @@
+"""The merged reader (ACCORD_READER=merged): one partition's streams handed over in XADD order.
+
+Why it exists: docs/performance.md, "End to end". What must hold: it hands over every
+entry exactly once, in entry-id order across the three streams, never past an entry a
+stream still holding more might precede; and a worker reading this way commits exactly
+what the oracle says, once (R15), without parking inputs that were written in order.
+"""
+
+from __future__ import annotations
+
+import pytest
+import redis.asyncio
+from worker_kit import running_worker, wait_for, worker_settings
+
+from worker.bench.endtoend import acked, exactly_once, write
+from worker.bench.workload import build, entries
+from worker.consumer import RawEntry
+from worker.merged_reader import STUCK_LIMIT, MergedBuffer
+from worker.settings import Settings
+
+STREAMS = ("chat-turn:{0}", "tool-call:{0}", "tool-result:{0}")
+
+
+def raw(stream: str, *ids: str) -> list[RawEntry]:
+    return [RawEntry(stream, entry_id, {}, 1) for entry_id in ids]
+
+
+def test_caught_up_streams_are_handed_over_whole_in_id_order() -> None:
+    buffer = MergedBuffer(STREAMS, count=3)
+    read = {STREAMS[0]: raw(STREAMS[0], "1-0", "4-0"), STREAMS[1]: raw(STREAMS[1], "2-0")}
+    buffer.add(read, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ["1-0", "2-0", "4-0"]
+    assert buffer.empty()
+
+
+def test_a_stream_that_may_hold_more_bounds_what_is_handed_over() -> None:
+    """tool-call returned a full COUNT ending in ms 3: chat turn 5-0 waits (4-0 may follow)."""
+    buffer = MergedBuffer(STREAMS, count=3)
+    read = {
+        STREAMS[0]: raw(STREAMS[0], "1-0", "5-0"),
+        STREAMS[1]: raw(STREAMS[1], "2-0", "2-1", "3-0"),
+    }
+    buffer.add(read, STREAMS)
+    # Entries of ms 3 wait too: another stream may hold an unread 3-x written before them.
+    assert [e.entry_id for e in buffer.take()] == ["1-0", "2-0", "2-1"]
+    buffer.add({STREAMS[1]: raw(STREAMS[1], "4-0")}, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ["3-0", "4-0", "5-0"]
+    assert buffer.empty()
+
+
+def test_count_entries_in_one_millisecond_are_read_past_then_handed_over() -> None:
+    buffer = MergedBuffer(STREAMS, count=2)
+    buffer.add({STREAMS[0]: raw(STREAMS[0], "7-0", "7-1")}, STREAMS)
+    assert buffer.take() == []
+    assert buffer.wanted() == list(STREAMS)  # read chat-turn on past its COUNT
+    buffer.add({STREAMS[0]: raw(STREAMS[0], "7-2")}, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ["7-0", "7-1", "7-2"]
+
+
+def test_a_stuck_bound_gives_way_past_the_holding_limit() -> None:
+    buffer = MergedBuffer(STREAMS, count=1)
+    ids = [f"7-{n}" for n in range(STUCK_LIMIT)]
+    buffer.add({STREAMS[0]: raw(STREAMS[0], *ids)}, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ids
+
+
+def test_a_stream_with_count_entries_waiting_is_not_read_again() -> None:
+    buffer = MergedBuffer(STREAMS, count=2)
+    read = {STREAMS[0]: raw(STREAMS[0], "3-0", "4-0"), STREAMS[1]: raw(STREAMS[1], "1-0", "2-0")}
+    buffer.add(read, STREAMS)
+    # Both came back full: ms 2 and later may have unread company in tool-call.
+    assert [e.entry_id for e in buffer.take()] == ["1-0"]
+    assert buffer.wanted() == [STREAMS[1], STREAMS[2]]
+    buffer.add({STREAMS[1]: raw(STREAMS[1], "3-1")}, [STREAMS[1], STREAMS[2]])
+    # chat-turn was not read this time: it may have grown, so its 4-0 still bounds.
+    assert [e.entry_id for e in buffer.take()] == ["2-0", "3-0", "3-1"]
+
+
+@pytest.mark.asyncio
+async def test_merged_worker_commits_the_oracles_events_once_without_parking_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    workload = build(sessions=60, blocks=4, partitions=2)
+    # The test kit's 300 ms reclaim would take entries the reader holds back while a
+    # loaded machine processes the batch before them: slower (they park), not wrong.
+    settings = worker_settings(
+        redis_url, partitions=2, reader="merged", batch_size=50, reclaim_idle_ms=60_000
+    )
+    async with running_worker(settings) as worker:
+        ids = await write(aredis, entries(workload))
+        total = len(workload.documents)
+
+        async def all_acked() -> bool:
+            return await acked(aredis, ids) == total
+
+        await wait_for(all_acked, 60)
+        registry = worker.metrics.registry
+        parked = sum(
+            registry.get_sample_value(
+                "accord_input_entries_total", {"stream": family, "outcome": "parked"}
+            )
+            or 0
+            for family in ("chat-turn", "tool-call", "tool-result")
+        )
+    check = await exactly_once(aredis, [workload])
+    assert check["ok"], check
+    assert check["events_committed"] == workload.flows * 4
+    assert parked == 0
+
+
+def test_accord_reader_selects_the_reader_and_refuses_unknown_names() -> None:
+    assert Settings.from_env({}).reader == "faststream"
+    assert Settings.from_env({"ACCORD_READER": "merged"}).reader == "merged"
+    with pytest.raises(ValueError, match="ACCORD_READER"):
+        Settings.from_env({"ACCORD_READER": "fast"})

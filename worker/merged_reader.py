@@ -1,0 +1,136 @@
+"""A reading loop that hands the store one partition's three streams merged in XADD order.
+
+Why (issue 8, docs/performance.md "End to end"): a session's seq runs across the
+chat-turn, tool-call and tool-result streams. Read stream by stream (FastStream's
+subscribers, one per stream), the streams advance by the same number of entries per
+read, but they are not equally dense: on a backlog, the sparser tool streams run ahead
+of the chat stream in time, and about half of all entries arrive before their
+predecessor and are parked, then loaded and drained again, in the store's ordering
+gate. Merging the reads by entry id (the XADD time on one server) restores the
+gateway's write order, so almost nothing parks, and one store call commits what three
+would.
+
+How: one XREADGROUP reads COUNT entries of every stream whose buffer runs low. A stream
+that returned a full COUNT may hold more entries, so the millisecond of its last id read
+bounds what may be handed over now; a stream that returned fewer is caught up, and
+anything added to it later was written after everything read so far. What was written
+before the bound goes to the Dispatcher as one batch; the rest waits in memory for the
+next read. Those entries are in this consumer's PEL, exactly like a batch read and not
+yet committed: a stop leaves them pending, for the reclaimer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, cast
+
+from contracts.streams import input_streams
+from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read
+
+# Entries held in memory, in COUNTs, before a stuck bound gives way (see `take`).
+STUCK_LIMIT = 10
+
+
+def _id(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+class MergedBuffer:
+    """The merge itself, apart from Redis: entries in, batches in id order out."""
+
+    def __init__(self, streams: Sequence[str], count: int) -> None:
+        self.count = count
+        self.waiting: dict[str, list[RawEntry]] = {s: [] for s in streams}
+        self.full: set[str] = set()
+        # Set when the bound's millisecond holds everything waiting: read on past it.
+        self.stuck = False
+
+    def wanted(self) -> list[str]:
+        """Streams worth reading now: fewer than COUNT waiting, or the bound is stuck."""
+        return [
+            s
+            for s, entries in self.waiting.items()
+            if len(entries) < self.count or (self.stuck and s in self.full)
+        ]
+
+    def add(self, read: dict[str, list[RawEntry]], asked: Sequence[str]) -> None:
+        """What one XREADGROUP of the `asked` streams returned."""
+        for stream, entries in read.items():
+            self.waiting[stream].extend(entries)
+        # Caught up: asked, and fewer than COUNT came back. A stream not asked this time
+        # may have grown since its last read, so it bounds like a full one.
+        self.full = {
+            s for s in self.waiting if s not in asked or len(read.get(s, ())) >= self.count
+        }
+
+    def take(self) -> list[RawEntry]:
+        """Every waiting entry written before the first millisecond some unread entry may have.
+
+        A full stream's unread entries have ids past its last one read, so milliseconds
+        at or after it; every entry of an earlier millisecond, in any stream, has been
+        read. Ids order entries only within a stream (the sequence part counts per
+        stream), so the cut is by millisecond. When that hands over nothing (more than
+        COUNT entries in one millisecond, as a pipelined producer writes them), the
+        bounding streams are read further; past STUCK_LIMIT x COUNT entries held,
+        everything up to the last id read goes, and the store's gate parks what that
+        puts out of order: slower, still correct.
+        """
+        bounds = [_id(self.waiting[s][-1].entry_id) for s in self.full if self.waiting[s]]
+        if not bounds:
+            self.stuck = False
+            return self._cut(None)
+        bound = min(bounds)
+        batch = self._cut((bound[0], -1))
+        held = sum(len(entries) for entries in self.waiting.values())
+        self.stuck = not batch and held < STUCK_LIMIT * self.count
+        if batch or self.stuck:
+            return batch
+        return self._cut(bound)
+
+    def _cut(self, bound: tuple[int, int] | None) -> list[RawEntry]:
+        batch: list[RawEntry] = []
+        for stream, entries in self.waiting.items():
+            cut = len(entries)
+            if bound is not None:
+                cut = next((i for i, e in enumerate(entries) if _id(e.entry_id) > bound), cut)
+            batch.extend(entries[:cut])
+            self.waiting[stream] = entries[cut:]
+        batch.sort(key=lambda entry: _id(entry.entry_id))
+        return batch
+
+    def empty(self) -> bool:
+        return not any(self.waiting.values())
+
+
+async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
+    redis: AnyRedis,
+    dispatcher: Dispatcher,
+    *,
+    partition: int,
+    group: str,
+    consumer: str,
+    count: int,
+    block_ms: int,
+    stop: asyncio.Event,
+) -> None:
+    """Read `partition`'s input streams and dispatch them merged, until `stop` is set."""
+    buffer = MergedBuffer(input_streams(partition), count)
+    while not stop.is_set():
+        asked = buffer.wanted()
+        if asked:
+            # Block only with nothing in hand: waiting entries must not wait on new ones.
+            block = block_ms if buffer.empty() else None
+            response: Any = await redis.xreadgroup(
+                group, consumer, cast("Any", dict.fromkeys(asked, ">")), count=count, block=block
+            )
+            read = {
+                entries[0].stream: entries
+                for stream, raw in response or ()
+                if (entries := entries_from_read(stream, raw))
+            }
+            buffer.add(read, asked)
+        batch = buffer.take()
+        if batch:
+            await dispatcher.handle(batch)
