@@ -53,12 +53,15 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert done.returncode == 0
     figures = json.loads(done.stdout)
     assert figures["ok"] is True
-    for phase in ("1_process", "2_process"):
+    phases = ("1_process_faststream", "1_process_merged", "2_process_merged")
+    assert set(figures["exactly_once"]) == set(phases)
+    for phase in phases:
         check = figures["exactly_once"][phase]
         assert check["events_committed"] == check["events_expected"] > 0
         assert check["duplicate_event_ids"] == check["pending"] == check["dead_letters"] == 0
         assert check["worker_exit_codes"] == [0] * int(phase[0])
-    rates = ("baseline_per_s", "faststream_batch_per_s", "e2e_per_s", "e2e_two_processes_per_s")
+    rates = ("baseline_per_s", "faststream_batch_per_s", "e2e_per_s", "e2e_merged_per_s",
+             "e2e_two_processes_per_s")  # fmt: skip
     for name in rates:
         assert figures[name] > 0, name
     assert figures["latency"]["samples"] > 0
@@ -67,6 +70,7 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert figures["redis_session_bytes"]["sampled"] > 0
     assert set(figures["ratios"]) == {
         "e2e_vs_baseline",
+        "e2e_merged_vs_baseline",
         "faststream_batch_vs_baseline",
         "scaling_2_vs_1_process",
     }

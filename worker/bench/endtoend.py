@@ -91,6 +91,7 @@ class Workers:
     partitions: int
     count: int
     log_dir: Path
+    reader: str = "faststream"
     procs: tuple[subprocess.Popen[bytes], ...] = ()
 
     def start(self) -> None:
@@ -105,8 +106,9 @@ class Workers:
                 "ACCORD_CONSUMER": f"bench-{index}",
                 "ACCORD_METRICS_PORT": "0",
                 "ACCORD_LOG_LEVEL": "WARNING",
+                "ACCORD_READER": self.reader,
             }
-            log = (self.log_dir / f"worker-{self.count}-{index}.log").open("ab")
+            log = (self.log_dir / f"worker-{self.reader}-{self.count}-{index}.log").open("ab")
             command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
             procs.append(subprocess.Popen(command, env=env, stdout=log, stderr=log))  # noqa: S603
             log.close()

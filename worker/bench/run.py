@@ -64,7 +64,10 @@ class Figures:
     load_average: tuple[float, float, float]
     baseline_per_s: float = 0.0
     faststream_batch_per_s: float = 0.0
+    # One worker process as shipped (ACCORD_READER=faststream), then with the merged
+    # reader (ACCORD_READER=merged), which also serves latency, RSS and scaling.
     e2e_per_s: float = 0.0
+    e2e_merged_per_s: float = 0.0
     e2e_two_processes_per_s: float = 0.0
     latency: dict[str, float] = field(default_factory=dict)
     worker_rss_mb: float = 0.0
@@ -84,8 +87,9 @@ class Figures:
 
         return {
             "e2e_vs_baseline": share(self.e2e_per_s, self.baseline_per_s),
+            "e2e_merged_vs_baseline": share(self.e2e_merged_per_s, self.baseline_per_s),
             "faststream_batch_vs_baseline": share(self.faststream_batch_per_s, self.baseline_per_s),
-            "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_per_s),
+            "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_merged_per_s),
         }
 
     def to_json(self) -> str:
@@ -107,12 +111,17 @@ class Figures:
                 f" entries/s ({r['faststream_batch_vs_baseline']:.2f}x baseline)"
             ),
             (
-                f"accord end to end, 1 worker process:    {self.e2e_per_s:,.0f} entries/s"
-                f" ({r['e2e_vs_baseline']:.2f}x baseline)"
+                f"accord end to end, 1 process, faststream reader: {self.e2e_per_s:,.0f}"
+                f" entries/s ({r['e2e_vs_baseline']:.2f}x baseline)"
             ),
             (
-                f"accord end to end, 2 worker processes:  {self.e2e_two_processes_per_s:,.0f}"
-                f" entries/s ({r['scaling_2_vs_1_process']:.2f}x one process)"
+                f"accord end to end, 1 process, merged reader:     {self.e2e_merged_per_s:,.0f}"
+                f" entries/s ({r['e2e_merged_vs_baseline']:.2f}x baseline)"
+            ),
+            (
+                f"accord end to end, 2 processes, merged reader:   "
+                f"{self.e2e_two_processes_per_s:,.0f} entries/s"
+                f" ({r['scaling_2_vs_1_process']:.2f}x one process)"
             ),
             (
                 f"latency XADD->event at {lat.get('rate', 0):,.0f}/s:"
@@ -160,10 +169,10 @@ async def _reference_loops(
 
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
-    plan: Plan, processes: int, figures: Figures, logs: Path,
+    plan: Plan, processes: int, reader: str, figures: Figures, logs: Path,
 ) -> float:  # fmt: skip
     ids = await _fresh(redis, workload)
-    workers = Workers(url, workload.partitions, processes, logs)
+    workers = Workers(url, workload.partitions, processes, logs, reader)
     workers.start()
     try:
         rate = await drain_rate(redis, workers, ids, plan.timeout_s)
@@ -180,7 +189,7 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     check = await exactly_once(redis, checked)
     check["worker_exit_codes"] = codes
     check["ok"] = check["ok"] and all(code == 0 for code in codes)
-    figures.exactly_once[f"{processes}_process"] = check
+    figures.exactly_once[f"{processes}_process_{reader}"] = check
     return rate
 
 
@@ -205,28 +214,21 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
             figures.baseline_per_s, figures.faststream_batch_per_s = await _reference_loops(
                 redis, server.url, workload, plan
             )
-            say("end to end, one worker process (throughput, latency, RSS, memory)")
+            say("end to end, one worker process, faststream reader")
             figures.e2e_per_s = await _end_to_end(
-                redis,
-                server.url,
-                workload,
-                latency_load=latency_load,
-                plan=plan,
-                processes=1,
-                figures=figures,
-                logs=Path(logs),
-            )
-            say("end to end, two worker processes")
+                redis, server.url, workload, latency_load=None, plan=plan, processes=1,
+                reader="faststream", figures=figures, logs=Path(logs),
+            )  # fmt: skip
+            say("end to end, one worker process, merged reader (+ latency, RSS, memory)")
+            figures.e2e_merged_per_s = await _end_to_end(
+                redis, server.url, workload, latency_load=latency_load, plan=plan,
+                processes=1, reader="merged", figures=figures, logs=Path(logs),
+            )  # fmt: skip
+            say("end to end, two worker processes, merged reader")
             figures.e2e_two_processes_per_s = await _end_to_end(
-                redis,
-                server.url,
-                workload,
-                latency_load=None,
-                plan=plan,
-                processes=2,
-                figures=figures,
-                logs=Path(logs),
-            )
+                redis, server.url, workload, latency_load=None, plan=plan, processes=2,
+                reader="merged", figures=figures, logs=Path(logs),
+            )  # fmt: skip
         finally:
             await redis.aclose()
     say("micro-benchmarks (recognizer, deadlines)")

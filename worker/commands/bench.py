@@ -34,5 +34,5 @@ def register(app: typer.Typer) -> None:
             console.print(figures.to_json(), markup=False, highlight=False, soft_wrap=True)
         else:
             for line in figures.lines():
-                console.print(line, markup=False, highlight=False)
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(0 if figures.ok else 1)
