@@ -29,6 +29,8 @@ from contracts.streams import stream_name
 from store.embedded import free_port
 from worker.consumer import ensure_groups, missing_groups
 from worker.gateway import Gateway
+from worker.health import Health, Watchdog
+from worker.observability import get_logger
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(60)]
 
@@ -172,3 +174,23 @@ async def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedP
     return await asyncio.to_thread(
         subprocess.run, command, env=env, cwd=ROOT, capture_output=True, check=False
     )
+
+
+async def test_idle_consumers_without_pending_entries_are_pruned(client: Redis) -> None:
+    """Consumers of dead processes leave the group; one with pending entries stays."""
+    await ensure_groups(client, [0], "accord")
+    stream = stream_name("chat-turn", 0)
+    gateway = Gateway(client, 1)
+    await gateway.publish(turn("held", 1))
+    done = await gateway.publish(turn("done", 1, user="u2"))
+    await client.xreadgroup("accord", "dead-with-pending", {stream: ">"}, count=1)
+    await client.xreadgroup("accord", "dead-and-empty", {stream: ">"}, count=1)
+    await client.xack(stream, "accord", done)
+    await asyncio.sleep(0.05)
+    watchdog = Watchdog(
+        client, Health(), "me", "accord", [0], on_fatal=print, log=get_logger("t"),
+        prune_idle_ms=20,
+    )  # fmt: skip
+    assert await watchdog.prune_consumers() == [f"{stream}/dead-and-empty"]
+    left: Any = await client.xinfo_consumers(stream, "accord")
+    assert [c["name"] for c in left] == [b"dead-with-pending"]

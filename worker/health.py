@@ -123,6 +123,31 @@ class Watchdog:
     on_fatal: Callable[[str], None]
     log: Any
     metrics: Metrics | None = None
+    # Consumers idle this long with nothing pending are removed from the group.
+    prune_idle_ms: int = 3_600_000
+
+    async def prune_consumers(self) -> list[str]:
+        """Remove consumers of dead processes: nothing pending, idle past `prune_idle_ms`.
+
+        Every restart adds a consumer (names are hostname-pid); without pruning the
+        group lists them forever. A consumer with pending entries is kept: the
+        reclaimer empties it first. A live consumer polls every BLOCK period, so it is
+        never this idle; if one were removed, its next XREADGROUP recreates it.
+        """
+        removed: list[str] = []
+        for partition in self.partitions:
+            for stream in input_streams(partition):
+                consumers: Any = await self.redis.xinfo_consumers(stream, self.group)
+                for consumer in consumers:
+                    name = _text(consumer["name"])
+                    idle = int(consumer["idle"])
+                    if name == self.consumer or consumer["pending"] or idle < self.prune_idle_ms:
+                        continue
+                    await self.redis.xgroup_delconsumer(stream, self.group, name)
+                    removed.append(f"{stream}/{name}")
+        if removed:
+            self.log.info("consumers_pruned", consumers=removed)
+        return removed
 
     async def measure_lag(self) -> None:
         """`accord_consumer_lag`: entries not yet delivered to the group plus pending ones.
@@ -172,6 +197,7 @@ class Watchdog:
                     return
                 await self.beat(int(interval_s * 3000))
                 await self.measure_lag()
+                await self.prune_consumers()
             except asyncio.CancelledError:
                 raise
             except Exception:  # Redis unreachable for a moment is not fatal
