@@ -7,6 +7,8 @@
   `os._exit(137)` ...
 - `ACCORD_CHAOS_CRASH_AFTER`: ... once this many batches have been processed (so the
   harness picks a random moment), default 0;
+- `ACCORD_CHAOS_CACHE_SIZE`: the store's state cache size (`StoreConfig.cache_size`;
+  0 turns it off), to tell a cache's part in a difference from the rest;
 - `ACCORD_CHAOS_PLANT=ack_before_commit`: a deliberate bug for the harness to catch,
   never set outside the demonstration: each batch is XACKed before it is processed,
   so a crash between the two loses it.
@@ -92,8 +94,12 @@ def main() -> int:
     arming = Arming.from_env(env)
     configure_logging(settings.log_level)
 
+    config = store_config(settings)
+    if env.get("ACCORD_CHAOS_CACHE_SIZE"):
+        config = dataclasses.replace(config, cache_size=int(env["ACCORD_CHAOS_CACHE_SIZE"]))
+
     def factory(redis: AnyRedis, partition: int, s: Settings) -> PartitionPort:
-        inner = PartitionProcessor(redis, partition, core_for(s), store_config(s))
+        inner = PartitionProcessor(redis, partition, core_for(s), config)
         port: PartitionPort = ChaosPartition(inner, arming)  # type: ignore[assignment]
         return port
 

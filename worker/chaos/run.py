@@ -65,6 +65,7 @@ class Plan:
     seed: int = 9
     settle_timeout_s: float = 300.0
     plant: str | None = None
+    cache_size: int | None = None  # the store's state cache (None: the default)
 
 
 PLANS = {
@@ -148,8 +149,11 @@ class Gateway:
         else:
             self.entries[(stream, entry_id)] = fields[DATA_FIELD]
 
-    async def recover_lost(self, restarted_at: float) -> dict[str, Any]:
-        """After a restart: acknowledged writes that Redis no longer has, written again."""
+    async def recover_lost(self, killed_at: float) -> dict[str, Any]:
+        """After a restart: acknowledged writes that Redis no longer has, written again.
+
+        `window_ms`: how long before the kill the oldest lost write was acknowledged.
+        """
         lost: list[tuple[float, str, str, Document | Poison]] = []
         for acked_at, stream, entry_id, item in self.recent:
             found: Any = await self.redis.xrange(stream, min=entry_id, max=entry_id)
@@ -162,7 +166,7 @@ class Gateway:
         self.recent = []
         if lost:
             await self.write([item for *_, item in lost])
-        window = restarted_at - min(acked for acked, *_ in lost) if lost else 0.0
+        window = killed_at - min(acked for acked, *_ in lost) if lost else 0.0
         return {"lost": len(lost), "window_ms": round(window * 1000)}
 
 
@@ -182,6 +186,8 @@ def worker_env(url: str, plan: Plan) -> dict[str, str]:
     )
     if plan.plant:
         env["ACCORD_CHAOS_PLANT"] = plan.plant
+    if plan.cache_size is not None:
+        env["ACCORD_CHAOS_CACHE_SIZE"] = str(plan.cache_size)
     return env
 
 
@@ -346,9 +352,10 @@ class Chaos:
             elif fault.startswith("redis_"):
                 how = fault.removeprefix("redis_")
                 keep = self._synced_bytes(node)
+                killed_at = time.monotonic()
                 cut = await asyncio.to_thread(node.restart, how, 0.5, keep)
                 await self._await_redis(admin)
-                loss = await gateway.recover_lost(time.monotonic())
+                loss = await gateway.recover_lost(killed_at)
                 self.report.lost_on_restart.append(
                     {"how": how, "fsync": node.fsync, "aof_bytes_cut": cut, **loss}
                 )

@@ -24,6 +24,9 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="Plant a bug the checks must catch: ack_before_commit."),
         ] = None,
+        cache_size: Annotated[
+            int | None, typer.Option(help="The store's state cache size (0: off).")
+        ] = None,
         workdir: Annotated[
             Path | None, typer.Option(help="Keep Redis files and worker logs here.")
         ] = None,
@@ -38,7 +41,7 @@ def register(app: typer.Typer) -> None:
         if size not in PLANS or fsync not in {"always", "everysec"}:
             err_console.print("[red]--size small|full, --fsync always|everysec[/]")
             raise typer.Exit(2)
-        plan = dataclasses.replace(PLANS[size], fsync=fsync, plant=plant)
+        plan = dataclasses.replace(PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size)
         if seed is not None:
             plan = dataclasses.replace(plan, seed=seed)
         result = asyncio.run(run_chaos(plan, workdir, say=console.print))
