@@ -11,6 +11,7 @@ import typer
 from worker.commands._shared import console, settings_or_exit
 from worker.demo import LANGUAGES, SCENARIOS, demo_settings, elapsed, play, redis_url
 from worker.observability import configure_logging
+from worker.settings import redacted_url
 
 
 def register(app: typer.Typer) -> None:
@@ -34,7 +35,8 @@ def register(app: typer.Typer) -> None:
             settings = demo_settings(base, url)
             configure_logging(settings.log_level, json=False)
             where = "embedded Redis" if base.redis_url is None else "REDIS_URL"
-            console.print(f"[bold]accord demo[/] on {where} {url}, one worker in this process")
+            shown = redacted_url(url)
+            console.print(f"[bold]accord demo[/] on {where} {shown}, one worker in this process")
             code = asyncio.run(play(console, settings, scenarios, languages))
         console.print(f"[dim]finished in {elapsed(start)}[/]")
         raise typer.Exit(code)
