@@ -383,6 +383,52 @@ def test_expiry_is_materialized_before_an_input_in_deadline_order_r9() -> None:
     assert talk.scope.records == ()  # expired without binding: leaves the live state
 
 
+def test_another_sessions_input_does_not_preempt_an_in_time_acceptance_r9_r15() -> None:
+    """An input of session s2 stamped after s1's deadline does not expire s1's proposal.
+
+    s1's own acceptance, stamped before the deadline but processed after s2's input
+    (sessions are processed concurrently), still counts: decisions use event time.
+    """
+    talk = Conversation()
+    deadline = T0 + timedelta(hours=1)
+    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=deadline)))
+    talk.advance(hours=2)
+    other = talk.tool_call("search", {}, session="s2")
+    assert not [e for e in other.events if isinstance(e, StateChanged)]
+    assert talk.record(rid) is not None
+    talk.now = deadline - timedelta(minutes=1)  # s1's next input was stamped in time
+    outcome = talk.agent_accepts(rid)
+    assert outcome.accepted
+    talk.turn(Acceptance())
+    assert talk.state_of(rid) == OPN
+
+
+def test_another_session_cannot_cancel_an_agreement_past_its_deadline_r8_r9() -> None:
+    """A past-due open agreement of s1, not yet swept, is no cancellation target for s2."""
+    talk = Conversation()
+    deadline = T0 + timedelta(hours=1)
+    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=deadline)))
+    talk.agent_accepts(rid)
+    talk.turn(Acceptance())
+    talk.advance(hours=2)
+    step = talk.turn(Cancellation(), session="s2")
+    assert not [e for e in step.events if isinstance(e, StateChanged)]
+    asked = only(step.events, ClarificationRequested)
+    assert asked.candidates == ()
+    assert talk.state_of(rid) == OPN  # expiry is left to s1's next input or the sweeper
+    swept = only(talk.sweep().events, StateChanged)
+    assert (swept.record_id, swept.to_state, swept.at) == (rid, EXP, deadline)
+
+
+def test_past_due_records_of_other_sessions_do_not_count_against_the_limit() -> None:
+    """The live-record cap counts only records not past due at the proposal's time."""
+    talk = Conversation(policy=Policy(max_records_per_scope=1))
+    created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=T0 + timedelta(hours=1))))
+    talk.advance(hours=2)
+    step = talk.turn(TEA, session="s2")
+    assert only(step.events, StateChanged).to_state == AgreementState.PROPOSED
+
+
 def test_sweep_with_nothing_due_changes_nothing_r9() -> None:
     talk = Conversation()
     created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=T0 + timedelta(hours=2))))

@@ -94,10 +94,12 @@ class World:
     closed: list[str] = field(default_factory=list)
     live: set[str] = field(default_factory=set)
 
-    def expire(self, now: datetime) -> None:
+    def expire(self, now: datetime, session: str | None = None) -> None:
+        """Expire what is due; an input expires only its own session's records (R9, R15)."""
         for record in self.records.values():
             due = record.deadline is not None and record.deadline <= now
-            if due and record.state in {PROPOSED, OPEN}:
+            mine = session is None or record.session == session
+            if due and mine and record.state in {PROPOSED, OPEN}:
                 record.move(EXPIRED)
         self.settle()
 
@@ -248,10 +250,14 @@ class LifecycleMachine(RuleBasedStateMachine):
         now = self.talk.now
         deadline = None if deadline_minutes is None else now + timedelta(minutes=deadline_minutes)
         proposal = Proposal(terms=terms, deadline_at=deadline, todo_target=todo)
-        self.world.expire(now)
+        self.world.expire(now, session)
         seq = self._session_seq(session)
         step = self.talk.turn(proposal, terms, session=session)
-        live = [r for r in self.world.records.values() if r.state in {PROPOSED, OPEN}]
+        live = [
+            r
+            for r in self.world.records.values()
+            if r.state in {PROPOSED, OPEN} and (r.deadline is None or now < r.deadline)
+        ]
         if len(live) >= MAX_RECORDS:
             assert [type(e) for e in step.events if not isinstance(e, StateChanged)] == [
                 ProposalRefused
@@ -306,7 +312,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         if malformed:
             arguments["fulfilled"] = True  # the model never submits a flag (R11)
         now = self.talk.now
-        self.world.expire(now)
+        self.world.expire(now, session)
         step = self.talk.tool_call(ACCEPT_TOOL_NAME, arguments, session=session)
         outcome = next(e for e in step.events if isinstance(e, ToolOutcome))
         visible = self.world.known(record_id)
@@ -339,7 +345,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         self._confirm(session, self._hint(data))
 
     def _confirm(self, session: str, hint: str | None) -> None:
-        self.world.expire(self.talk.now)
+        self.world.expire(self.talk.now, session)
         candidates = [
             r
             for r in self.world.records.values()
@@ -356,11 +362,13 @@ class LifecycleMachine(RuleBasedStateMachine):
     @rule(data=st.data(), session=st.sampled_from(SESSIONS))
     def user_cancels(self, data: st.DataObject, session: str) -> None:
         hint = self._hint(data)
-        self.world.expire(self.talk.now)
+        now = self.talk.now
+        self.world.expire(now, session)
         candidates = [
             r
             for r in self.world.records.values()
-            if r.state == OPEN or (r.state == PROPOSED and r.session == session)
+            if (r.deadline is None or now < r.deadline)
+            and (r.state == OPEN or (r.state == PROPOSED and r.session == session))
         ]
         step = self.talk.turn(Cancellation(target_hint=hint), "cancel", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
@@ -382,7 +390,7 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     def _write(self, session: str, snapshot: list[tuple[str, str]], *, ok: bool) -> None:
         seq = self._session_seq(session)
-        self.world.expire(self.talk.now)
+        self.world.expire(self.talk.now, session)
         step = self.talk.tool_result(snapshot, ok=ok, session=session)
         if ok:
             before = self.world.todos.get(session, {})
@@ -414,7 +422,7 @@ class LifecycleMachine(RuleBasedStateMachine):
     @rule(session=st.sampled_from(SESSIONS), role=st.sampled_from([Role.ASSISTANT, Role.USER]))
     def noise(self, session: str, role: Role) -> None:
         """Assistant "okay, agreed", a user's "done", another tool's success: nothing (R3, R10)."""
-        self.world.expire(self.talk.now)
+        self.world.expire(self.talk.now, session)
         intent = Acceptance() if role == Role.ASSISTANT else NO_INTENT
         changes = self.talk.turn(intent, "okay, agreed. done!", role=role, session=session).events
         changes += self.talk.tool_result(None, name="bash", session=session).events

@@ -202,12 +202,19 @@ def _commit(scope: ScopeState, changes: tuple[StateChanged, ...]) -> ScopeState:
     return msgspec.structs.replace(scope, records=kept, closed=closed)
 
 
-def _expire(scope: ScopeState, now: datetime) -> tuple[StateChanged, ...]:
-    """Expiry of every record whose deadline is at or before `now` (R9), in deadline order."""
+def _expire(
+    scope: ScopeState, now: datetime, *, session_id: str | None = None
+) -> tuple[StateChanged, ...]:
+    """Expiry of every record whose deadline is at or before `now` (R9), in deadline order.
+
+    With `session_id`, only the records proposed in that session.
+    """
     due = [
         record
         for record in scope.records
-        if record.state in {PROPOSED, OPEN} and acceptance.past_deadline(record, now)
+        if record.state in {PROPOSED, OPEN}
+        and acceptance.past_deadline(record, now)
+        and (session_id is None or record.session_id == session_id)
     ]
     due.sort(key=lambda record: record.deadline_at or now)
     return tuple(
@@ -259,7 +266,13 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     policy: Policy,
 ) -> Step:
     """Apply one input at its own time. `intent` is NO_INTENT unless a user chat turn."""
-    expiries = _expire(scope, event.ts)
+    # Only this session's records are expired here: its seq order guarantees that every
+    # earlier input of the session has been applied, so an acceptance or delivery stamped
+    # before the deadline has already counted. Another session's records past their
+    # deadline are left to that session's next input or to the watermark-gated sweeper
+    # (DESIGN 3); until then the handlers treat them as past due (`_current`), so a
+    # concurrent session can neither pre-empt an in-time input nor act on a dead record.
+    expiries = _expire(scope, event.ts, session_id=event.session_id)
     current = _commit(scope, expiries)
     if isinstance(event, ChatTurn):
         outcome = _on_turn(
@@ -322,8 +335,11 @@ def _on_turn(  # noqa: PLR0913 - the turn and everything it is judged against
         closable = tuple(
             record
             for record in scope.records
-            if record.state == OPEN
-            or (record.state == PROPOSED and record.session_id == turn.session_id)
+            if not acceptance.past_deadline(record, turn.ts)
+            and (
+                record.state == OPEN
+                or (record.state == PROPOSED and record.session_id == turn.session_id)
+            )
         )
         return _targeted(closable, intent.target_hint, turn, provenance, Cause.USER_CANCELLED)
     return _Outcome()
@@ -346,7 +362,7 @@ def _propose(  # noqa: PLR0913 - as _on_turn
     refusal: tuple[RefusalReason, int] | None = None
     if len(proposal.terms) > policy.max_terms_chars:
         refusal = (RefusalReason.TERMS_TOO_LONG, policy.max_terms_chars)
-    elif scope.live_count() >= policy.max_records_per_scope:
+    elif scope.live_count(turn.ts) >= policy.max_records_per_scope:
         refusal = (RefusalReason.TOO_MANY_RECORDS, policy.max_records_per_scope)
     if refusal is not None:
         reason, limit = refusal

@@ -59,10 +59,15 @@ class ScopeState(msgspec.Struct, frozen=True, kw_only=True):
                 return record
         return None
 
-    def live_count(self) -> int:
-        """Records that count against the scope's limit: proposed and open."""
+    def live_count(self, at: datetime) -> int:
+        """Records that count against the scope's limit: proposed and open, not past due at `at`.
+
+        Past-due records of other sessions may not be materialized yet; counting them
+        would make a refusal depend on when the sweeper ran.
+        """
         return sum(
             record.state in {AgreementState.PROPOSED, AgreementState.OPEN}
+            and (record.deadline_at is None or at < record.deadline_at)
             for record in self.records
         )
 
