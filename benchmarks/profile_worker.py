@@ -1,6 +1,6 @@
 """Profile of the worker's hot path on the `accord bench` workload (pyinstrument).
 
-    uv run --frozen python benchmarks/profile_worker.py [SESSIONS] [BLOCKS] [--html FILE]
+    uv run --frozen python benchmarks/profile_worker.py [SESSIONS] [BLOCKS] [--reader merged]
 
 The worker as shipped (worker/app.py: FastStream batch subscribers -> Dispatcher ->
 store -> core -> Lua commit) runs in this process on an embedded Redis and drains the
@@ -30,35 +30,36 @@ from worker.consumer import ensure_groups
 from worker.settings import Settings
 
 
-async def main(sessions: int, blocks: int, html: str | None) -> None:
+async def main(sessions: int, blocks: int, reader: str) -> None:
     workload = build(sessions=sessions, blocks=blocks, partitions=2)
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
         await ensure_groups(redis, range(2), GROUP)
         ids = await write(redis, entries(workload))
         total = len(workload.documents)
-        settings = Settings(redis_url=server.url, partitions=2, metrics_port=0, consumer="p")
+        settings = Settings(
+            redis_url=server.url, partitions=2, metrics_port=0, consumer="p", reader=reader
+        )
         worker = build_worker(settings, store_partition)
         profiler = Profiler(interval=0.0005, async_mode="disabled")
         profiler.start()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await worker.start()
         while await acked(redis, ids) < total:  # noqa: ASYNC110  (progress lives in Redis)
             await asyncio.sleep(0.01)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         profiler.stop()
         await worker.stop()
         await redis.aclose()
-    print(f"{total} entries in {elapsed:.2f} s: {total / elapsed:,.0f}/s under the profiler")
-    if html:
-        profiler.write_html(html)
+    print(f"reader {reader}: {total} entries in {elapsed:.2f} s, {total / elapsed:,.0f}/s and")
+    print(f"{cpu / total * 1e6:.1f} us of this process's CPU per entry (under the profiler)")
     print(profiler.output_text(unicode=True, color=False, show_all=False))
 
 
 if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = sys.argv[sys.argv.index("--html") + 1] if "--html" in sys.argv else None
-    if out in args:
-        args.remove(out)
-    asyncio.run(main(int(args[0]) if args else 500, int(args[1]) if len(args) > 1 else 10, out))
+    reader = sys.argv[sys.argv.index("--reader") + 1] if "--reader" in sys.argv else "faststream"
+    if reader in args:
+        args.remove(reader)
+    asyncio.run(main(int(args[0]) if args else 500, int(args[1]) if len(args) > 1 else 10, reader))

@@ -39,10 +39,11 @@ from redis.asyncio import Redis
 
 from contracts.streams import DATA_FIELD
 from store import keys
-from worker.bench.loops import GROUP, streams_of
+from worker.bench.loops import GROUP, Drain, redis_cpu_s, streams_of
 from worker.bench.workload import Workload, entries
 from worker.chaos.oracle import compute
 from worker.engine import Engine
+from worker.health import HEARTBEAT_PREFIX
 
 DATA = DATA_FIELD.encode()
 POLL_S = 0.005
@@ -123,6 +124,26 @@ class Workers:
             out.append(int(line.split()[1]) * 1024)
         return out
 
+    async def ready(self, redis: Redis, timeout_s: float) -> None:
+        """Wait until every worker's watchdog has written its first heartbeat."""
+        deadline = time.perf_counter() + timeout_s
+        while True:
+            beats = [key async for key in redis.scan_iter(match=HEARTBEAT_PREFIX + "*")]
+            if len(beats) >= self.count:
+                # The subscribers start with the app, before the watchdog's first beat.
+                return
+            if time.perf_counter() > deadline or not self.alive():
+                raise RuntimeError(f"{self.count - len(beats)} worker(s) did not start")
+            await asyncio.sleep(0.05)
+
+    def cpu_s(self) -> float:
+        """CPU seconds the workers used so far (user + system, /proc/<pid>/stat)."""
+        total = 0
+        for proc in self.procs:
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+        return total / os.sysconf("SC_CLK_TCK")
+
     def alive(self) -> bool:
         return all(proc.poll() is None for proc in self.procs)
 
@@ -142,25 +163,28 @@ class Workers:
 
 async def drain_rate(
     redis: Redis, workers: Workers, ids: dict[str, list[tuple[int, int]]], timeout_s: float
-) -> float:
-    """Entries/s from START_SHARE of the backlog acked to all of it."""
+) -> Drain:
+    """Entries/s, and CPU per entry, from START_SHARE of the backlog acked to all of it."""
     total = sum(len(v) for v in ids.values())
-    first: tuple[float, int] | None = None
+    first: tuple[float, int, float, float] | None = None
     deadline = time.perf_counter() + timeout_s
     while True:
         done = await acked(redis, ids)
         now = time.perf_counter()
         if first is None and done >= total * START_SHARE:
-            first = (now, done)
+            first = (now, done, workers.cpu_s(), await redis_cpu_s(redis))
         if done >= total:
             break
         if now > deadline or not workers.alive():
             raise RuntimeError(f"workers stalled at {done}/{total} entries acked")
         await asyncio.sleep(POLL_S)
     assert first is not None
-    if now <= first[0]:  # all of it landed between two polls: a tiny backlog
-        return float("nan")
-    return (total - first[1]) / (now - first[0])
+    entries = total - first[1]
+    if now <= first[0] or not entries:  # all of it landed between two polls: a tiny backlog
+        return Drain(float("nan"), float("nan"), float("nan"))
+    cpu = (workers.cpu_s() - first[2]) / entries * 1e6
+    server = (await redis_cpu_s(redis) - first[3]) / entries * 1e6
+    return Drain(entries / (now - first[0]), cpu, server)
 
 
 def _percentile(values: Sequence[float], share: float) -> float:

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import msgspec
 from faststream.redis import RedisBroker
@@ -38,12 +38,27 @@ def streams_of(partitions: int) -> list[str]:
     return [s for p in range(partitions) for s in input_streams(p)]
 
 
-async def bare_loop(redis: Redis, partitions: int, total: int) -> float:
-    """Drain `total` entries with the bare loop; entries/s."""
+class Drain(NamedTuple):
+    """A drain's rate and its CPU cost per entry, consumer side and Redis side."""
+
+    per_s: float
+    cpu_us: float
+    redis_cpu_us: float
+
+
+async def redis_cpu_s(redis: Redis) -> float:
+    """The server's CPU seconds so far (user + system, INFO cpu)."""
+    info: Any = await redis.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+async def bare_loop(redis: Redis, partitions: int, total: int) -> Drain:
+    """Drain `total` entries with the bare loop."""
     decoder = msgspec.json.Decoder()
     streams = dict.fromkeys(streams_of(partitions), ">")
     done = 0
-    started = time.perf_counter()
+    server = await redis_cpu_s(redis)
+    started, cpu = time.perf_counter(), time.process_time()
     while done < total:
         reply: Any = await redis.xreadgroup(GROUP, "bare", cast("Any", streams), count=100)
         for stream, entries in reply or ():
@@ -51,7 +66,9 @@ async def bare_loop(redis: Redis, partitions: int, total: int) -> float:
                 decoder.decode(fields[DATA])
             await redis.xack(stream, GROUP, *[entry_id for entry_id, _ in entries])
             done += len(entries)
-    return total / (time.perf_counter() - started)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    server = await redis_cpu_s(redis) - server
+    return Drain(total / elapsed, cpu / total * 1e6, server / total * 1e6)
 
 
 @dataclass

@@ -33,7 +33,7 @@ from worker.bench.endtoend import (
     session_bytes,
     write,
 )
-from worker.bench.loops import GROUP, bare_loop, faststream_batch
+from worker.bench.loops import GROUP, Drain, bare_loop, faststream_batch
 from worker.bench.workload import Workload, build, entries
 from worker.consumer import ensure_groups
 
@@ -69,6 +69,8 @@ class Figures:
     e2e_per_s: float = 0.0
     e2e_merged_per_s: float = 0.0
     e2e_two_processes_per_s: float = 0.0
+    # CPU microseconds per entry, consumer side ("client") and Redis side, per phase.
+    cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
     latency: dict[str, float] = field(default_factory=dict)
     worker_rss_mb: float = 0.0
     redis_session_bytes: dict[str, float] = field(default_factory=dict)
@@ -128,6 +130,11 @@ class Figures:
                 f" p50 {lat.get('p50_ms', 0):.2f} ms, p99 {lat.get('p99_ms', 0):.2f} ms"
                 f" ({lat.get('samples', 0):.0f} samples)"
             ),
+            *(
+                f"CPU per entry, {name}: {cpu['client']:.1f} us consumer + "
+                f"{cpu['redis']:.1f} us Redis"
+                for name, cpu in self.cpu_us_per_entry.items()
+            ),
             f"worker peak RSS: {self.worker_rss_mb:.1f} MB",
             (
                 f"Redis per idle session: {self.redis_session_bytes.get('mean', 0):.0f} B mean,"
@@ -155,27 +162,44 @@ async def _fresh(redis: Redis, workload: Workload) -> dict[str, list[tuple[int, 
 
 
 async def _reference_loops(
-    redis: Redis, url: str, workload: Workload, plan: Plan
-) -> tuple[float, float]:
+    redis: Redis, url: str, workload: Workload, plan: Plan, figures: Figures
+) -> None:
     total = len(workload.documents)
-    bare, framework = [], []
+    bare: list[Drain] = []
+    framework = []
     for _ in range(plan.rounds):
         await _fresh(redis, workload)
         bare.append(await bare_loop(redis, workload.partitions, total))
         await _fresh(redis, workload)
         framework.append(await faststream_batch(redis, url, workload.partitions, total))
-    return statistics.median(bare), statistics.median(framework)
+    figures.baseline_per_s = statistics.median(d.per_s for d in bare)
+    figures.faststream_batch_per_s = statistics.median(framework)
+    figures.cpu_us_per_entry["baseline"] = _cpu(bare)
+
+
+def _cpu(drains: list[Drain]) -> dict[str, float]:
+    return {
+        "client": statistics.median(d.cpu_us for d in drains),
+        "redis": statistics.median(d.redis_cpu_us for d in drains),
+    }
 
 
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
     plan: Plan, processes: int, reader: str, figures: Figures, logs: Path,
 ) -> float:  # fmt: skip
-    ids = await _fresh(redis, workload)
+    await redis.flushall()
+    await ensure_groups(redis, range(workload.partitions), GROUP)
     workers = Workers(url, workload.partitions, processes, logs, reader)
     workers.start()
     try:
-        rate = await drain_rate(redis, workers, ids, plan.timeout_s)
+        # Start-up (imports, connections) is left out: the backlog is written once every
+        # worker is reading, and the rate is taken from 10% of it on.
+        await workers.ready(redis, plan.timeout_s)
+        ids = await write(redis, entries(workload))
+        drain = await drain_rate(redis, workers, ids, plan.timeout_s)
+        rate = drain.per_s
+        figures.cpu_us_per_entry[f"{processes}_process_{reader}"] = _cpu([drain])
         checked = [workload]
         if latency_load is not None:
             figures.latency = await paced_latency(
@@ -211,9 +235,7 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
         redis = Redis.from_url(server.url)
         try:
             say("reference loops (bare redis-py, FastStream batch subscriber)")
-            figures.baseline_per_s, figures.faststream_batch_per_s = await _reference_loops(
-                redis, server.url, workload, plan
-            )
+            await _reference_loops(redis, server.url, workload, plan, figures)
             say("end to end, one worker process, faststream reader")
             figures.e2e_per_s = await _end_to_end(
                 redis, server.url, workload, latency_load=None, plan=plan, processes=1,
