@@ -28,8 +28,10 @@ from contracts.streams import input_streams
 from worker.consumer import AnyRedis, missing_groups, wall_ms
 from worker.observability import Metrics
 
-# Counting undelivered entries on Redis 6.2 stops here (the gauge saturates).
-_LAG_CAP = 10_000
+# Counting undelivered entries on Redis 6.2 stops here (the gauge saturates). The count
+# is an XRANGE that ships every entry it counts, every tick, during a backlog: at 10,000
+# it took a tenth of the worker's time draining one (docs/performance.md, "End to end").
+_LAG_CAP = 1_000
 
 # Heartbeat keys, one per worker process, expiring unless refreshed.
 HEARTBEAT_PREFIX = "accord:heartbeat:"
