@@ -347,8 +347,11 @@ class Chaos:
         for at, fault in faults:
             await asyncio.sleep(max(0.0, at - (time.monotonic() - started)))
             if fault == "worker_kill":
-                if workers.kill_random():
-                    self._count(fault)
+                for _ in range(100):  # all may be starting again: wait for a live one
+                    if workers.kill_random():
+                        self._count(fault)
+                        break
+                    await asyncio.sleep(0.1)
             elif fault.startswith("redis_"):
                 how = fault.removeprefix("redis_")
                 keep = self._synced_bytes(node)
