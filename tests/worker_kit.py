@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import dataclasses
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -189,7 +191,14 @@ def worker_processes(count: int, env: dict[str, str]) -> Iterator[list[subproces
     command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
     logs = [tempfile.TemporaryFile() for _ in range(count)]  # noqa: SIM115  (closed below)
     procs = [
-        subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=log)  # noqa: S603
+        subprocess.Popen(  # noqa: S603
+            command,
+            env=env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=log,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509  (one prctl call, libc loaded before fork)
+        )
         for log in logs
     ]
     try:
@@ -206,6 +215,17 @@ def worker_processes(count: int, env: dict[str, str]) -> Iterator[list[subproces
                 proc.kill()
                 proc.wait()
             log.close()
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGTERM it when the test process dies, so no worker outlives a run
+    that was killed (a timeout, Ctrl-C) and joins a later run's Redis on a reused port."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL("libc.so.6", use_errno=True) if sys.platform.startswith("linux") else None
 
 
 def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count: int) -> None:
