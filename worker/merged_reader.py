@@ -22,6 +22,8 @@ yet committed: a stop leaves them pending, for the reclaimer.
 from __future__ import annotations
 
 import asyncio
+import bisect
+import operator
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -43,6 +45,8 @@ class MergedBuffer:
     def __init__(self, streams: Sequence[str], count: int) -> None:
         self.count = count
         self.waiting: dict[str, list[RawEntry]] = {s: [] for s in streams}
+        # The parsed ids of `waiting`, parsed once: the cut bisects them, the merge sorts.
+        self.ids: dict[str, list[tuple[int, int]]] = {s: [] for s in streams}
         self.full: set[str] = set()
         # Set when the bound's millisecond holds everything waiting: read on past it.
         self.stuck = False
@@ -59,6 +63,7 @@ class MergedBuffer:
         """What one XREADGROUP of the `asked` streams returned."""
         for stream, entries in read.items():
             self.waiting[stream].extend(entries)
+            self.ids[stream].extend(_id(entry.entry_id) for entry in entries)
         # Caught up: asked, and fewer than COUNT came back. A stream not asked this time
         # may have grown since its last read, so it bounds like a full one.
         self.full = {
@@ -77,7 +82,7 @@ class MergedBuffer:
         everything up to the last id read goes, and the store's gate parks what that
         puts out of order: slower, still correct.
         """
-        bounds = [_id(self.waiting[s][-1].entry_id) for s in self.full if self.waiting[s]]
+        bounds = [self.ids[s][-1] for s in self.full if self.ids[s]]
         if not bounds:
             self.stuck = False
             return self._cut(None)
@@ -90,15 +95,16 @@ class MergedBuffer:
         return self._cut(bound)
 
     def _cut(self, bound: tuple[int, int] | None) -> list[RawEntry]:
-        batch: list[RawEntry] = []
+        """The waiting entries with ids up to `bound` (all if None), in id order."""
+        taken: list[tuple[tuple[int, int], RawEntry]] = []
         for stream, entries in self.waiting.items():
-            cut = len(entries)
-            if bound is not None:
-                cut = next((i for i, e in enumerate(entries) if _id(e.entry_id) > bound), cut)
-            batch.extend(entries[:cut])
-            self.waiting[stream] = entries[cut:]
-        batch.sort(key=lambda entry: _id(entry.entry_id))
-        return batch
+            ids = self.ids[stream]
+            cut = len(ids) if bound is None else bisect.bisect_right(ids, bound)
+            if cut:
+                taken.extend(zip(ids[:cut], entries[:cut], strict=True))
+                del ids[:cut], entries[:cut]
+        taken.sort(key=operator.itemgetter(0))
+        return [entry for _, entry in taken]
 
     def empty(self) -> bool:
         return not any(self.waiting.values())
