@@ -46,29 +46,58 @@ _BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
 # Every trigger holds "agree" (any case) or "约定". The fast path below must never
 # miss a turn whose *folded* form holds one, so it also watches for the characters
 # that fold into one of those letters (full-width, mathematical, circled, superscript
-# "a"...) and the invisible ones that could split a keyword. Computed from this
-# Python's Unicode database (about 0.2 s, once per process) so it cannot drift from
-# what `fold` does.
+# "a"...) and the invisible ones that could split a keyword. The table is committed
+# as data because scanning every code point costs every process start (CLI commands
+# included); tests/test_recognizer.py rebuilds it with `scan_keyword_sources` from this
+# Python's Unicode database, so an upgrade that changes NFKC fails that test instead of
+# silently unsounding the fast path. Unicode 14.0.0 (Python 3.11).
 KEYWORD_LETTERS = frozenset("agreAGRE约定")
+KEYWORD_SOURCES = (
+    "\xaa\u02b3\u1d2c\u1d31\u1d33\u1d3f\u1d43\u1d49\u1d4d\u1d63\u1e9a\u2090\u2091"
+    "\u20a8\u2100\u2101\u210a\u211b\u211c\u211d\u2121\u212f\u2130\u213b\u2147"
+    "\u249c\u24a0\u24a2\u24ad\u24b6\u24ba\u24bc\u24c7\u24d0\u24d4\u24d6\u24e1"
+    "\u3250\u32cc\u32cd\u32ce\u3371\u3372\u3373\u3374\u3380\u3381\u3382\u3383"
+    "\u3384\u3387\u3388\u3389\u338d\u338e\u338f\u3393\u33a9\u33aa\u33ab\u33ac"
+    "\u33ad\u33ae\u33af\u33c2\u33c6\u33c9\u33ca\u33d2\u33da\u33db\u33df\u33ff"
+    "\uff21\uff25\uff27\uff32\uff41\uff45\uff47\uff52\U0001d400\U0001d404"
+    "\U0001d406\U0001d411\U0001d41a\U0001d41e\U0001d420\U0001d42b\U0001d434"
+    "\U0001d438\U0001d43a\U0001d445\U0001d44e\U0001d452\U0001d454\U0001d45f"
+    "\U0001d468\U0001d46c\U0001d46e\U0001d479\U0001d482\U0001d486\U0001d488"
+    "\U0001d493\U0001d49c\U0001d4a2\U0001d4b6\U0001d4c7\U0001d4d0\U0001d4d4"
+    "\U0001d4d6\U0001d4e1\U0001d4ea\U0001d4ee\U0001d4f0\U0001d4fb\U0001d504"
+    "\U0001d508\U0001d50a\U0001d51e\U0001d522\U0001d524\U0001d52f\U0001d538"
+    "\U0001d53c\U0001d53e\U0001d552\U0001d556\U0001d558\U0001d563\U0001d56c"
+    "\U0001d570\U0001d572\U0001d57d\U0001d586\U0001d58a\U0001d58c\U0001d597"
+    "\U0001d5a0\U0001d5a4\U0001d5a6\U0001d5b1\U0001d5ba\U0001d5be\U0001d5c0"
+    "\U0001d5cb\U0001d5d4\U0001d5d8\U0001d5da\U0001d5e5\U0001d5ee\U0001d5f2"
+    "\U0001d5f4\U0001d5ff\U0001d608\U0001d60c\U0001d60e\U0001d619\U0001d622"
+    "\U0001d626\U0001d628\U0001d633\U0001d63c\U0001d640\U0001d642\U0001d64d"
+    "\U0001d656\U0001d65a\U0001d65c\U0001d667\U0001d670\U0001d674\U0001d676"
+    "\U0001d681\U0001d68a\U0001d68e\U0001d690\U0001d69b\U0001f110\U0001f114"
+    "\U0001f116\U0001f121\U0001f12c\U0001f130\U0001f134\U0001f136\U0001f141"
+    "\U0001f16c"
+)
 
 
-def _folds_into_keyword(char: str) -> bool:
-    folded = unicodedata.normalize("NFKC", char)
-    return folded != char and not KEYWORD_LETTERS.isdisjoint(folded)
+def scan_keyword_sources() -> str:
+    """Every non-ASCII code point whose NFKC differs from it and holds a keyword letter.
+
+    About 0.3 s: what `KEYWORD_SOURCES` saves every process; tests compare the two.
+    """
+    found = []
+    for codepoint in range(0x80, 0x110000):
+        char = chr(codepoint)
+        folded = unicodedata.normalize("NFKC", char)
+        if folded != char and not KEYWORD_LETTERS.isdisjoint(folded):
+            found.append(char)
+    return "".join(found)
 
 
-def _char_class(chars: list[str]) -> str:
+def _char_class(chars: str) -> str:
     return "".join(re.escape(c) for c in chars)
 
 
-# Blocks with no compatibility decomposition are skipped to keep the import cheap: CJK
-# unified ideographs (U+4E00-U+9FFF) and planes 2-16 but for the compatibility
-# ideographs (U+2F800-U+2FA1F). A test checks the skip against every code point.
-SCANNED_RANGES = (range(0x80, 0x4E00), range(0xA000, 0x20000), range(0x2F800, 0x2FA20))
-_KEYWORD_SOURCES = [
-    chr(cp) for span in SCANNED_RANGES for cp in span if _folds_into_keyword(chr(cp))
-]
-_NEEDS_FOLDING = re.compile(f"[{_char_class([*_INVISIBLE, *_KEYWORD_SOURCES])}]")
+_NEEDS_FOLDING = re.compile(f"[{_char_class(_INVISIBLE + KEYWORD_SOURCES)}]")
 
 
 def may_hold_trigger(text: str) -> bool:
