@@ -8,10 +8,23 @@ what the oracle says, once (R15), without parking inputs that were written in or
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 import redis.asyncio
-from worker_kit import running_worker, wait_for, worker_settings
+from test_e2e_scenarios import PARTITIONS
+from test_e2e_scenarios import _check as check_all
+from test_e2e_scenarios import _play_all as play_all
+from worker_kit import (
+    redis_cluster,
+    running_worker,
+    wait_for,
+    worker_env,
+    worker_processes,
+    worker_settings,
+)
 
+from store.embedded import EmbeddedRedis
 from worker.bench.endtoend import acked, exactly_once, write
 from worker.bench.workload import build, entries
 from worker.consumer import RawEntry
@@ -113,3 +126,38 @@ def test_accord_reader_selects_the_reader_and_refuses_unknown_names() -> None:
     assert Settings.from_env({"ACCORD_READER": "merged"}).reader == "merged"
     with pytest.raises(ValueError, match="ACCORD_READER"):
         Settings.from_env({"ACCORD_READER": "fast"})
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_two_worker_processes() -> None:
+    """Every seed scenario, EN and ZH, as tests/test_e2e_scenarios.py plays them."""
+    with EmbeddedRedis() as server:
+        env = worker_env(server.url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_READER="merged")
+        with worker_processes(2, env):
+            client = redis.asyncio.Redis.from_url(server.url)
+            try:
+                results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
+            finally:
+                await client.aclose()
+    check_all(results)
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.timeout(180)
+async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_a_cluster() -> None:
+    """One XREADGROUP over a partition's three streams: one hash tag, so one slot."""
+    with redis_cluster() as url:
+        env = worker_env(
+            url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_REDIS_CLUSTER="1", ACCORD_READER="merged"
+        )
+        with worker_processes(2, env):
+            client = redis.asyncio.RedisCluster.from_url(url)
+            try:
+                results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
+            finally:
+                await client.aclose()
+    check_all(results)
