@@ -6,16 +6,25 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import msgspec
 import typer
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisClusterException
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rich.console import Console
 
-from worker.connection import connect
+from worker.connection import DEFAULT_URL, connect
 from worker.consumer import AnyRedis
-from worker.settings import Settings
+from worker.settings import Settings, redacted_url
 
 T = TypeVar("T")
+
+# What "Redis cannot be reached" looks like from redis-py: refused or reset
+# connections, DNS failures and authentication (ConnectionError subclasses), timeouts,
+# and a cluster with no reachable node. Anything else is a bug and keeps its traceback.
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, RedisClusterException)
 
 console = Console()
 err_console = Console(stderr=True)
@@ -50,8 +59,17 @@ def require_url(settings: Settings) -> Settings:
     return settings
 
 
-def run_with_redis(settings: Settings, body: Callable[[AnyRedis], Awaitable[T]]) -> T:
-    """Run `body(redis)` on a fresh asyncio client, closing it afterwards."""
+def run_with_redis(
+    settings: Settings,
+    body: Callable[[AnyRedis], Awaitable[T]],
+    *,
+    unreachable_exit: int = 2,
+) -> T:
+    """Run `body(redis)` on a fresh asyncio client, closing it afterwards.
+
+    When Redis cannot be reached, print one line (`unreachable_line`) on stderr and
+    exit with `unreachable_exit` instead of a page of traceback.
+    """
 
     async def main() -> T:
         redis = connect(settings)
@@ -60,7 +78,22 @@ def run_with_redis(settings: Settings, body: Callable[[AnyRedis], Awaitable[T]])
         finally:
             await redis.aclose()
 
-    return run(main())
+    try:
+        return run(main())
+    except UNREACHABLE as error:
+        sys.stderr.write(unreachable_line(settings, error) + "\n")
+        raise typer.Exit(unreachable_exit) from None
+
+
+def unreachable_line(settings: Settings, error: BaseException) -> str:
+    """One line naming the URL (password redacted) and the cause, fit for any log."""
+    cause = " ".join(str(error).split()) or type(error).__name__
+    password = urlsplit(settings.redis_url or "").password
+    if password:
+        # redis-py does not echo passwords, but a cause is printed, so be sure.
+        cause = cause.replace(password, "***")
+    url = redacted_url(settings.redis_url or DEFAULT_URL)
+    return f"accord: cannot reach Redis at {url}: {cause}"
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:

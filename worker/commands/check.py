@@ -7,6 +7,7 @@ fresh. The worker's own liveness is also served over HTTP at `/healthz`.
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -18,6 +19,7 @@ from worker.commands._shared import (
     require_url,
     run_with_redis,
     settings_or_exit,
+    unreachable_line,
     wants_json,
 )
 from worker.consumer import AnyRedis, missing_groups
@@ -39,7 +41,11 @@ def register(app: typer.Typer) -> None:
             try:
                 await redis.ping()
             except Exception as error:  # noqa: BLE001  (any failure to reach Redis is the answer)
-                return {"ok": False, "redis": f"unreachable: {error}"}
+                return {
+                    "ok": False,
+                    "redis": "unreachable",
+                    "error": unreachable_line(settings, error),
+                }
             missing = await missing_groups(redis, settings.served(), settings.group)
             workers = [w.consumer for w in await live_workers(redis)]
             ok = not missing and (bool(workers) or not require_worker)
@@ -52,9 +58,12 @@ def register(app: typer.Typer) -> None:
                 "workers": workers,
             }
 
-        result = run_with_redis(settings, probe)
+        # Unreachable is unhealthy (1), wherever it happens, not a usage error (2).
+        result = run_with_redis(settings, probe, unreachable_exit=1)
         if wants_json(as_json):
             print_json(result)
+        elif "error" in result:
+            sys.stderr.write(result["error"] + "\n")
         else:
             mark = "[green]healthy[/]" if result["ok"] else "[red]unhealthy[/]"
             console.print(f"accord {mark}: redis {result['redis']}")
