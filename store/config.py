@@ -21,7 +21,9 @@ class StoreConfig:
     events_maxlen: int = 1_000_000
     dead_letters_maxlen: int = 100_000
     # Off: a dead letter's chat text is replaced by its size (it can then not be requeued).
-    dead_letter_keep_text: bool = True
+    # Off by default, like the worker's ACCORD_DEAD_LETTER_KEEP_TEXT: user text is kept
+    # only where a deployment asks for it (docs/security.md).
+    dead_letter_keep_text: bool = False
     limits: Limits = field(default_factory=Limits)
     # Units whose version check failed are reloaded and retried this often, with backoff.
     commit_retries: int = 8

@@ -136,7 +136,8 @@ async def test_gate_expiry_and_dead_letters_run_on_every_shard(
     """Every script on every partition's slot, no CROSSSLOT: park, drain, skip, expire, DLQ."""
     client, _, partitions = backend
     core = FakeCore()
-    config = StoreConfig(partitions=partitions, gap_timeout_ms=0)
+    # Text kept: the dead letter below is re-queued, which needs its original fields.
+    config = StoreConfig(partitions=partitions, gap_timeout_ms=0, dead_letter_keep_text=True)
     for p in range(partitions):
         scope = next(
             (f"a{i}", "u") for i in range(1000) if partition_of(f"a{i}", "u", partitions) == p

@@ -60,9 +60,12 @@ async def pending(client: redis.asyncio.Redis, stream: str = "chat-turn:{0}") ->
 async def test_bad_entries_become_dead_letters_with_reason_and_fields(
     client: redis.asyncio.Redis, fields: dict[str, str], reason: DeadLetterReason
 ) -> None:
-    """An entry that cannot be applied is acked and kept, with its reason and fields."""
+    """An entry that cannot be applied is acked and kept, with its reason and fields (text
+    kept because this store is configured to keep it)."""
     await client.xadd("chat-turn:{0}", fields)  # type: ignore[arg-type]
-    report = await store(client).process(await read_new(client, 0, GROUP, "c"))
+    report = await store(client, dead_letter_keep_text=True).process(
+        await read_new(client, 0, GROUP, "c")
+    )
     assert report.outcomes["dead_letter"] == 1
     assert await pending(client) == 0
     [(_, letter)] = await list_dead_letters(client, 0)
@@ -111,7 +114,7 @@ async def test_an_entry_past_the_delivery_limit_is_dead_lettered_once(
 async def test_requeue_replays_the_original_fields_once(client: redis.asyncio.Redis) -> None:
     """A re-queued letter goes back to its stream as it came and leaves the dead letters."""
     await xadd(client, chat(SCOPE, "s", 1, "hi"), 1)
-    processor = store(client, delivery_limit=0)
+    processor = store(client, delivery_limit=0, dead_letter_keep_text=True)
     await processor.process(await read_new(client, 0, GROUP, "c"))
     [(letter_id, letter)] = await list_dead_letters(client, 0)
     new_id = await requeue(client, 0, letter_id)
@@ -129,11 +132,11 @@ async def test_requeue_replays_the_original_fields_once(client: redis.asyncio.Re
 async def test_redacted_letters_keep_no_text_and_are_not_requeued(
     client: redis.asyncio.Redis,
 ) -> None:
-    """With dead_letter_keep_text off, chat text is replaced by its size."""
+    """By default (dead_letter_keep_text off, as the worker's setting), chat text is
+    replaced by its size: a store keeps user text only where configured to."""
+    assert StoreConfig().dead_letter_keep_text is False
     await xadd(client, chat(SCOPE, "s", 1, "secret words"), 1)
-    await store(client, delivery_limit=0, dead_letter_keep_text=False).process(
-        await read_new(client, 0, GROUP, "c")
-    )
+    await store(client, delivery_limit=0).process(await read_new(client, 0, GROUP, "c"))
     [(letter_id, letter)] = await list_dead_letters(client, 0)
     assert "secret" not in letter.fields["__data__"]
     assert json.loads(letter.fields["__data__"])["seq"] == 1, "metadata is kept"
