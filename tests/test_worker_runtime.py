@@ -31,6 +31,7 @@ from worker.consumer import ensure_groups, missing_groups
 from worker.gateway import Gateway
 from worker.health import Health, Watchdog
 from worker.observability import get_logger
+from worker.settings import Settings
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(60)]
 
@@ -194,3 +195,20 @@ async def test_idle_consumers_without_pending_entries_are_pruned(client: Redis) 
     assert await watchdog.prune_consumers() == [f"{stream}/dead-and-empty"]
     left: Any = await client.xinfo_consumers(stream, "accord")
     assert [c["name"] for c in left] == [b"dead-with-pending"]
+
+
+async def test_consumer_pruning_is_off_by_default_and_sends_no_acl_withheld_command(
+    client: Redis,
+) -> None:
+    """The default worker never runs XINFO CONSUMERS or XGROUP DELCONSUMER: the production
+    ACL withholds them (deploy/redis/users.acl), so a default worker logs no NOPERM."""
+    await ensure_groups(client, [0], "accord")
+    stream = stream_name("chat-turn", 0)
+    done = await Gateway(client, 1).publish(turn("done", 1))
+    await client.xreadgroup("accord", "dead-and-empty", {stream: ">"}, count=1)
+    await client.xack(stream, "accord", done)
+    assert Settings.from_env({}).prune_idle_ms == 0
+    watchdog = Watchdog(client, Health(), "me", "accord", [0], on_fatal=print, log=get_logger("t"))
+    assert await watchdog.prune_consumers() == []
+    left: Any = await client.xinfo_consumers(stream, "accord")
+    assert [c["name"] for c in left] == [b"dead-and-empty"]

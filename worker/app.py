@@ -186,6 +186,7 @@ def build_worker(
             on_fatal=_fail,
             log=log,
             metrics=metrics,
+            prune_idle_ms=settings.prune_idle_ms,
         ),
         health=health,
         metrics=metrics,

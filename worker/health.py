@@ -125,8 +125,9 @@ class Watchdog:
     on_fatal: Callable[[str], None]
     log: Any
     metrics: Metrics | None = None
-    # Consumers idle this long with nothing pending are removed from the group.
-    prune_idle_ms: int = 3_600_000
+    # Consumers idle this long with nothing pending are removed from the group (0: never;
+    # see Settings.prune_idle_ms for why that is the default).
+    prune_idle_ms: int = 0
 
     async def prune_consumers(self) -> list[str]:
         """Remove consumers of dead processes: nothing pending, idle past `prune_idle_ms`.
@@ -137,6 +138,8 @@ class Watchdog:
         never this idle; if one were removed, its next XREADGROUP recreates it.
         """
         removed: list[str] = []
+        if self.prune_idle_ms <= 0:
+            return removed
         for partition in self.partitions:
             for stream in input_streams(partition):
                 consumers: Any = await self.redis.xinfo_consumers(stream, self.group)

@@ -72,6 +72,10 @@ class Settings:
     delivery_limit: int = 5
     # An entry idle this long in another consumer's PEL is reclaimed (XAUTOCLAIM).
     reclaim_idle_ms: int = 30_000
+    # Remove group consumers idle this long with nothing pending (0: never). Off by default:
+    # it needs XINFO CONSUMERS and XGROUP DELCONSUMER, which the production ACL withholds
+    # from the worker (deploy/redis/users.acl); an operator prunes with the ops user instead.
+    prune_idle_ms: int = 0
     # Expiry sweep period.
     sweep_interval_ms: int = 1_000
     # Time zone for deadlines when a turn carries none (IANA name).
@@ -128,6 +132,7 @@ class Settings:
             gap_timeout_ms=num("ACCORD_GAP_TIMEOUT_MS", base.gap_timeout_ms),
             delivery_limit=num("ACCORD_DELIVERY_LIMIT", base.delivery_limit),
             reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),
+            prune_idle_ms=num("ACCORD_PRUNE_IDLE_MS", base.prune_idle_ms),
             sweep_interval_ms=num("ACCORD_SWEEP_INTERVAL_MS", base.sweep_interval_ms),
             default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
             log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),
