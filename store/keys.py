@@ -88,6 +88,25 @@ def dead_letters_stream(partition: int) -> str:
     return stream_name(DEAD_LETTERS, partition)
 
 
+# Not partition data: one key per worker process, outside every hash tag, so `accord
+# check` can find them all with one SCAN. The ACL (deploy/redis/users.acl) grants the
+# worker `~accord:heartbeat:*`; tests/test_deploy_redis.py writes and lists one.
+HEARTBEAT_PREFIX = "accord:heartbeat:"
+
+
+def heartbeat_key(consumer: str) -> str:
+    """String: the worker process's `Heartbeat` JSON (worker/health.py), set with a TTL.
+
+    It expires unless the process refreshes it, so the keys present are the live workers.
+    """
+    return HEARTBEAT_PREFIX + consumer
+
+
+def heartbeat_pattern() -> str:
+    """SCAN MATCH pattern of every heartbeat key."""
+    return HEARTBEAT_PREFIX + "*"
+
+
 def session_member(agent_id: str, user_id: str, session_id: str) -> str:
     """The member naming a session in `gaps:{p}` (JSON, so it decodes back to the ids)."""
     return json.dumps([agent_id, user_id, session_id], ensure_ascii=False, separators=(",", ":"))

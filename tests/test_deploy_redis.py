@@ -313,9 +313,14 @@ def test_a_replica_follows_its_master_as_the_replication_user(
 
 
 def test_accord_user_can_keep_and_list_heartbeats(accord: redis.Redis) -> None:
-    """`accord check` finds live workers by SCAN over expiring heartbeat keys."""
-    accord.set("accord:heartbeat:host-1", b"{}", px=10_000)
-    assert list(accord.scan_iter(match="accord:heartbeat:*")) == [b"accord:heartbeat:host-1"]
+    """`accord check` finds live workers by SCAN over expiring heartbeat keys: the key and
+    pattern store/keys.py names pass the ACL, and keep the name deployed ACLs grant."""
+    from store import keys  # noqa: PLC0415  (read the module at test time, as it evolves)
+
+    key = keys.heartbeat_key("host-1")
+    assert key == "accord:heartbeat:host-1"
+    accord.set(key, b"{}", px=10_000)
+    assert list(accord.scan_iter(match=keys.heartbeat_pattern())) == [key.encode()]
 
 
 @pytest.mark.parametrize(

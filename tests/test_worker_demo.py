@@ -12,7 +12,7 @@ import pytest
 import redis
 from worker_kit import ROOT, worker_env
 
-from worker.health import HEARTBEAT_PREFIX
+from store.keys import heartbeat_pattern
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -63,7 +63,7 @@ def test_worker_runs_n_processes_and_stops_them_on_sigterm(redis_url: str) -> No
         beats: list[bytes] = []
         while time.monotonic() < deadline and len(beats) < 2:
             time.sleep(0.1)
-            beats = list(client.scan_iter(match=HEARTBEAT_PREFIX + "*"))
+            beats = list(client.scan_iter(match=heartbeat_pattern()))
         # One heartbeat key per consumer name: two processes, two names, two PELs.
         assert len(beats) == 2
     finally:

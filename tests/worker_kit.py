@@ -229,7 +229,7 @@ _LIBC = ctypes.CDLL("libc.so.6", use_errno=True) if sys.platform.startswith("lin
 
 
 def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count: int) -> None:
-    from worker.health import HEARTBEAT_PREFIX  # noqa: PLC0415
+    from store.keys import heartbeat_pattern  # noqa: PLC0415
 
     cluster = env.get("ACCORD_REDIS_CLUSTER") == "1"
     client: redis.Redis | redis.RedisCluster = (
@@ -243,7 +243,7 @@ def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count
             for proc in procs:
                 if proc.poll() is not None:
                     raise RuntimeError(f"worker exited early with {proc.returncode}")
-            beats = list(client.scan_iter(match=HEARTBEAT_PREFIX + "*"))
+            beats = list(client.scan_iter(match=heartbeat_pattern()))
             if len(beats) >= count:
                 return
             time.sleep(0.1)

@@ -25,6 +25,7 @@ import msgspec
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from contracts.streams import input_streams
+from store.keys import heartbeat_key, heartbeat_pattern
 from worker.consumer import AnyRedis, missing_groups, wall_ms
 from worker.observability import Metrics
 
@@ -33,16 +34,9 @@ from worker.observability import Metrics
 # it took a tenth of the worker's time draining one (docs/performance.md, "End to end").
 _LAG_CAP = 1_000
 
-# Heartbeat keys, one per worker process, expiring unless refreshed.
-HEARTBEAT_PREFIX = "accord:heartbeat:"
-
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def heartbeat_key(consumer: str) -> str:
-    return HEARTBEAT_PREFIX + consumer
 
 
 class Heartbeat(msgspec.Struct, frozen=True):
@@ -213,7 +207,7 @@ class Watchdog:
 
 async def live_workers(redis: AnyRedis) -> list[Heartbeat]:
     beats: list[Heartbeat] = []
-    async for key in redis.scan_iter(match=HEARTBEAT_PREFIX + "*", count=1000):
+    async for key in redis.scan_iter(match=heartbeat_pattern(), count=1000):
         raw = await redis.get(key)
         if raw:
             beats.append(msgspec.json.decode(raw, type=Heartbeat))

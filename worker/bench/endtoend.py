@@ -39,11 +39,11 @@ from redis.asyncio import Redis
 
 from contracts.streams import DATA_FIELD
 from store import keys
+from store.keys import heartbeat_pattern
 from worker.bench.loops import GROUP, Drain, redis_cpu_s, streams_of
 from worker.bench.workload import Workload, entries
 from worker.chaos.oracle import compute
 from worker.engine import Engine
-from worker.health import HEARTBEAT_PREFIX
 
 DATA = DATA_FIELD.encode()
 POLL_S = 0.005
@@ -128,7 +128,7 @@ class Workers:
         """Wait until every worker's watchdog has written its first heartbeat."""
         deadline = time.perf_counter() + timeout_s
         while True:
-            beats = [key async for key in redis.scan_iter(match=HEARTBEAT_PREFIX + "*")]
+            beats = [key async for key in redis.scan_iter(match=heartbeat_pattern())]
             if len(beats) >= self.count:
                 # The subscribers start with the app, before the watchdog's first beat.
                 return

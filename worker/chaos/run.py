@@ -27,6 +27,7 @@ import redis.asyncio
 
 from contracts.streams import DATA_FIELD, input_streams
 from store import keys
+from store.keys import heartbeat_pattern
 from worker.chaos.check import Checker, Findings, Written
 from worker.chaos.faults import HARNESS, RedisNode, Workers, kill_clients
 from worker.chaos.oracle import compute
@@ -34,7 +35,6 @@ from worker.chaos.proxy import FaultProxy
 from worker.chaos.workload import Document, Poison, Workload, build, encode, stream_of
 from worker.consumer import ensure_groups
 from worker.engine import Engine
-from worker.health import HEARTBEAT_PREFIX
 
 GROUP = "accord"
 CHUNK = 20
@@ -406,7 +406,7 @@ class Chaos:
     async def _await_workers(self, admin: redis.asyncio.Redis, count: int) -> None:
         """Until `count` workers beat: faults before then would hit nobody."""
         for _ in range(600):
-            beats = [key async for key in admin.scan_iter(match=HEARTBEAT_PREFIX + "*")]
+            beats = [key async for key in admin.scan_iter(match=heartbeat_pattern())]
             if len(beats) >= count:
                 return
             await asyncio.sleep(0.1)
