@@ -13,8 +13,8 @@
   never set outside the demonstration: each batch is XACKed before it is processed,
   so a crash between the two loses it.
 
-Everything else is the production worker: FastStream subscribers, reclaimer, sweeper,
-watchdog, the store's processor over the real core.
+Everything else is the production worker (`worker.app.build_worker`): its readers,
+reclaimer, sweeper and watchdog, the store's processor over the real core.
 """
 
 from __future__ import annotations
