@@ -12,6 +12,8 @@ import uuid
 
 import pytest
 import redis.asyncio
+from hypothesis import given
+from hypothesis import strategies as st
 from test_e2e_scenarios import PARTITIONS
 from test_e2e_scenarios import _check as check_all
 from test_e2e_scenarios import _play_all as play_all
@@ -161,3 +163,58 @@ async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_a_cluster() -> No
             finally:
                 await client.aclose()
     check_all(results)
+
+
+def _drain(streams: dict[str, list[str]], count: int, rounds: int = 200) -> list[str]:
+    """Drive MergedBuffer as merged_loop does, against finite streams (no new writes)."""
+    buffer = MergedBuffer(list(streams), count)
+    cursor = dict.fromkeys(streams, 0)
+    handed: list[str] = []
+    for _ in range(rounds):
+        asked = buffer.wanted()
+        read: dict[str, list[RawEntry]] = {}
+        for stream in asked:
+            ids = streams[stream][cursor[stream] : cursor[stream] + count]
+            cursor[stream] += len(ids)
+            if ids:
+                read[stream] = raw(stream, *ids)
+        buffer.add(read, asked)
+        handed.extend(entry.entry_id for entry in buffer.take())
+        if buffer.empty() and all(cursor[s] == len(ids) for s, ids in streams.items()):
+            return handed
+    raise AssertionError(f"no progress after {rounds} rounds: {len(handed)} handed over")
+
+
+def test_exhausted_streams_holding_count_entries_in_one_millisecond_are_all_handed_over_r15() -> (
+    None
+):
+    """Regression: every stream holds >= COUNT entries of one millisecond and nothing more
+    can be read; the reader used to alternate which streams it read and never cut."""
+    streams = {
+        STREAMS[0]: ["5-0", "5-1", "5-2", "5-3"],
+        STREAMS[1]: ["5-10", "5-11", "5-12"],
+        STREAMS[2]: ["6-0", "6-1", "6-2"],
+    }
+    handed = _drain(streams, count=2)
+    assert sorted(handed) == sorted(i for ids in streams.values() for i in ids)
+
+
+@given(
+    lengths=st.lists(st.integers(0, 12), min_size=3, max_size=3),
+    spread=st.integers(1, 4),
+    count=st.integers(1, 4),
+    data=st.data(),
+)
+def test_any_finite_backlog_is_handed_over_once_and_in_id_order_per_stream_r15(
+    lengths: list[int], spread: int, count: int, data: st.DataObject
+) -> None:
+    """Whatever the shape of a backlog, the merge hands every entry over exactly once,
+    each stream's entries in their order, and terminates."""
+    streams: dict[str, list[str]] = {}
+    for number, (stream, length) in enumerate(zip(STREAMS, lengths, strict=True)):
+        ms = sorted(data.draw(st.lists(st.integers(1, spread), min_size=length, max_size=length)))
+        streams[stream] = [f"{m}-{number * 100 + i}" for i, m in enumerate(ms)]
+    handed = _drain(streams, count)
+    assert sorted(handed) == sorted(i for ids in streams.values() for i in ids)
+    for ids in streams.values():
+        assert [i for i in handed if i in ids] == ids

@@ -52,12 +52,15 @@ class MergedBuffer:
         self.stuck = False
 
     def wanted(self) -> list[str]:
-        """Streams worth reading now: fewer than COUNT waiting, or the bound is stuck."""
-        return [
-            s
-            for s, entries in self.waiting.items()
-            if len(entries) < self.count or (self.stuck and s in self.full)
-        ]
+        """Streams worth reading now: fewer than COUNT waiting, or all when the bound is stuck.
+
+        When stuck, every stream is read, not only the bounding ones: a stream left out of
+        a read counts as full again (it may have grown), so reading only the full ones let
+        two exhausted sets of streams take turns bounding each other for ever.
+        """
+        if self.stuck:
+            return list(self.waiting)
+        return [s for s, entries in self.waiting.items() if len(entries) < self.count]
 
     def add(self, read: dict[str, list[RawEntry]], asked: Sequence[str]) -> None:
         """What one XREADGROUP of the `asked` streams returned."""
