@@ -15,7 +15,7 @@ from importlib import resources
 
 import msgspec
 
-from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.inputs import ChatTurn, InputEvent, TodoItem, ToolCall, ToolResult
 from contracts.outputs import DeadLetterReason
 from contracts.streams import DATA_FIELD
 
@@ -89,10 +89,18 @@ def _zone_is_known(name: str) -> bool:
     return name in _known_zones()
 
 
-def _check_limits(event: InputEvent, limits: Limits) -> None:
+def _check_limits(event: InputEvent, limits: Limits, raw_bytes: int) -> None:
+    # A decoded string is never longer in UTF-8 than its JSON text in the entry
+    # (escapes only lengthen the JSON, and msgspec refuses lone surrogates), so a
+    # string check is skipped when the whole entry is within that string's limit.
+    # Tool arguments are re-encoded, which can lengthen them (`1e2` -> `100.0`):
+    # they are always measured.
     oversize = DeadLetterReason.OVERSIZE
     if isinstance(event, ChatTurn):
-        if len(event.text.encode("utf-8")) > limits.max_text_bytes:
+        if (
+            raw_bytes > limits.max_text_bytes
+            and len(event.text.encode("utf-8")) > limits.max_text_bytes
+        ):
             raise ContractError("$.text", f"longer than {limits.max_text_bytes} bytes", oversize)
         if event.timezone is not None and not _zone_is_known(event.timezone):
             raise ContractError(
@@ -107,15 +115,22 @@ def _check_limits(event: InputEvent, limits: Limits) -> None:
                 "$.arguments", f"longer than {limits.max_argument_bytes} bytes", oversize
             )
     elif isinstance(event, ToolResult) and event.todos is not None:
-        if len(event.todos) > limits.max_todos:
-            raise ContractError("$.todos", f"more than {limits.max_todos} items", oversize)
-        for index, item in enumerate(event.todos):
-            if len(item.content.encode("utf-8")) > limits.max_todo_content_bytes:
-                raise ContractError(
-                    f"$.todos[{index}].content",
-                    f"longer than {limits.max_todo_content_bytes} bytes",
-                    oversize,
-                )
+        _check_todos(event.todos, limits, raw_bytes)
+
+
+def _check_todos(todos: list[TodoItem], limits: Limits, raw_bytes: int) -> None:
+    oversize = DeadLetterReason.OVERSIZE
+    if len(todos) > limits.max_todos:
+        raise ContractError("$.todos", f"more than {limits.max_todos} items", oversize)
+    if raw_bytes <= limits.max_todo_content_bytes:
+        return  # no item's content can be longer than the entry (see _check_limits)
+    for index, item in enumerate(todos):
+        if len(item.content.encode("utf-8")) > limits.max_todo_content_bytes:
+            raise ContractError(
+                f"$.todos[{index}].content",
+                f"longer than {limits.max_todo_content_bytes} bytes",
+                oversize,
+            )
 
 
 def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEvent:
@@ -138,7 +153,7 @@ def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEve
         raise ContractError(
             "$", "nested too deeply to decode", DeadLetterReason.UNDECODABLE
         ) from error
-    _check_limits(event, limits)
+    _check_limits(event, limits, len(raw))
     return event
 
 
