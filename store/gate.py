@@ -16,12 +16,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from contracts.inputs import InputEvent
 
 
-@dataclass(frozen=True, slots=True)
-class Arrival:
-    """An input entry of the current batch, decoded, for one session."""
+class Arrival(msgspec.Struct, frozen=True):
+    """An input entry of the current batch, decoded, for one session.
+
+    This and ParkedEntry are msgspec Structs, not frozen dataclasses, because one is
+    built per entry and a Struct is several times cheaper to build.
+    """
 
     stream: str
     entry_id: str
@@ -30,8 +35,7 @@ class Arrival:
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class ParkedEntry:
+class ParkedEntry(msgspec.Struct, frozen=True):
     """An early input kept in `parked:{p}:...` (its stream entry is already acked)."""
 
     stream: str
