@@ -14,7 +14,6 @@ one atomic commit. Per session the store keeps the next expected seq:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -48,15 +47,14 @@ def entry_ms(entry_id: str) -> int:
     return int(entry_id.split("-", 1)[0])
 
 
-@dataclass(slots=True)
-class GatePlan:
-    """What to do with one session's inputs in this batch."""
+class GatePlan(msgspec.Struct):
+    """What to do with one session's inputs in this batch (a Struct: one per session)."""
 
     # In seq order: (seq, source); a ParkedEntry source is removed from the parked hash.
-    apply: list[tuple[int, Arrival | ParkedEntry]] = field(default_factory=list)
-    duplicates: list[Arrival] = field(default_factory=list)
-    late: list[Arrival] = field(default_factory=list)
-    park: list[tuple[int, Arrival]] = field(default_factory=list)
+    apply: list[tuple[int, Arrival | ParkedEntry]] = msgspec.field(default_factory=list)
+    duplicates: list[Arrival] = msgspec.field(default_factory=list)
+    late: list[Arrival] = msgspec.field(default_factory=list)
+    park: list[tuple[int, Arrival]] = msgspec.field(default_factory=list)
     next_seq: int = 1
     skipped: tuple[tuple[int, int], ...] = ()
     # The range skipped by this plan, if any (inclusive).

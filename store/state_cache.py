@@ -12,8 +12,9 @@ current one too (both only grow).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+import msgspec
 
 from store.core_port import ScopeT, SessionT
 from store.gate import ParkedEntry
@@ -22,16 +23,16 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-@dataclass(slots=True)
-class ScopeSnapshot(Generic[ScopeT]):
+class ScopeSnapshot(msgspec.Struct, Generic[ScopeT]):
     version: int
     state: ScopeT
     # Deadline index members of the scope's records as committed: member -> ms.
     deadlines: dict[str, int]
 
 
-@dataclass(slots=True)
-class SessionSnapshot(Generic[SessionT]):
+# Structs, not dataclasses: a snapshot is built per session a batch touches, and a
+# Struct is several times cheaper to build.
+class SessionSnapshot(msgspec.Struct, Generic[SessionT]):
     version: int
     next_seq: int
     skipped: tuple[tuple[int, int], ...]
