@@ -43,4 +43,6 @@ def with_deadline(intent: Intent, ts: datetime, zone: ZoneInfo) -> Intent:
 def interpret(turn: ChatTurn, default_timezone: str) -> Intent:
     """What the lifecycle acts on for one chat turn."""
     intent = recognize(turn.text, turn.role)
+    if not isinstance(intent, Proposal) or intent.deadline_phrase is None:
+        return intent  # nearly every turn: no zone to look up (zone_for has no effects)
     return with_deadline(intent, turn.ts, zone_for(turn.timezone, default_timezone))

@@ -75,6 +75,9 @@ TRANSITIONS: Final[dict[tuple[AgreementState | None, Cause], AgreementState]] = 
     (EXPIRED, Cause.DELIVERY_VERIFIED): FULFILLED,
 }
 
+# States a deadline can still end (built once: `_expire` runs before every input).
+_LIVE: Final = frozenset({PROPOSED, OPEN})
+
 # Binding kind -> the adapter that verifies it (DESIGN 3, "Delivery adapters").
 ADAPTERS: Final[dict[type[Binding], DeliveryAdapter]] = {TodoBinding: TODO_ADAPTER}
 
@@ -213,10 +216,12 @@ def _expire(
     due = [
         record
         for record in scope.records
-        if record.state in {PROPOSED, OPEN}
+        if record.state in _LIVE
         and acceptance.past_deadline(record, now)
         and (session_id is None or record.session_id == session_id)
     ]
+    if not due:
+        return ()  # the usual case, before every input: skip the sort and the tuple
     due.sort(key=lambda record: record.deadline_at or now)
     return tuple(
         # History time is the deadline, so a late sweep and a replay agree.
@@ -294,7 +299,8 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
         session=new_session,
         events=changes + outcome.answers,
         scope_changed=bool(changes),
-        session_changed=new_session != session,
+        # Only a handler that returns a session can change it: no compare for the rest.
+        session_changed=outcome.session is not None and new_session != session,
     )
 
 
