@@ -130,7 +130,22 @@ class Worker:
 
     async def run(self) -> int:
         """Run until SIGINT/SIGTERM (graceful) or a fatal condition; the exit code."""
-        await self.app.run()
+        try:
+            await self.app.run()
+        except Exception as error:  # noqa: BLE001  (any start-up failure ends the same way)
+            # A start-up failure (Redis unreachable, metrics port taken, ...): say it in one
+            # line, stop whatever loops already started, and exit non-zero instead of
+            # leaving half a worker running.
+            self.log.critical("worker_failed", error=f"{type(error).__name__}: {error}")
+            self.stopping.set()
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+            with contextlib.suppress(Exception):
+                await self.broker.stop()
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+            return self.exit_code or 1
         return self.exit_code
 
 
@@ -214,6 +229,11 @@ def _wire_lifecycle(worker: Worker) -> None:
 
     @app.after_startup
     async def start_loops() -> None:
+        if settings.metrics_port:
+            # First, so a port already taken fails the start before any loop runs.
+            worker.http = await start_http(
+                worker.health, worker.metrics.registry, settings.metrics_port
+            )
         reclaim_every = max(0.05, settings.reclaim_idle_ms / 2000)
         sweep_every = settings.sweep_interval_ms / 1000
         worker.tasks = [
@@ -242,10 +262,6 @@ def _wire_lifecycle(worker: Worker) -> None:
                 )
                 for partition in settings.served()
             ]
-        if settings.metrics_port:
-            worker.http = await start_http(
-                worker.health, worker.metrics.registry, settings.metrics_port
-            )
         worker.health.ready = True
         worker.log.info("worker_ready", metrics_port=settings.metrics_port)
 

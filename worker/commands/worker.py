@@ -43,7 +43,15 @@ def _supervise(processes: int) -> int:
     """
     env = {k: v for k, v in os.environ.items() if k != "ACCORD_CONSUMER"}
     command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
-    children = [subprocess.Popen(command, env=env) for _ in range(processes)]  # noqa: S603
+    # One metrics/health port each (base, base+1, ...): they cannot share one.
+    base_port = settings_or_exit().metrics_port
+    children = [
+        subprocess.Popen(  # noqa: S603  (our own CLI, fixed arguments)
+            command,
+            env={**env, "ACCORD_METRICS_PORT": str(base_port + index if base_port else 0)},
+        )
+        for index in range(processes)
+    ]
 
     def forward(signum: int, _frame: object) -> None:
         for child in children:
