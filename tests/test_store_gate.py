@@ -209,7 +209,7 @@ async def test_a_stale_cache_loses_the_version_race_and_reloads(
     client: redis.asyncio.Redis,
 ) -> None:
     """R15: worker A remembers next seq 2, B applies 2, A's seq 3 is applied, not parked."""
-    a, b = processor(client), processor(client)
+    a, b = processor(client, cache_size=2_000), processor(client, cache_size=2_000)
     await send(client, 1)
     await a.process(await read_new(client, 0, GROUP, "a"))
     await send(client, 2)

@@ -69,6 +69,7 @@ def store_config(settings: Settings) -> StoreConfig:
         dead_letters_maxlen=settings.dead_letters_maxlen,
         dead_letter_keep_text=settings.dead_letter_keep_text,
         limits=settings.limits,
+        cache_size=settings.state_cache_size,
     )
 
 

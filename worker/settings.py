@@ -76,6 +76,9 @@ class Settings:
     # it needs XINFO CONSUMERS and XGROUP DELCONSUMER, which the production ACL withholds
     # from the worker (deploy/redis/users.acl); an operator prunes with the ops user instead.
     prune_idle_ms: int = 0
+    # The store's state cache (scopes and sessions kept between batches; 0: off). Safe only
+    # when Redis never loses an acknowledged write (appendfsync always, no failover).
+    state_cache_size: int = 0
     # Expiry sweep period.
     sweep_interval_ms: int = 1_000
     # Time zone for deadlines when a turn carries none (IANA name).
@@ -133,6 +136,7 @@ class Settings:
             delivery_limit=num("ACCORD_DELIVERY_LIMIT", base.delivery_limit),
             reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),
             prune_idle_ms=num("ACCORD_PRUNE_IDLE_MS", base.prune_idle_ms),
+            state_cache_size=num("ACCORD_STATE_CACHE_SIZE", base.state_cache_size),
             sweep_interval_ms=num("ACCORD_SWEEP_INTERVAL_MS", base.sweep_interval_ms),
             default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
             log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),
