@@ -15,7 +15,6 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from dataclasses import dataclass
 
 from worker.core.deadline_grammar import (
     CalendarDate,
@@ -28,15 +27,17 @@ from worker.core.deadline_grammar import (
     MonthDay,
     NamedMonth,
     NamedYear,
-    Period,
     RelativeDay,
     RelativePeriod,
     Token,
     Unit,
     Weekday,
     clock_time,
-    with_day,
 )
+from worker.core.deadline_grammar import Slots as _Slots
+from worker.core.deadline_grammar import set_day as _set_day
+from worker.core.deadline_grammar import set_hint as _set_hint
+from worker.core.deadline_grammar import set_period as _set_period
 from worker.core.numerals import ZH_NUMERAL, zh_number
 
 _N = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
@@ -200,15 +201,6 @@ def _lex(text: str) -> list[ZhToken] | None:
         tokens.append(found[0])
         pos = space(text, found[1]).end()  # type: ignore[union-attr]  # \s* always matches
     return tokens
-
-
-@dataclass(slots=True)
-class _Slots:
-    day: Day | None = None
-    period: Period | None = None
-    clock: Clock | None = None
-    hint: Hint | None = None
-    duration: Duration | None = None
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
@@ -376,25 +368,4 @@ def _duration(slots: _Slots, groups: tuple[str | None, ...]) -> bool:
     if amount is None or amount == 0:
         return False
     slots.duration = Duration(amount, unit)
-    return True
-
-
-def _set_day(slots: _Slots, day: Day | None) -> bool:
-    if day is None or slots.period is not None:
-        return False
-    slots.day = with_day(slots.day, day)
-    return slots.day is not None
-
-
-def _set_period(slots: _Slots, period: Period) -> bool:
-    if slots.day is not None or slots.period is not None:
-        return False
-    slots.period = period
-    return True
-
-
-def _set_hint(slots: _Slots, hint: Hint) -> bool:
-    if slots.hint not in {None, hint}:
-        return False
-    slots.hint = hint
     return True

@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from dataclasses import dataclass
 
 from worker.core.deadline_grammar import (
     CalendarDate,
@@ -30,15 +29,17 @@ from worker.core.deadline_grammar import (
     Lexer,
     NamedMonth,
     NamedYear,
-    Period,
     RelativeDay,
     RelativePeriod,
     Token,
     Unit,
     Weekday,
     clock_time,
-    with_day,
 )
+from worker.core.deadline_grammar import Slots as _Slots
+from worker.core.deadline_grammar import set_day as _set_day
+from worker.core.deadline_grammar import set_hint as _set_hint
+from worker.core.deadline_grammar import set_period as _set_period
 from worker.core.numerals import (
     EN_HOUR_WORDS,
     EN_NUMBER_WORD_LIST,
@@ -292,17 +293,6 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     return _parse(tokens), significant
 
 
-@dataclass(slots=True)
-class _Slots:
-    day: Day | None = None
-    period: Period | None = None
-    clock: Clock | None = None
-    hint: Hint | None = None
-    duration: Duration | None = None
-    force_end: bool = False
-    end_of_day: bool = False  # "EOD", "end of day": of today, or of the day named with it
-
-
 def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
     edge, marker = Edge.END, None
     rest = tokens
@@ -469,24 +459,3 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
     at_hour, at_minute, oclock_hour, bare_hour, bare_minute = groups
     hour = en_number(at_hour or oclock_hour or bare_hour or "")
     return None if hour is None else Clock(hour, int(at_minute or bare_minute or 0))
-
-
-def _set_day(slots: _Slots, day: Day | None) -> bool:
-    if day is None or slots.period is not None:
-        return False
-    slots.day = with_day(slots.day, day)
-    return slots.day is not None
-
-
-def _set_period(slots: _Slots, period: Period) -> bool:
-    if slots.day is not None or slots.period is not None:
-        return False
-    slots.period = period
-    return True
-
-
-def _set_hint(slots: _Slots, hint: Hint) -> bool:
-    if slots.hint not in {None, hint}:
-        return False
-    slots.hint = hint
-    return True

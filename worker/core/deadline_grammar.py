@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import msgspec
@@ -263,3 +264,37 @@ def _alternation(
         table[name] = (kind, tuple(range(index + 1, index + 1 + inner)))
         index += 1 + inner
     return re.compile("|".join(parts)), table
+
+
+@dataclass(slots=True)
+class Slots:
+    """What one phrase has named so far; each part at most once (both languages)."""
+
+    day: Day | None = None
+    period: Period | None = None
+    clock: Clock | None = None
+    hint: Hint | None = None
+    duration: Duration | None = None
+    force_end: bool = False
+    end_of_day: bool = False  # "EOD", "end of day": of today, or of the day named with it
+
+
+def set_day(slots: Slots, day: Day | None) -> bool:
+    if day is None or slots.period is not None:
+        return False
+    slots.day = with_day(slots.day, day)
+    return slots.day is not None
+
+
+def set_period(slots: Slots, period: Period) -> bool:
+    if slots.day is not None or slots.period is not None:
+        return False
+    slots.period = period
+    return True
+
+
+def set_hint(slots: Slots, hint: Hint) -> bool:
+    if slots.hint not in {None, hint}:
+        return False
+    slots.hint = hint
+    return True
