@@ -1,0 +1,98 @@
+"""CPU per entry of the worker's hot path on the `accord bench` workload, no profiler.
+
+    uv run --frozen python benchmarks/worker_cpu.py [SESSIONS] [BLOCKS] [ROUNDS]
+        [--reader R] [--cache N]
+
+`--cache N` sets the store's state cache (ACCORD_STATE_CACHE_SIZE; off by default
+since it is unsafe when Redis loses acknowledged writes); without it the tree's own
+default is used, so older commits can be measured too.
+
+The worker as built by `worker.app.build_worker` (reader `merged` by default) drains a
+backlog of the bench workload (worker/bench/workload.py, two partitions) written to an
+embedded Redis before it starts; this process's CPU time (`time.process_time`, so the
+worker's own cost: Redis runs in its own process) is divided by the entries. Wall-clock
+rates on the shared machine move with the load far more than CPU per entry does.
+
+To compare two commits in the same window (docs/performance.md, "End to end"), export
+the older one and alternate runs:
+
+    git archive <commit> | tar -x -C /tmp/base
+    (cd /tmp/base && PYTHONPATH=/tmp/base /work/main/.venv/bin/python \
+        /work/main/benchmarks/worker_cpu.py 1000 10 1)
+"""
+
+# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import structlog
+from redis.asyncio import Redis
+
+from store.embedded import EmbeddedRedis
+from worker.app import build_worker, store_partition
+from worker.bench.endtoend import acked, write
+from worker.bench.loops import GROUP
+from worker.bench.workload import build, entries
+from worker.consumer import ensure_groups
+from worker.settings import Settings
+
+
+async def cpu_per_entry(
+    sessions: int, blocks: int, reader: str, cache: int | None
+) -> tuple[int, float, float]:
+    """(entries, entries/s, microseconds of this process's CPU per entry) of one drain."""
+    workload = build(sessions=sessions, blocks=blocks, partitions=2)
+    with EmbeddedRedis() as server:
+        redis = Redis.from_url(server.url)
+        await ensure_groups(redis, range(2), GROUP)
+        ids = await write(redis, entries(workload))
+        total = len(workload.documents)
+        options: dict[str, Any] = {} if cache is None else {"state_cache_size": cache}
+        settings = Settings(
+            redis_url=server.url,
+            partitions=2,
+            metrics_port=0,
+            consumer="p",
+            reader=reader,
+            **options,
+        )
+        worker = build_worker(settings, store_partition)
+        started, cpu = time.perf_counter(), time.process_time()
+        await worker.start()
+        while await acked(redis, ids) < total:  # noqa: ASYNC110  (progress lives in Redis)
+            await asyncio.sleep(0.01)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        await worker.stop()
+        await redis.aclose()
+    return total, total / elapsed, cpu / total * 1e6
+
+
+def main(sessions: int, blocks: int, rounds: int, reader: str, cache: int | None) -> None:
+    print(f"load average {os.getloadavg()[0]:.2f}, reader {reader}, cache {cache}")
+    costs = []
+    for _ in range(rounds):
+        total, rate, micros = asyncio.run(cpu_per_entry(sessions, blocks, reader, cache))
+        print(f"{total} entries, {rate:,.0f}/s, {micros:.1f} us of worker CPU per entry")
+        costs.append(micros)
+    print(f"median {statistics.median(costs):.1f} us of worker CPU per entry")
+
+
+if __name__ == "__main__":
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    argv = sys.argv[1:]
+    flags: dict[str, str] = {}
+    for flag in ("--reader", "--cache"):
+        if flag in argv:
+            at = argv.index(flag)
+            flags[flag] = argv[at + 1]
+            del argv[at : at + 2]
+    numbers = [int(a) for a in argv] + [1000, 10, 3][len(argv) :]
+    cache_size = int(flags["--cache"]) if "--cache" in flags else None
+    main(numbers[0], numbers[1], numbers[2], flags.get("--reader", "merged"), cache_size)
