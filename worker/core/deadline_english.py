@@ -49,8 +49,8 @@ from worker.core.numerals import (
     en_ordinal,
 )
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH_NAMES = (
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTH_NAMES = (
     "january",
     "february",
     "march",
@@ -64,8 +64,8 @@ _MONTH_NAMES = (
     "november",
     "december",
 )
-_MONTHS = {name: i for i, name in enumerate(_MONTH_NAMES, 1)} | {
-    name[:3]: i for i, name in enumerate(_MONTH_NAMES, 1)
+_MONTHS = {name: i for i, name in enumerate(MONTH_NAMES, 1)} | {
+    name[:3]: i for i, name in enumerate(MONTH_NAMES, 1)
 }
 _MONTHS["sept"] = 9
 _UNITS = {
@@ -86,8 +86,8 @@ _DAYPARTS = {
 }
 
 DIGITS = "0123456789"
-_WD = "|".join(_WEEKDAYS)
-_MON_FULL = "|".join(_MONTH_NAMES)
+_WD = "|".join(WEEKDAYS)
+_MON_FULL = "|".join(MONTH_NAMES)
 _MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
 _ORD = "(?:st|nd|rd|th)?"
 # A day of the month: "1", "1st" or "first" (two groups: digits, words).
@@ -242,7 +242,7 @@ TRIGGERS = frozenset(
         "evening",
         "night",
         *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
-        *_WEEKDAYS,
+        *WEEKDAYS,
         *_MONTHS,
     }
 )
@@ -424,7 +424,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:
             return None
         rel = prefix or suffix
         week = None if rel is None else (1 if rel == "next" else 0)
-        return Weekday(_WEEKDAYS.index(name or ""), week)
+        return Weekday(WEEKDAYS.index(name or ""), week)
     if kind is Kind.ISO:
         year, month, day = (int(g or 0) for g in groups)
         return _date(month, day, year)
