@@ -161,10 +161,23 @@ class Workers:
         return codes
 
 
+async def drain_start(redis: Redis, workers: Workers) -> tuple[float, int, float, float]:
+    """Time and CPU counters taken just before the backlog is written (drain_rate's fallback)."""
+    return (time.perf_counter(), 0, workers.cpu_s(), await redis_cpu_s(redis))
+
+
 async def drain_rate(
-    redis: Redis, workers: Workers, ids: dict[str, list[tuple[int, int]]], timeout_s: float
+    redis: Redis,
+    workers: Workers,
+    ids: dict[str, list[tuple[int, int]]],
+    timeout_s: float,
+    written_from: tuple[float, int, float, float] | None = None,
 ) -> Drain:
-    """Entries/s, and CPU per entry, from START_SHARE of the backlog acked to all of it."""
+    """Entries/s, and CPU per entry, from START_SHARE of the backlog acked to all of it.
+
+    A backlog small enough to be all acked by the first poll (it drained while it was
+    being written) is measured from `written_from` instead, over all of it.
+    """
     total = sum(len(v) for v in ids.values())
     first: tuple[float, int, float, float] | None = None
     deadline = time.perf_counter() + timeout_s
@@ -180,6 +193,8 @@ async def drain_rate(
         await asyncio.sleep(POLL_S)
     assert first is not None
     entries = total - first[1]
+    if (now <= first[0] or not entries) and written_from is not None:
+        first, entries = written_from, total
     if now <= first[0] or not entries:  # all of it landed between two polls: a tiny backlog
         return Drain(float("nan"), float("nan"), float("nan"))
     cpu = (workers.cpu_s() - first[2]) / entries * 1e6

@@ -28,6 +28,7 @@ from worker.bench import micro
 from worker.bench.endtoend import (
     Workers,
     drain_rate,
+    drain_start,
     exactly_once,
     paced_latency,
     session_bytes,
@@ -196,8 +197,9 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
         # Start-up (imports, connections) is left out: the backlog is written once every
         # worker is reading, and the rate is taken from 10% of it on.
         await workers.ready(redis, plan.timeout_s)
+        written_from = await drain_start(redis, workers)
         ids = await write(redis, entries(workload))
-        drain = await drain_rate(redis, workers, ids, plan.timeout_s)
+        drain = await drain_rate(redis, workers, ids, plan.timeout_s, written_from)
         rate = drain.per_s
         figures.cpu_us_per_entry[f"{processes}_process_{reader}"] = _cpu([drain])
         checked = [workload]
