@@ -79,38 +79,11 @@ class Conversation:
         self.last = step
         return step
 
-    def turn(
-        self,
-        intent: Intent,
-        text: str = "",
-        *,
-        role: Role = Role.USER,
-        session: str | None = None,
-    ) -> Step:
+    def _chat_turn(
+        self, text: str, role: Role, session: str | None, timezone: str | None = None
+    ) -> ChatTurn:
         name, seq = self._next(session)
-        event = ChatTurn(
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=name,
-            seq=seq,
-            ts=self.now,
-            role=role,
-            text=text,
-            message_id=f"m-{name}-{seq}",
-        )
-        return self.apply(event, intent)
-
-    def say(
-        self,
-        text: str,
-        *,
-        role: Role = Role.USER,
-        session: str | None = None,
-        timezone: str | None = None,
-    ) -> Step:
-        """A real chat turn, read by the real recognizer (`interpret`), then applied."""
-        name, seq = self._next(session)
-        event = ChatTurn(
+        return ChatTurn(
             agent_id=self.agent_id,
             user_id=self.user_id,
             session_id=name,
@@ -121,6 +94,27 @@ class Conversation:
             message_id=f"m-{name}-{seq}",
             timezone=timezone,
         )
+
+    def turn(
+        self,
+        intent: Intent,
+        text: str = "",
+        *,
+        role: Role = Role.USER,
+        session: str | None = None,
+    ) -> Step:
+        return self.apply(self._chat_turn(text, role, session), intent)
+
+    def say(
+        self,
+        text: str,
+        *,
+        role: Role = Role.USER,
+        session: str | None = None,
+        timezone: str | None = None,
+    ) -> Step:
+        """A real chat turn, read by the real recognizer (`interpret`), then applied."""
+        event = self._chat_turn(text, role, session, timezone)
         return self.apply(event, interpret(event, "UTC"))
 
     def tool_call(
