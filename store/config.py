@@ -29,10 +29,10 @@ class StoreConfig:
     commit_retries: int = 8
     # Scopes and sessions a processor remembers between batches (0: load every time).
     # A scope's decoded state is a few KB (tens with many records): bounded for RSS.
-    # Off by default: the cache decides duplicates from versions it believes only grow,
-    # which Redis breaks when it loses acknowledged writes (appendfsync everysec after a
-    # power cut, a failover to a lagging replica); the chaos harness showed it
-    # (docs/reliability.md). Turn it on only with appendfsync always on a single node.
-    cache_size: int = 0
+    # Safe when Redis loses acknowledged writes (appendfsync everysec after a power cut,
+    # a failover to a lagging replica): every decision taken from it, duplicates too, is
+    # checked against Redis's version in the commit, and versions are tokens unique to one
+    # commit, so a rolled-back key never matches a cached one (docs/reliability.md).
+    cache_size: int = 4096
     # Test hook: the named step at which the process dies (store/crash.py).
     crash_at: str | None = None

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
+import secrets
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -197,10 +199,16 @@ def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
     plan: GatePlan,
     encoded: bytes | None,
     parked_after: dict[int, ParkedEntry],
+    token: str,
 ) -> dict[str, Any]:
     """The session's writes as commit.lua reads them (absent fields are nil)."""
     session_key, parked_key, member = names
-    entry: dict[str, Any] = {"k": table(session_key), "v": before.version, "n": plan.next_seq}
+    entry: dict[str, Any] = {
+        "k": table(session_key),
+        "v": before.version,
+        "nv": token,
+        "n": plan.next_seq,
+    }
     if encoded is not None:
         entry["c"] = table.blob(encoded)
     if plan.skipped_now:
@@ -278,6 +286,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self._sessions: LruCache[SessionId, SessionSnapshot[SessionT]] = LruCache(
             self.config.cache_size
         )
+        # Versions are tokens unique to one commit (a random prefix per processor and a
+        # counter), not counts. When Redis loses acknowledged writes (a power cut under
+        # appendfsync everysec, a failover to a lagging replica) a count is reached again
+        # with other content and would pass a stale check; a token never comes back.
+        self._token_prefix = secrets.token_hex(8) + "."
+        self._tokens = itertools.count(1)
+
+    def _token(self) -> str:
+        return f"{self._token_prefix}{next(self._tokens):x}"
 
     def _names_of_session(self, agent_id: str, user_id: str, session_id: str) -> tuple[str, ...]:
         """(session key, parked key, gap member) of one session."""
@@ -492,12 +509,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 scope_id = (ident[0], ident[1])
                 state = self.core.decode_scope(raw_scope, *scope_id)
                 scopes[scope_id] = ScopeSnapshot(
-                    int(raw_version or 0), state, self._deadline_members(scope_id, state)
+                    _version(raw_version), state, self._deadline_members(scope_id, state)
                 )
             else:
                 raw_next, raw_version, raw_core, raw_skipped = next(replies)
                 sessions[(ident[0], ident[1], ident[-1])] = SessionSnapshot(
-                    version=int(raw_version or 0),
+                    version=_version(raw_version),
                     next_seq=int(raw_next or 1),
                     skipped=parse_skipped(raw_skipped),
                     parked=_parked(next(replies)),
@@ -555,7 +572,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     build.scope_changed,
                 )
             )
-            version = before.version + 1 if build.scope_changed else before.version
+            version = unit_plan.get("sn", before.version)
             scope_after = ScopeSnapshot(version, build.scope, deadlines)
         return _Unit(
             scope_id,
@@ -599,8 +616,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
             )
             build.events.append(letter)
+        names = self._session_names(agent_id, user_id, session_id)
         if not (plan.apply or plan.park or plan.skipped_now):
-            return  # nothing about the session changes: no write, no version check
+            if plan.duplicates or plan.late:
+                # Nothing to write, but acking them rests on the next seq and skipped
+                # ranges as this processor saw them (perhaps cached): the commit checks
+                # they are still Redis's. After Redis lost writes they are not, and the
+                # input must be applied again, not acked as a duplicate.
+                build.sessions.append({"k": table(names[0]), "v": before.version})
+            return
         session = before.core
         if session is None:
             session = self.core.decode_session(before.raw_core, session_id)
@@ -618,11 +642,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             parked_after.update(
                 (seq, ParkedEntry(a.stream, a.entry_id, a.data)) for seq, a in plan.park
             )
-        names = self._session_names(agent_id, user_id, session_id)
         encoded = self.core.encode_session(session) if session_changed else None
-        build.sessions.append(_session_entry(table, names, before, plan, encoded, parked_after))
+        token = self._token()
+        build.sessions.append(
+            _session_entry(table, names, before, plan, encoded, parked_after, token)
+        )
         build.sessions_after[session_id] = SessionSnapshot(
-            version=before.version + 1,
+            version=token,
             next_seq=plan.next_seq,
             skipped=plan.skipped,
             parked=parked_after,
@@ -681,6 +707,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
         writes: dict[str, Any] = {"sc": table(keys.scope_key(p, *scope_id)), "sv": before.version}
         if scope_changed:
+            writes["sn"] = self._token()
             writes["ss"] = table.blob(self.core.encode_scope(scope))
         if records:
             writes["r"] = [
@@ -750,6 +777,11 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 break
             await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
         return committed
+
+
+def _version(raw: bytes | None) -> str:
+    """A stored version token ('' for a key never written; older stores wrote counts)."""
+    return raw.decode() if raw else ""
 
 
 def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:

@@ -24,7 +24,7 @@ V = TypeVar("V")
 
 
 class ScopeSnapshot(msgspec.Struct, Generic[ScopeT]):
-    version: int
+    version: str
     state: ScopeT
     # Deadline index members of the scope's records as committed: member -> ms.
     deadlines: dict[str, int]
@@ -33,7 +33,7 @@ class ScopeSnapshot(msgspec.Struct, Generic[ScopeT]):
 # Structs, not dataclasses: a snapshot is built per session a batch touches, and a
 # Struct is several times cheaper to build.
 class SessionSnapshot(msgspec.Struct, Generic[SessionT]):
-    version: int
+    version: str
     next_seq: int
     skipped: tuple[tuple[int, int], ...]
     parked: dict[int, ParkedEntry]

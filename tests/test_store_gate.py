@@ -221,6 +221,70 @@ async def test_a_stale_cache_loses_the_version_race_and_reloads(
     assert not await client.exists(keys.parked_key(0, *SCOPE, "s"))
 
 
+async def rolled_back(client: redis.asyncio.Redis, *names: str) -> dict[str, bytes]:
+    """DUMP of keys, to put them back later as Redis would after losing writes."""
+    dumps: dict[str, bytes] = {}
+    for name in names:
+        dumps[name] = await client.dump(name)
+    return dumps
+
+
+async def roll_back(client: redis.asyncio.Redis, dumps: dict[str, bytes]) -> None:
+    for name, data in dumps.items():
+        await client.restore(name, 0, data, replace=True)
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_cached_duplicate_is_checked_so_a_rolled_back_input_is_applied_again(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15 under Redis write loss: the cache says seq 2 was applied, Redis lost that
+    commit (power cut under appendfsync everysec); the gateway's re-sent seq 2 must be
+    applied, not acked as a duplicate on the cache's word."""
+    store = processor(client, cache_size=2_000)
+    session_key = keys.session_key(0, *SCOPE, "s")
+    await send(client, 1)
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    dumps = await rolled_back(client, session_key, keys.scope_key(0, *SCOPE))
+    await send(client, 2)
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    assert await applied(client) == [1, 2]
+    await roll_back(client, dumps)
+    assert await applied(client) == [1], "Redis lost the commit of seq 2"
+    await send(client, 2)
+    report = await store.process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 1}
+    assert await applied(client) == [1, 2]
+    assert await pending(client) == 0
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_version_reached_again_after_a_rollback_fails_a_stale_check(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15 under Redis write loss: A caches the scope after its second commit; Redis
+    loses that commit and B commits another session of the scope. With versions counted,
+    B's commit would bring the scope back to the version A holds and A would overwrite
+    B's input; versions are tokens unique per commit, so A's check fails and it reloads."""
+    a, b = processor(client, cache_size=2_000), processor(client, cache_size=2_000)
+    scope_key = keys.scope_key(0, *SCOPE)
+    await send(client, 1, session="s")
+    await a.process(await read_new(client, 0, GROUP, "a"))
+    dumps = await rolled_back(client, scope_key, keys.session_key(0, *SCOPE, "s"))
+    await send(client, 2, session="s")
+    await a.process(await read_new(client, 0, GROUP, "a"))
+    await roll_back(client, dumps)
+    await send(client, 1, session="t")
+    await b.process(await read_new(client, 0, GROUP, "b"))
+    await send(client, 1, session="u")
+    report = await a.process(await read_new(client, 0, GROUP, "a"))
+    assert report.outcomes == {"applied": 1}
+    raw: Any = await client.hget(scope_key, "s")
+    assert FakeCore().decode_scope(raw, *SCOPE).log == ("s#1", "t#1", "u#1")
+
+
 @pytest.mark.redis
 @pytest.mark.asyncio
 async def test_without_a_cache_every_batch_loads_and_still_applies_once(

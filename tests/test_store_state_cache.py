@@ -29,11 +29,10 @@ def test_size_zero_remembers_nothing_and_drop_forgets() -> None:
     assert cache.get("a") is None
 
 
-def test_the_state_cache_is_off_unless_configured_r15() -> None:
-    """R15 under Redis write loss: the cache trusts versions to only grow, which an
-    everysec power cut or a failover breaks, so neither the store nor the worker turns
-    it on by default (docs/reliability.md, the chaos harness's everysec run)."""
-    assert StoreConfig().cache_size == 0
-    assert store_config(Settings.from_env({})).cache_size == 0
-    configured = Settings.from_env({"ACCORD_STATE_CACHE_SIZE": "500"})
-    assert store_config(configured).cache_size == 500
+def test_the_state_cache_is_on_by_default_and_can_be_turned_off_r15() -> None:
+    """R15: the cache is safe under Redis write loss (its decisions are version-checked,
+    tests/test_store_gate.py), so store and worker keep one by default; 0 turns it off."""
+    assert StoreConfig().cache_size == 4096
+    assert store_config(Settings.from_env({})).cache_size == 4096
+    configured = Settings.from_env({"ACCORD_STATE_CACHE_SIZE": "0"})
+    assert store_config(configured).cache_size == 0

@@ -76,9 +76,10 @@ class Settings:
     # it needs XINFO CONSUMERS and XGROUP DELCONSUMER, which the production ACL withholds
     # from the worker (deploy/redis/users.acl); an operator prunes with the ops user instead.
     prune_idle_ms: int = 0
-    # The store's state cache (scopes and sessions kept between batches; 0: off). Safe only
-    # when Redis never loses an acknowledged write (appendfsync always, no failover).
-    state_cache_size: int = 0
+    # The store's state cache (scopes and sessions kept between batches, per partition;
+    # 0: off). Every decision taken from it is version-checked in the commit, and versions
+    # are unique tokens, so it stays exact when Redis loses acknowledged writes.
+    state_cache_size: int = 4096
     # Expiry sweep period.
     sweep_interval_ms: int = 1_000
     # Time zone for deadlines when a turn carries none (IANA name).

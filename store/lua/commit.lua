@@ -12,8 +12,13 @@
 --       {g=group, ek=events idx, em=events maxlen, dk=dead-letters idx, dm=dl maxlen,
 --        tk=stats idx, gk=gaps idx, xk=deadlines idx, u={unit...},
 --        d={{stream idx, id, #dead-letter json}, ...} (undecodable etc.: whatever the units do)}
--- Unit: {sc=scope idx?, sv=expected scope version, ss=#new scope bytes?,
---        se={{k=idx, v=expected, n=next seq, c=#core bytes?, kk=skipped?, pk=parked idx,
+-- Versions are opaque tokens unique to the commit that wrote them (never counts: after
+-- Redis loses acknowledged writes a count comes back with other content; a token does
+-- not). '' stands for a key never written.
+-- Unit: {sc=scope idx?, sv=expected scope version, sn=new scope version?,
+--        ss=#new scope bytes?,
+--        se={{k=idx, v=expected, nv=new version (absent: check only, write nothing),
+--             n=next seq, c=#core bytes?, kk=skipped?, pk=parked idx,
 --             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member?, gs=oldest parked ms?}},
 --        r={record idx, #json, ...}, xr={member, ...}, xa={ms, member, ...},
 --        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
@@ -23,7 +28,7 @@ local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}
 
 local function version(key)
-  return tonumber(redis.call('HGET', key, 'v') or '0')
+  return redis.call('HGET', key, 'v') or ''
 end
 
 local function unit_ok(unit)
@@ -46,10 +51,28 @@ local function xadd(key, maxlen, data)
   end
 end
 
-local function ack_pairs(pairs_list)
+-- The passing units' acks, gathered per stream and sent as one XACK each at the end
+-- (one call per entry was most of the script's cost per entry).
+local acks = {}
+
+local function gather_acks(pairs_list)
   local list = pairs_list or {}
   for i = 1, #list, 2 do
-    redis.call('XACK', KEYS[list[i]], plan.g, list[i + 1])
+    local ids = acks[list[i]]
+    if not ids then
+      ids = {}
+      acks[list[i]] = ids
+    end
+    ids[#ids + 1] = list[i + 1]
+  end
+end
+
+local function flush_acks()
+  for stream, ids in pairs(acks) do
+    -- unpack is bounded by Lua's C stack: chunks of 1000 ids.
+    for first = 1, #ids, 1000 do
+      redis.call('XACK', KEYS[stream], plan.g, unpack(ids, first, math.min(first + 999, #ids)))
+    end
   end
 end
 
@@ -64,28 +87,35 @@ local function dead_letters(list)
   end
 end
 
+local function write_session(s)
+  local key = KEYS[s.k]
+  if s.c then
+    redis.call('HSET', key, 'n', s.n, 'v', s.nv, 'c', ARGV[s.c])
+  else
+    redis.call('HSET', key, 'n', s.n, 'v', s.nv)
+  end
+  if s.kk then redis.call('HSET', key, 'k', s.kk) end
+  local ps = s.ps or {}
+  for i = 1, #ps, 2 do
+    redis.call('HSET', KEYS[s.pk], ps[i], ARGV[ps[i + 1]])
+  end
+  local pd = s.pd or {}
+  if #pd > 0 then redis.call('HDEL', KEYS[s.pk], unpack(pd)) end
+  if s.gm then
+    if s.gs then
+      redis.call('ZADD', KEYS[plan.gk], s.gs, s.gm)
+    else
+      redis.call('ZREM', KEYS[plan.gk], s.gm)
+    end
+  end
+end
+
 local function write(unit)
   if unit.sc and unit.ss then
-    redis.call('HSET', KEYS[unit.sc], 'v', unit.sv + 1, 's', ARGV[unit.ss])
+    redis.call('HSET', KEYS[unit.sc], 'v', unit.sn, 's', ARGV[unit.ss])
   end
   for _, s in ipairs(unit.se or {}) do
-    local key = KEYS[s.k]
-    redis.call('HSET', key, 'n', s.n, 'v', s.v + 1)
-    if s.c then redis.call('HSET', key, 'c', ARGV[s.c]) end
-    if s.kk then redis.call('HSET', key, 'k', s.kk) end
-    local ps = s.ps or {}
-    for i = 1, #ps, 2 do
-      redis.call('HSET', KEYS[s.pk], ps[i], ARGV[ps[i + 1]])
-    end
-    local pd = s.pd or {}
-    if #pd > 0 then redis.call('HDEL', KEYS[s.pk], unpack(pd)) end
-    if s.gm then
-      if s.gs then
-        redis.call('ZADD', KEYS[plan.gk], s.gs, s.gm)
-      else
-        redis.call('ZREM', KEYS[plan.gk], s.gm)
-      end
-    end
+    if s.nv then write_session(s) end
   end
   local r = unit.r or {}
   for i = 1, #r, 2 do
@@ -98,7 +128,7 @@ local function write(unit)
   for _, data in ipairs(unit.ev or {}) do
     xadd(KEYS[plan.ek], plan.em, ARGV[data])
   end
-  ack_pairs(unit.a)
+  gather_acks(unit.a)
   dead_letters(unit.d)
   if unit.nk and unit.nk > 0 then
     redis.call('HINCRBY', KEYS[plan.tk], 'gaps_skipped', unit.nk)
@@ -114,5 +144,6 @@ for index, unit in ipairs(plan.u or {}) do
   end
 end
 
+flush_acks()
 dead_letters(plan.d)
 return failed
