@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any, cast
 
 import msgspec
 
@@ -58,6 +59,7 @@ class ContractError(ValueError):
 
 
 _DECODER: msgspec.json.Decoder[InputEvent] = msgspec.json.Decoder(InputEvent)
+_DATA_KEY = DATA_FIELD.encode()
 _AT_PATH = re.compile(r" - at `(?P<path>[^`]+)`$")
 # msgspec names a missing or unknown field in the message, not in the path.
 _NAMED = re.compile(r"(?:missing required|contains unknown) field `(?P<name>[^`]+)`")
@@ -162,7 +164,12 @@ def decode_entry(
     limits: Limits = DEFAULT_LIMITS,
 ) -> InputEvent:
     """Decode a stream entry: its `__data__` field holds the event's JSON."""
-    data: bytes | str | None = None
+    # The worker's entries come from redis-py with bytes keys: one lookup, not a scan that
+    # decodes every key (the scan cost more than the JSON decode on the hot path).
+    by_name = cast("Mapping[Any, bytes | str]", fields)
+    data = by_name.get(_DATA_KEY)
+    if data is not None:
+        return decode_event(data, limits)
     for key, value in fields.items():
         name = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
         if name == DATA_FIELD:

@@ -85,6 +85,7 @@ _NO_LIMITS = Limits(
 )
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
 _MSGPACK = msgspec.msgpack.Encoder()
+_DATA_KEY = DATA_FIELD.encode()
 _JSON = msgspec.json.Encoder()
 # With dead_letter_keep_text off, a letter keeps only these envelope values (ids, seq,
 # time, kinds), and only as short scalars: every other value is replaced by its size,
@@ -136,7 +137,7 @@ SessionId = tuple[str, str, str]
 class _Work(msgspec.Struct):
     """The inputs of one scope in this batch: arrivals per session, sessions to unblock."""
 
-    arrivals: dict[str, list[Arrival]] = msgspec.field(default_factory=lambda: defaultdict(list))
+    arrivals: dict[str, list[Arrival]] = msgspec.field(default_factory=dict)
     skip_gap: set[str] = msgspec.field(default_factory=set)
 
 
@@ -350,9 +351,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 f"a {INPUT_STREAM_OF[type(event)]} event on {entry.stream}",
                 event,
             )
-        data = entry.fields.get(DATA_FIELD.encode(), b"")
+        data = entry.fields.get(_DATA_KEY, b"")
         arrival = Arrival(entry.stream, entry.entry_id, event, data)
-        work[(event.agent_id, event.user_id)].arrivals[event.session_id].append(arrival)
+        arrivals = work[(event.agent_id, event.user_id)].arrivals
+        arrivals.setdefault(event.session_id, []).append(arrival)
         return None
 
     def _dead_letter(
