@@ -8,14 +8,17 @@ registry so tests and several apps in one process never collide.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import HistogramMetricFamily, Metric
+from prometheus_client.utils import floatToGoString
 
 from contracts.outputs import (
     ClarificationRequested,
@@ -137,12 +140,12 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
             registry=r,
         )
-        self.entry_latency = Histogram(
+        self.entry_latency = BatchHistogram(
             "accord_entry_latency_seconds",
             "From the entry's XADD (its id's time) to its commit.",
-            buckets=_LATENCY_BUCKETS,
-            registry=r,
+            _LATENCY_BUCKETS,
         )
+        r.register(self.entry_latency)
         self.lag = Gauge(
             "accord_consumer_lag",
             "Entries of a stream not yet delivered to the group plus entries pending.",
@@ -168,6 +171,48 @@ class Metrics:
                 self.refusals.labels(event.reason.value).inc()
             elif isinstance(event, DeadLetter):  # pragma: no branch  (the union is closed)
                 self.dead_letters.labels(event.reason.value).inc()
+
+
+_go_float: Callable[[float], str] = floatToGoString  # untyped in prometheus_client
+
+
+class BatchHistogram:
+    """A Prometheus histogram observed a batch at a time (exposed like `Histogram`).
+
+    `prometheus_client.Histogram.observe` costs about 1.5 us (a lock and a bucket scan
+    per value); the worker observes every entry's latency, so that was 3% of its CPU per
+    entry. Here a value is one bisect and one list increment, and the registry's scrape
+    (another thread) reads a copy of the counts.
+    """
+
+    def __init__(self, name: str, documentation: str, buckets: Iterable[float]) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.bounds = tuple(sorted(buckets))
+        # The `le` labels as prometheus_client writes them ("0.0005", "1.0", "+Inf").
+        self.labels: tuple[str, ...] = tuple(map(_go_float, (*self.bounds, float("inf"))))
+        self.counts = [0] * (len(self.bounds) + 1)  # the last one is +Inf
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect.bisect_left(self.bounds, value)] += 1
+        self.sum += value
+
+    def observe_many(self, values: Iterable[float]) -> None:
+        counts, bounds, total = self.counts, self.bounds, 0.0
+        for value in values:
+            counts[bisect.bisect_left(bounds, value)] += 1
+            total += value
+        self.sum += total
+
+    def collect(self) -> Iterator[Metric]:
+        counts, cumulative, buckets = list(self.counts), 0, []
+        for label, count in zip(self.labels, counts, strict=True):
+            cumulative += count
+            buckets.append((label, cumulative))
+        family = HistogramMetricFamily(self.name, self.documentation)
+        family.add_metric([], buckets, self.sum)
+        yield family
 
 
 def log_events(log: Any, events: Iterable[OutputEvent]) -> None:  # noqa: ANN401
