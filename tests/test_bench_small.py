@@ -11,14 +11,19 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import Any
 
 import pytest
 import typer
+from redis.asyncio import Redis
 from typer.testing import CliRunner
 
-from worker.bench.endtoend import expected_events
-from worker.bench.workload import FLOW, build
+from worker.bench.endtoend import expected_events, write
+from worker.bench.floor import floor_loop
+from worker.bench.loops import GROUP, streams_of
+from worker.bench.workload import FLOW, build, entries
 from worker.commands import bench
+from worker.consumer import ensure_groups
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -59,8 +64,8 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
         assert check["events_committed"] == check["events_expected"] > 0
         assert check["duplicate_event_ids"] == check["pending"] == check["dead_letters"] == 0
         assert check["worker_exit_codes"] == [0] * int(phase[0])
-    rates = ("baseline_per_s", "faststream_batch_per_s", "e2e_per_s", "e2e_merged_per_s",
-             "e2e_two_processes_per_s")  # fmt: skip
+    rates = ("baseline_per_s", "faststream_batch_per_s", "floor_per_s", "e2e_per_s",
+             "e2e_merged_per_s", "e2e_two_processes_per_s")  # fmt: skip
     for name in rates:
         assert figures[name] > 0, name
     assert figures["latency"]["samples"] > 0
@@ -71,6 +76,35 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
         "e2e_vs_baseline",
         "e2e_merged_vs_baseline",
         "faststream_batch_vs_baseline",
+        "floor_vs_baseline",
+        "e2e_merged_vs_floor",
         "scaling_2_vs_1_process",
     }
     assert all(math.isfinite(v) for v in figures["recognizer"].values())
+
+
+@pytest.mark.asyncio
+async def test_the_floor_loop_does_the_work_it_claims(redis_url: str) -> None:
+    """The floor (worker/bench/floor.py) is a lower bound only if it does the work: every
+    entry acked, every session's next seq stored, the core's agreement events appended."""
+    workload = build(sessions=20, blocks=3, partitions=2)
+    redis = Redis.from_url(redis_url)
+    try:
+        await redis.flushall()
+        await ensure_groups(redis, range(2), GROUP)
+        await write(redis, entries(workload))
+        drain = await floor_loop(redis, 2, len(workload.documents))
+        assert drain.per_s > 0
+        for stream in streams_of(2):
+            summary: Any = await redis.xpending(stream, GROUP)
+            assert summary["pending"] == 0, stream
+        last_seq: dict[tuple[str, ...], int] = {}
+        for document in workload.documents:
+            key = tuple(str(document[f]) for f in ("agent_id", "user_id", "session_id"))
+            last_seq[key] = max(last_seq.get(key, 0), int(document["seq"]))
+        for key, seq in last_seq.items():
+            stored: Any = await redis.hget("floor-session:{p}:" + ":".join(key), "n")
+            assert int(stored) == seq + 1, key
+        assert await redis.xlen("floor-events:{p}") > 0
+    finally:
+        await redis.aclose()

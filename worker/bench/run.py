@@ -1,7 +1,8 @@
 """One benchmark run: every figure of issue 8 against one embedded Redis.
 
-Order: the baseline and FastStream's batch subscriber drain the same backlog (median
-of `rounds`, interleaved); then one worker process drains it (throughput), takes a
+Order: the baseline, FastStream's batch subscriber and the floor (worker/bench/floor.py:
+the least an exactly-once worker with accord's core must do) drain the same backlog
+(median of `rounds`, interleaved); then one worker process drains it (throughput), takes a
 paced load at `load_share` of that peak (latency), and is measured (RSS, session
 bytes); then two worker processes drain it again (scaling). Every end-to-end phase is
 checked exactly-once against the oracle. Micro-benchmarks last. Nothing here asserts a
@@ -34,6 +35,7 @@ from worker.bench.endtoend import (
     session_bytes,
     write,
 )
+from worker.bench.floor import floor_loop
 from worker.bench.loops import GROUP, Drain, bare_loop, faststream_batch
 from worker.bench.workload import Workload, build, entries
 from worker.consumer import ensure_groups
@@ -65,6 +67,8 @@ class Figures:
     load_average: tuple[float, float, float]
     baseline_per_s: float = 0.0
     faststream_batch_per_s: float = 0.0
+    # The floor: read, decode, the core on in-memory state, one minimal commit per read.
+    floor_per_s: float = 0.0
     # One worker process as shipped (ACCORD_READER=faststream), then with the merged
     # reader (ACCORD_READER=merged), which also serves latency, RSS and scaling.
     e2e_per_s: float = 0.0
@@ -92,6 +96,8 @@ class Figures:
             "e2e_vs_baseline": share(self.e2e_per_s, self.baseline_per_s),
             "e2e_merged_vs_baseline": share(self.e2e_merged_per_s, self.baseline_per_s),
             "faststream_batch_vs_baseline": share(self.faststream_batch_per_s, self.baseline_per_s),
+            "floor_vs_baseline": share(self.floor_per_s, self.baseline_per_s),
+            "e2e_merged_vs_floor": share(self.e2e_merged_per_s, self.floor_per_s),
             "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_merged_per_s),
         }
 
@@ -114,12 +120,17 @@ class Figures:
                 f" entries/s ({r['faststream_batch_vs_baseline']:.2f}x baseline)"
             ),
             (
+                f"floor (read, decode, core, minimal commit): {self.floor_per_s:,.0f}"
+                f" entries/s ({r['floor_vs_baseline']:.2f}x baseline)"
+            ),
+            (
                 f"accord end to end, 1 process, faststream reader: {self.e2e_per_s:,.0f}"
                 f" entries/s ({r['e2e_vs_baseline']:.2f}x baseline)"
             ),
             (
                 f"accord end to end, 1 process, merged reader:     {self.e2e_merged_per_s:,.0f}"
-                f" entries/s ({r['e2e_merged_vs_baseline']:.2f}x baseline)"
+                f" entries/s ({r['e2e_merged_vs_baseline']:.2f}x baseline,"
+                f" {r['e2e_merged_vs_floor']:.2f}x floor)"
             ),
             (
                 f"accord end to end, 2 processes, merged reader:   "
@@ -167,15 +178,20 @@ async def _reference_loops(
 ) -> None:
     total = len(workload.documents)
     bare: list[Drain] = []
+    floor: list[Drain] = []
     framework = []
     for _ in range(plan.rounds):
         await _fresh(redis, workload)
         bare.append(await bare_loop(redis, workload.partitions, total))
         await _fresh(redis, workload)
         framework.append(await faststream_batch(redis, url, workload.partitions, total))
+        await _fresh(redis, workload)
+        floor.append(await floor_loop(redis, workload.partitions, total))
     figures.baseline_per_s = statistics.median(d.per_s for d in bare)
     figures.faststream_batch_per_s = statistics.median(framework)
+    figures.floor_per_s = statistics.median(d.per_s for d in floor)
     figures.cpu_us_per_entry["baseline"] = _cpu(bare)
+    figures.cpu_us_per_entry["floor"] = _cpu(floor)
 
 
 def _cpu(drains: list[Drain]) -> dict[str, float]:
@@ -236,7 +252,7 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
     with EmbeddedRedis() as server, tempfile.TemporaryDirectory() as logs:
         redis = Redis.from_url(server.url)
         try:
-            say("reference loops (bare redis-py, FastStream batch subscriber)")
+            say("reference loops (bare redis-py, FastStream batch subscriber, floor)")
             await _reference_loops(redis, server.url, workload, plan, figures)
             say("end to end, one worker process, faststream reader")
             figures.e2e_per_s = await _end_to_end(
