@@ -83,7 +83,9 @@ def single_redis() -> Iterator[str]:
 
 async def test_seed_scenarios_on_two_worker_processes(single_redis: str) -> None:
     """R1-R15 end to end: every seed scenario, EN and ZH, two workers, four partitions."""
-    env = worker_env(single_redis, ACCORD_PARTITIONS=str(PARTITIONS))
+    # The FastStream subscribers here; tests/test_worker_merged_reader.py plays the same
+    # scenarios with the merged reader (the default).
+    env = worker_env(single_redis, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_READER="faststream")
     with worker_processes(2, env):
         client = Redis.from_url(single_redis)
         try:
@@ -97,7 +99,12 @@ async def test_seed_scenarios_on_two_worker_processes(single_redis: str) -> None
 async def test_seed_scenarios_on_a_three_master_cluster() -> None:
     """The same suite on Redis Cluster: partitions spread over the shards by hash tag."""
     with redis_cluster() as url:
-        env = worker_env(url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_REDIS_CLUSTER="1")
+        env = worker_env(
+            url,
+            ACCORD_PARTITIONS=str(PARTITIONS),
+            ACCORD_REDIS_CLUSTER="1",
+            ACCORD_READER="faststream",
+        )
         with worker_processes(2, env):
             client = RedisCluster.from_url(url)
             try:

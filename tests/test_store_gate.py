@@ -225,7 +225,9 @@ async def rolled_back(client: redis.asyncio.Redis, *names: str) -> dict[str, byt
     """DUMP of keys, to put them back later as Redis would after losing writes."""
     dumps: dict[str, bytes] = {}
     for name in names:
-        dumps[name] = await client.dump(name)
+        data = await client.dump(name)
+        assert data is not None, name
+        dumps[name] = data
     return dumps
 
 

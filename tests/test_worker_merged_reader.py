@@ -124,7 +124,8 @@ async def test_merged_worker_commits_the_oracles_events_once_without_parking_r15
 
 
 def test_accord_reader_selects_the_reader_and_refuses_unknown_names() -> None:
-    assert Settings.from_env({}).reader == "faststream"
+    assert Settings.from_env({}).reader == "merged", "merged by default"
+    assert Settings.from_env({"ACCORD_READER": "faststream"}).reader == "faststream"
     assert Settings.from_env({"ACCORD_READER": "merged"}).reader == "merged"
     with pytest.raises(ValueError, match="ACCORD_READER"):
         Settings.from_env({"ACCORD_READER": "fast"})

@@ -2,8 +2,8 @@
 
 - `GET /healthz` (liveness): 200 while the worker runs and has not hit a fatal
   condition; 503 otherwise.
-- `GET /readyz` (readiness): 200 once the consumer groups exist and the subscribers
-  have started.
+- `GET /readyz` (readiness): 200 once the consumer groups exist and the reading loops
+  (or subscribers) have started.
 - `GET /metrics`: the Prometheus text format of the worker's registry.
 
 The watchdog checks every few seconds that the input streams and the group still

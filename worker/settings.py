@@ -62,10 +62,12 @@ class Settings:
     batch_size: int = 100
     # XREADGROUP BLOCK in milliseconds.
     block_ms: int = 100
-    # How input is read: "faststream" (a batch subscriber per stream) or "merged" (one
-    # loop per partition handing the store its three streams merged in XADD order, so a
-    # backlog does not park half its entries; worker/merged_reader.py).
-    reader: str = "faststream"
+    # How input is read: "merged" (one loop per partition, in the FastStream app's
+    # lifecycle, handing the store its three streams merged in XADD order) or
+    # "faststream" (a FastStream batch subscriber per stream). Merged by default: read
+    # stream by stream, a backlog parks about half its entries in the ordering gate,
+    # which costs 1.5-2x the CPU per entry (docs/performance.md, "End to end").
+    reader: str = "merged"
     # A gap in a session's seq open this long is skipped (recorded and counted).
     gap_timeout_ms: int = 30_000
     # An entry delivered this many times without being applied goes to dead letters.

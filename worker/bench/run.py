@@ -69,8 +69,8 @@ class Figures:
     faststream_batch_per_s: float = 0.0
     # The floor: read, decode, the core on in-memory state, one minimal commit per read.
     floor_per_s: float = 0.0
-    # One worker process as shipped (ACCORD_READER=faststream), then with the merged
-    # reader (ACCORD_READER=merged), which also serves latency, RSS and scaling.
+    # One worker process with FastStream's per-stream subscribers (ACCORD_READER=faststream),
+    # then with the merged reader (the default), which also serves latency, RSS and scaling.
     e2e_per_s: float = 0.0
     e2e_merged_per_s: float = 0.0
     e2e_two_processes_per_s: float = 0.0
