@@ -22,6 +22,7 @@ from pyinstrument import Profiler
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
+from worker import gc_tuning
 from worker.app import build_worker, store_partition
 from worker.bench.endtoend import acked, write
 from worker.bench.loops import GROUP
@@ -41,6 +42,7 @@ async def main(sessions: int, blocks: int, reader: str) -> None:
             redis_url=server.url, partitions=2, metrics_port=0, consumer="p", reader=reader
         )
         worker = build_worker(settings, store_partition)
+        gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
         profiler = Profiler(interval=0.0005, async_mode="disabled")
         profiler.start()
         started, cpu = time.perf_counter(), time.process_time()

@@ -36,6 +36,7 @@ import structlog
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
+from worker import gc_tuning
 from worker.app import build_worker, store_partition
 from worker.bench.endtoend import acked, write
 from worker.bench.loops import GROUP
@@ -64,6 +65,7 @@ async def cpu_per_entry(
             **options,
         )
         worker = build_worker(settings, store_partition)
+        gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
         started, cpu = time.perf_counter(), time.process_time()
         await worker.start()
         while await acked(redis, ids) < total:  # noqa: ASYNC110  (progress lives in Redis)

@@ -82,6 +82,10 @@ class Settings:
     # 0: off). Every decision taken from it is version-checked in the commit, and versions
     # are unique tokens, so it stays exact when Redis loses acknowledged writes.
     state_cache_size: int = 4096
+    # Net allocations between the garbage collector's young collections (0: CPython's
+    # default, 700). Rarer collections cut the worker's CPU per entry by a third
+    # (worker/gc_tuning.py, docs/performance.md).
+    gc_threshold: int = 50_000
     # Expiry sweep period.
     sweep_interval_ms: int = 1_000
     # Time zone for deadlines when a turn carries none (IANA name).
@@ -140,6 +144,7 @@ class Settings:
             reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),
             prune_idle_ms=num("ACCORD_PRUNE_IDLE_MS", base.prune_idle_ms),
             state_cache_size=num("ACCORD_STATE_CACHE_SIZE", base.state_cache_size),
+            gc_threshold=num("ACCORD_GC_THRESHOLD", base.gc_threshold),
             sweep_interval_ms=num("ACCORD_SWEEP_INTERVAL_MS", base.sweep_interval_ms),
             default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
             log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),

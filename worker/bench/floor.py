@@ -21,6 +21,7 @@ records, the deadline index, provenance beyond the core's argument, metrics and 
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any, cast
 
@@ -33,6 +34,7 @@ from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
 from worker.bench.loops import DATA, GROUP, Drain, redis_cpu_s, streams_of
 from worker.core.state import ScopeState, SessionState
 from worker.engine import Engine
+from worker.settings import Settings
 
 # KEYS: every key the plan names, by index. ARGV[1]: group; ARGV[2]: msgpack
 #   {s = {{key idx, expected n, new n, #state?}, ...}, c = {{key idx, #state}, ...},
@@ -148,7 +150,19 @@ class _Floor:
 
 
 async def floor_loop(redis: Redis, partitions: int, total: int) -> Drain:
-    """Drain `total` entries doing only the floor's work (see the module doc)."""
+    """Drain `total` entries doing only the floor's work (see the module doc).
+
+    With the worker's garbage-collector setting (worker/gc_tuning.py), restored after.
+    """
+    threshold = gc.get_threshold()
+    gc.set_threshold(Settings().gc_threshold, *threshold[1:])
+    try:
+        return await _drain(redis, partitions, total)
+    finally:
+        gc.set_threshold(*threshold)
+
+
+async def _drain(redis: Redis, partitions: int, total: int) -> Drain:
     commit = redis.register_script(FLOOR_COMMIT)
     streams = dict.fromkeys(streams_of(partitions), ">")
     floor = _Floor()

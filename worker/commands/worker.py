@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from worker import gc_tuning
 from worker.app import build_worker, store_partition
 from worker.commands._shared import settings_or_exit
 from worker.observability import configure_logging
@@ -33,6 +34,7 @@ def register(app: typer.Typer) -> None:
         settings = settings_or_exit()
         configure_logging(settings.log_level)
         built = build_worker(settings, store_partition)
+        gc_tuning.tune(settings.gc_threshold)
         raise typer.Exit(asyncio.run(built.run()))
 
 
