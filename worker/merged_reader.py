@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import operator
 from collections.abc import Sequence
 from typing import Any, cast
@@ -113,6 +114,9 @@ class MergedBuffer:
         return not any(self.waiting.values())
 
 
+Read = tuple[dict[str, list[RawEntry]], list[str]]
+
+
 async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     redis: AnyRedis,
     dispatcher: Dispatcher,
@@ -124,22 +128,42 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     block_ms: int,
     stop: asyncio.Event,
 ) -> None:
-    """Read `partition`'s input streams and dispatch them merged, until `stop` is set."""
+    """Read `partition`'s input streams and dispatch them merged, until `stop` is set.
+
+    While a batch is processed, the next read is already on its way (never blocking):
+    Redis serves it while this process plans the batch's commit, instead of after the
+    commit, when each would wait on the other. It reads what the loop would read next
+    anyway; entries it returns after a stop stay pending, like any read not committed.
+    """
     buffer = MergedBuffer(input_streams(partition), count)
-    while not stop.is_set():
-        asked = buffer.wanted()
-        if asked:
-            # Block only with nothing in hand: waiting entries must not wait on new ones.
-            block = block_ms if buffer.empty() else None
-            response: Any = await redis.xreadgroup(
-                group, consumer, cast("Any", dict.fromkeys(asked, ">")), count=count, block=block
-            )
-            read = {
-                entries[0].stream: entries
-                for stream, raw in response or ()
-                if (entries := entries_from_read(stream, raw))
-            }
-            buffer.add(read, asked)
-        batch = buffer.take()
-        if batch:
-            await dispatcher.handle(batch)
+
+    async def read(asked: list[str], block: int | None) -> Read:
+        response: Any = await redis.xreadgroup(
+            group, consumer, cast("Any", dict.fromkeys(asked, ">")), count=count, block=block
+        )
+        by_stream = {
+            entries[0].stream: entries
+            for stream, raw in response or ()
+            if (entries := entries_from_read(stream, raw))
+        }
+        return by_stream, asked
+
+    ahead: asyncio.Task[Read] | None = None
+    try:
+        while not stop.is_set():
+            if ahead is not None:
+                buffer.add(*await ahead)
+                ahead = None
+            elif asked := buffer.wanted():
+                # Block only with nothing in hand: waiting entries must not wait on new ones.
+                buffer.add(*await read(asked, block_ms if buffer.empty() else None))
+            batch = buffer.take()
+            if batch:
+                if asked := buffer.wanted():
+                    ahead = asyncio.create_task(read(asked, None))
+                await dispatcher.handle(batch)
+    finally:
+        if ahead is not None:
+            # A non-blocking read: let it finish (its entries stay pending for reclaim).
+            with contextlib.suppress(Exception):
+                await ahead
