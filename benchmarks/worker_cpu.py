@@ -3,6 +3,9 @@
     uv run --frozen python benchmarks/worker_cpu.py [SESSIONS] [BLOCKS] [ROUNDS]
         [--reader R] [--cache N]
 
+With COMMANDSTATS=1 in the environment, each round also prints Redis's time per
+command (`INFO commandstats`): the commit script is `evalsha`.
+
 `--cache N` sets the store's state cache (ACCORD_STATE_CACHE_SIZE; off by default
 since it is unsafe when Redis loses acknowledged writes); without it the tree's own
 default is used, so older commits can be measured too.
@@ -72,8 +75,20 @@ async def cpu_per_entry(
             await asyncio.sleep(0.01)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         await worker.stop()
+        if os.environ.get("COMMANDSTATS"):
+            await print_commandstats(redis, total)
         await redis.aclose()
     return total, total / elapsed, cpu / total * 1e6
+
+
+async def print_commandstats(redis: Redis, total: int) -> None:
+    """Redis's time per command over the whole run (the producer's XADDs included)."""
+    stats: dict[str, dict[str, float]] = await redis.info("commandstats")
+    for name, stat in sorted(stats.items(), key=lambda item: -item[1]["usec"])[:8]:
+        print(
+            f"  {name[len('cmdstat_') :]:12s} {stat['calls']:8.0f} calls"
+            f" {stat['usec_per_call']:9.2f} us/call {stat['usec'] / total:6.2f} us/entry"
+        )
 
 
 def main(sessions: int, blocks: int, rounds: int, reader: str, cache: int | None) -> None:
