@@ -214,7 +214,7 @@ def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
         entry["c"] = table.blob(encoded)
     if plan.skipped_now:
         entry["kk"] = format_skipped(plan.skipped)
-    if plan.park or plan.unpark:
+    if plan.park or (before.parked and plan.unpark):
         # The parked hash is a KEY of the script only when it is written.
         entry["pk"] = table(parked_key)
         entry["ps"] = [
@@ -281,6 +281,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self.input_streams = frozenset(input_streams(partition))
         # Key names and partitions of the scopes and sessions seen lately (pure functions).
         self._session_names = functools.lru_cache(maxsize=4096)(self._names_of_session)
+        self._scope_key = functools.lru_cache(maxsize=4096)(self._key_of_scope)
         self._partition_of = functools.lru_cache(maxsize=4096)(self._partition_of_scope)
         # What this processor last committed (store/state_cache.py): skips most loads.
         self._scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(self.config.cache_size)
@@ -304,6 +305,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             keys.parked_key(self.partition, agent_id, user_id, session_id),
             keys.session_member(agent_id, user_id, session_id),
         )
+
+    def _key_of_scope(self, agent_id: str, user_id: str) -> str:
+        return keys.scope_key(self.partition, agent_id, user_id)
 
     def _partition_of_scope(self, agent_id: str, user_id: str) -> int:
         return partition_of(agent_id, user_id, self.config.partitions)
@@ -540,9 +544,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     ) -> _Unit[ScopeT, SessionT]:
         before = scopes[scope_id]
         build: _Build[ScopeT, SessionT] = _Build(before.state, table)
-        for session_id in sorted(_sessions_of(work)):
+        for session_id in sorted(_sessions_of(work)) if work.skip_gap else sorted(work.arrivals):
             self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
-        _bump(build.outcomes, "dead_letter", len(build.late))
+        if build.late:
+            _bump(build.outcomes, "dead_letter", len(build.late))
         # Absent fields are nil in Lua: only what this unit does travels.
         unit_plan: dict[str, Any] = {}
         if build.sessions:
@@ -604,20 +609,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             skip_gap=session_id in work.skip_gap,
         )
         table = build.table
-        for arrival in plan.duplicates:
-            build.acks += (table(arrival.stream), arrival.entry_id)
-        _bump(build.outcomes, "duplicate", len(plan.duplicates))
-        for arrival in plan.late:
-            letter = self._dead_letter(
-                Entry(arrival.stream, arrival.entry_id, {DATA_FIELD.encode(): arrival.data}),
-                DeadLetterReason.LATE_AFTER_GAP_SKIP,
-                f"seq {arrival.event.seq} arrived after its gap was skipped",
-                arrival.event,
-            )
-            build.late.append(
-                [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
-            )
-            build.events.append(letter)
+        if plan.duplicates or plan.late:
+            self._not_applied(build, plan)
         names = self._session_names(agent_id, user_id, session_id)
         if not (plan.apply or plan.park or plan.skipped_now):
             if plan.duplicates or plan.late:
@@ -632,9 +625,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             session = self.core.decode_session(before.raw_core, session_id)
         session, session_changed = self._apply_ready(build, plan, session)
         build.applied_any |= bool(plan.apply)
-        for _, arrival in plan.park:
-            build.acks += (table(arrival.stream), arrival.entry_id)
-        _bump(build.outcomes, "parked", len(plan.park))
+        if plan.park:
+            for _, arrival in plan.park:
+                build.acks += (table(arrival.stream), arrival.entry_id)
+            _bump(build.outcomes, "parked", len(plan.park))
         if plan.skipped_now:
             build.gap_skips += 1
             build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
@@ -657,6 +651,24 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             raw_core=None,
             core=session,
         )
+
+    def _not_applied(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
+        """Ack the plan's duplicates; turn its late arrivals into dead letters."""
+        table = build.table
+        for arrival in plan.duplicates:
+            build.acks += (table(arrival.stream), arrival.entry_id)
+        _bump(build.outcomes, "duplicate", len(plan.duplicates))
+        for arrival in plan.late:
+            letter = self._dead_letter(
+                Entry(arrival.stream, arrival.entry_id, {_DATA_KEY: arrival.data}),
+                DeadLetterReason.LATE_AFTER_GAP_SKIP,
+                f"seq {arrival.event.seq} arrived after its gap was skipped",
+                arrival.event,
+            )
+            build.late.append(
+                [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
+            )
+            build.events.append(letter)
 
     def _apply_ready(
         self, build: _Build[ScopeT, SessionT], plan: GatePlan, session: SessionT
@@ -707,7 +719,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         else:
             removed = ({*before.deadlines, *stale}) - deadlines.keys()
             added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
-        writes: dict[str, Any] = {"sc": table(keys.scope_key(p, *scope_id)), "sv": before.version}
+        writes: dict[str, Any] = {"sc": table(self._scope_key(*scope_id)), "sv": before.version}
         if scope_changed:
             writes["sn"] = self._token()
             writes["ss"] = table.blob(self.core.encode_scope(scope))

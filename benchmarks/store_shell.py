@@ -1,0 +1,89 @@
+"""CPU of the store's shell alone: planning one batch of single-session units, stub core.
+
+    uv run --frozen python benchmarks/store_shell.py [UNITS]
+
+Builds what `PartitionProcessor._run` builds for a batch of UNITS scopes (default 100),
+each with one session and its next input in order (the common case), with a core that
+does nothing, then times `_unit` for each, the commit plan and `_remember`: what the
+store costs around the core, per entry, without Redis. Best of 5.
+Findings: docs/performance.md, "The floor, and what stops 0.5x".
+"""
+
+# ruff: noqa: INP001, T201, ARG002  (a script directory; it prints; the stub ignores its input)
+from __future__ import annotations
+
+import sys
+import timeit
+from collections import defaultdict
+from typing import Any
+
+import msgspec
+
+from contracts.codec import decode_event
+from store.config import StoreConfig
+from store.core_port import CoreStep
+from store.gate import Arrival
+from store.processor import PartitionProcessor, ScopeId, SessionId, _Keys, _Work
+from store.state_cache import ScopeSnapshot, SessionSnapshot
+
+
+class StubCore:
+    """A CorePort whose every input changes the session and nothing else."""
+
+    def decode_scope(self, data: bytes | None, agent_id: str, user_id: str) -> Any:  # noqa: ANN401
+        return (agent_id, user_id)
+
+    def decode_session(self, data: bytes | None, session_id: str) -> Any:  # noqa: ANN401
+        return session_id
+
+    def encode_scope(self, scope: Any) -> bytes:  # noqa: ANN401
+        return b"scope"
+
+    def encode_session(self, session: Any) -> bytes:  # noqa: ANN401
+        return b"session"
+
+    def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:  # noqa: ANN401
+        return CoreStep(scope, session, (), (), scope_changed=False, session_changed=True)
+
+    def deadlines(self, scope: Any) -> tuple[()]:  # noqa: ANN401
+        return ()
+
+
+def main(units: int) -> None:
+    processor: PartitionProcessor[Any, Any] = PartitionProcessor(
+        Any,
+        0,
+        StubCore(),
+        StoreConfig(),  # type: ignore[arg-type]
+    )
+    work: dict[ScopeId, _Work] = defaultdict(_Work)
+    scopes: dict[ScopeId, ScopeSnapshot[Any]] = {}
+    sessions: dict[SessionId, SessionSnapshot[Any]] = {}
+    for index in range(units):
+        scope_id, session_id = ("agent", f"user-{index}"), f"session-{index}"
+        document = {
+            "type": "chat_turn", "agent_id": scope_id[0], "user_id": scope_id[1],
+            "session_id": session_id, "seq": 5, "ts": "2026-01-01T00:00:00Z", "role": "user",
+            "text": "Could you summarise the chapter?", "message_id": f"m-{index}",
+        }  # fmt: skip
+        event = decode_event(msgspec.json.encode(document))
+        arrival = Arrival("chat-turn:{0}", f"{index}-0", event, b"")
+        work[scope_id].arrivals[session_id] = [arrival]
+        scopes[scope_id] = ScopeSnapshot("v", scope_id, {})
+        sessions[(*scope_id, session_id)] = SessionSnapshot("v", 5, (), {}, None, session_id)
+    todo = sorted(work)
+
+    def batch() -> None:
+        table = _Keys()
+        planned = [processor._unit(table, s, work[s], scopes, sessions) for s in todo]  # noqa: SLF001
+        processor._plan(table, [unit.plan for unit in planned], [])  # noqa: SLF001
+        for unit in planned:
+            processor._remember(unit)  # noqa: SLF001
+
+    rounds = 300
+    best = min(timeit.repeat(batch, number=rounds, repeat=5)) / rounds / units * 1e6
+    print(f"{best:.2f} us of store shell per single-session unit ({units} per batch)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
