@@ -8,12 +8,15 @@ what the oracle says, once (R15), without parking inputs that were written in or
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from urllib.parse import urlsplit
 
 import pytest
 import redis.asyncio
 from hypothesis import given
 from hypothesis import strategies as st
+from structlog.testing import capture_logs
 from test_e2e_scenarios import PARTITIONS
 from test_e2e_scenarios import _check as check_all
 from test_e2e_scenarios import _play_all as play_all
@@ -29,6 +32,7 @@ from worker_kit import (
 from store.embedded import EmbeddedRedis
 from worker.bench.endtoend import acked, exactly_once, write
 from worker.bench.workload import build, entries
+from worker.chaos.proxy import FaultProxy
 from worker.consumer import RawEntry
 from worker.merged_reader import STUCK_LIMIT, MergedBuffer
 from worker.settings import Settings
@@ -121,6 +125,62 @@ async def test_merged_worker_commits_the_oracles_events_once_without_parking_r15
     assert check["ok"], check
     assert check["events_committed"] == workload.flows * 4
     assert parked == 0
+
+
+@pytest.mark.asyncio
+async def test_the_merged_reader_reads_on_after_redis_connections_fail_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """Connections to Redis reset again and again for a second and a half (longer than
+    redis-py's own retries): the reading loops log, back off and read on; every input is
+    then applied exactly once, and the worker never failed."""
+    target = urlsplit(redis_url)
+    assert target.hostname, "a TCP Redis"
+    assert target.port, "a TCP Redis"
+    proxy = FaultProxy(target.hostname, target.port)
+    await proxy.start()
+    first, second = (build(sessions=20, blocks=2, partitions=2, prefix=p) for p in ("a", "b"))
+    settings = worker_settings(proxy.url, partitions=2, reader="merged", reclaim_idle_ms=500)
+    try:
+        with capture_logs() as logs:
+            async with running_worker(settings) as worker:
+                ids = await write(aredis, entries(first))
+
+                async def first_acked() -> bool:
+                    return await acked(aredis, ids) == len(first.documents)
+
+                await wait_for(first_acked, 60)
+                for _ in range(30):
+                    proxy.reset_all()
+                    await asyncio.sleep(0.05)
+                more = await write(aredis, entries(second))
+
+                async def second_acked() -> bool:
+                    return await acked(aredis, more) == len(second.documents)
+
+                await wait_for(second_acked, 60)
+                assert worker.exit_code == 0
+                assert worker.health.fatal is None
+    finally:
+        await proxy.close()
+    assert any(log["event"] == "read_failed" for log in logs), "the resets reached a read"
+    check = await exactly_once(aredis, [first, second])
+    assert check["ok"], check
+
+
+@pytest.mark.asyncio
+async def test_a_loop_that_ends_before_the_stop_fails_the_worker(redis_url: str) -> None:
+    """A reading loop that dies of a bug must not leave a worker up that no longer reads:
+    the worker exits 1 and its liveness probe says why."""
+
+    async def broken() -> None:
+        raise RuntimeError("a bug")
+
+    async with running_worker(worker_settings(redis_url, reader="merged")) as worker:
+        worker.spawn(broken(), "read-9")
+        await asyncio.sleep(0.05)
+        assert worker.exit_code == 1
+        assert worker.health.fatal == "read-9 ended: RuntimeError: a bug"
 
 
 def test_accord_reader_selects_the_reader_and_refuses_unknown_names() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -122,6 +122,26 @@ class Worker:
         self.health.fatal = reason
         self.app.exit()
 
+    def spawn(self, loop: Coroutine[Any, Any, None], name: str) -> None:
+        """Run one of the worker's loops, failing the worker if it ends before the stop."""
+        task = asyncio.create_task(loop, name=name)
+        task.add_done_callback(self.loop_ended)
+        self.tasks.append(task)
+
+    def loop_ended(self, task: asyncio.Task[None]) -> None:
+        """A loop that ends before the stop would leave the worker up but idle: fail it.
+
+        The loops catch what Redis going away raises; anything else that escapes one is
+        a bug, and a restarted process is better than one that no longer reads.
+        """
+        if self.stopping.is_set() or task.cancelled() or self.exit_code:
+            return  # a stop, or a failure already said (the watchdog's returns after it)
+        error = task.exception()
+        cause = f": {type(error).__name__}: {error}" if error else ""
+        reason = f"{task.get_name()} ended{cause}"
+        self.log.critical("loop_failed", loop=task.get_name(), error=reason, exc_info=error)
+        self.fail(reason)
+
     async def start(self) -> None:
         """Start in a running event loop (the demo and tests embed a worker this way)."""
         await self.app.start()
@@ -212,6 +232,24 @@ def build_worker(
     return worker
 
 
+def _spawn_merged_readers(worker: Worker) -> None:
+    """In place of the subscribers: one merged reading loop per partition, stopped with
+    the other loops at a boundary between store calls."""
+    settings = worker.settings
+    for partition in settings.served():
+        loop = merged_loop(
+            worker.redis,
+            worker.dispatcher,
+            partition=partition,
+            group=settings.group,
+            consumer=settings.consumer,
+            count=settings.batch_size,
+            block_ms=settings.block_ms,
+            stop=worker.stopping,
+        )
+        worker.spawn(loop, f"read-{partition}")
+
+
 def _wire_lifecycle(worker: Worker) -> None:
     settings = worker.settings
     app = worker.app
@@ -237,32 +275,11 @@ def _wire_lifecycle(worker: Worker) -> None:
             )
         reclaim_every = max(0.05, settings.reclaim_idle_ms / 2000)
         sweep_every = settings.sweep_interval_ms / 1000
-        worker.tasks = [
-            asyncio.create_task(
-                worker.reclaimer.run(worker.stopping, reclaim_every), name="reclaim"
-            ),
-            asyncio.create_task(worker.sweeper.run(worker.stopping, sweep_every), name="sweep"),
-            asyncio.create_task(worker.watchdog.run(worker.stopping, 2.0), name="watchdog"),
-        ]
+        worker.spawn(worker.reclaimer.run(worker.stopping, reclaim_every), "reclaim")
+        worker.spawn(worker.sweeper.run(worker.stopping, sweep_every), "sweep")
+        worker.spawn(worker.watchdog.run(worker.stopping, 2.0), "watchdog")
         if settings.reader == "merged":
-            # In place of the subscribers: one merged reading loop per partition, stopped
-            # with the other loops at a boundary between store calls.
-            worker.tasks += [
-                asyncio.create_task(
-                    merged_loop(
-                        worker.redis,
-                        worker.dispatcher,
-                        partition=partition,
-                        group=settings.group,
-                        consumer=settings.consumer,
-                        count=settings.batch_size,
-                        block_ms=settings.block_ms,
-                        stop=worker.stopping,
-                    ),
-                    name=f"read-{partition}",
-                )
-                for partition in settings.served()
-            ]
+            _spawn_merged_readers(worker)
         worker.health.ready = True
         worker.log.info("worker_ready", metrics_port=settings.metrics_port)
 

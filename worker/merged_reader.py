@@ -28,11 +28,16 @@ import operator
 from collections.abc import Sequence
 from typing import Any, cast
 
+from redis.exceptions import RedisError
+
 from contracts.streams import input_streams
 from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read
 
 # Entries held in memory, in COUNTs, before a stuck bound gives way (see `take`).
 STUCK_LIMIT = 10
+# Backoff between reads that failed (Redis down or unreachable), in seconds.
+RETRY_FIRST_S = 0.05
+RETRY_MAX_S = 2.0
 
 
 def _id(entry_id: str) -> tuple[int, int]:
@@ -134,12 +139,56 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     Redis serves it while this process plans the batch's commit, instead of after the
     commit, when each would wait on the other. It reads what the loop would read next
     anyway; entries it returns after a stop stay pending, like any read not committed.
-    """
-    buffer = MergedBuffer(input_streams(partition), count)
 
-    async def read(asked: list[str], block: int | None) -> Read:
-        response: Any = await redis.xreadgroup(
-            group, consumer, cast("Any", dict.fromkeys(asked, ">")), count=count, block=block
+    A read that fails (Redis restarting, a failover, a reset connection) is logged and
+    tried again with backoff; entries whose reply was lost stay pending, for the
+    reclaimer. Any other error ends the loop, and the worker with it (worker/app.py).
+    """
+    reader = _Reader(redis, group, consumer, MergedBuffer(input_streams(partition), count))
+    pause = RETRY_FIRST_S
+    try:
+        while not stop.is_set():
+            try:
+                await reader.fill(block_ms)
+            except (RedisError, OSError) as error:
+                dispatcher.log.warning(
+                    "read_failed", partition=partition, error=f"{type(error).__name__}: {error}"
+                )
+                await _pause(stop, pause)
+                pause = min(pause * 2, RETRY_MAX_S)
+                continue
+            pause = RETRY_FIRST_S
+            batch = reader.buffer.take()
+            if batch:
+                reader.read_ahead()
+                await dispatcher.handle(batch)
+    finally:
+        await reader.settle()
+
+
+async def _pause(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep, or return at once when the loop is told to stop."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+class _Reader:
+    """The XREADGROUP side of `merged_loop`: reads into the buffer, one read ahead."""
+
+    def __init__(self, redis: AnyRedis, group: str, consumer: str, buffer: MergedBuffer) -> None:
+        self.redis = redis
+        self.group = group
+        self.consumer = consumer
+        self.buffer = buffer
+        self.ahead: asyncio.Task[Read] | None = None
+
+    async def read(self, asked: list[str], block: int | None) -> Read:
+        response: Any = await self.redis.xreadgroup(
+            self.group,
+            self.consumer,
+            cast("Any", dict.fromkeys(asked, ">")),
+            count=self.buffer.count,
+            block=block,
         )
         by_stream = {
             entries[0].stream: entries
@@ -148,22 +197,22 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
         }
         return by_stream, asked
 
-    ahead: asyncio.Task[Read] | None = None
-    try:
-        while not stop.is_set():
-            if ahead is not None:
-                buffer.add(*await ahead)
-                ahead = None
-            elif asked := buffer.wanted():
-                # Block only with nothing in hand: waiting entries must not wait on new ones.
-                buffer.add(*await read(asked, block_ms if buffer.empty() else None))
-            batch = buffer.take()
-            if batch:
-                if asked := buffer.wanted():
-                    ahead = asyncio.create_task(read(asked, None))
-                await dispatcher.handle(batch)
-    finally:
-        if ahead is not None:
-            # A non-blocking read: let it finish (its entries stay pending for reclaim).
+    async def fill(self, block_ms: int) -> None:
+        """Add the read ahead, or read now (blocking only with nothing in hand)."""
+        if self.ahead is not None:
+            ahead, self.ahead = self.ahead, None
+            self.buffer.add(*await ahead)
+        elif asked := self.buffer.wanted():
+            # Block only with nothing in hand: waiting entries must not wait on new ones.
+            self.buffer.add(*await self.read(asked, block_ms if self.buffer.empty() else None))
+
+    def read_ahead(self) -> None:
+        """Start the next read, never blocking, if some stream runs low."""
+        if asked := self.buffer.wanted():
+            self.ahead = asyncio.create_task(self.read(asked, None))
+
+    async def settle(self) -> None:
+        """At a stop, let a read ahead finish (its entries stay pending for reclaim)."""
+        if self.ahead is not None:
             with contextlib.suppress(Exception):
-                await ahead
+                await self.ahead
