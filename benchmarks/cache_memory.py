@@ -1,0 +1,68 @@
+"""Memory the store's state cache keeps, per session (tracemalloc, no Redis figures).
+
+    uv run --frozen python benchmarks/cache_memory.py [SESSIONS]
+
+The worker as `accord worker` builds it (one partition) drains SESSIONS sessions of the
+bench workload (two blocks each) twice, once with the state cache large enough to keep
+every session and once with it off; the difference in memory still allocated after the
+drain, divided by SESSIONS, is what a cached session costs with its share of scope
+state. Findings: docs/operations.md, "Resources".
+"""
+
+# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import tracemalloc
+
+import structlog
+from redis.asyncio import Redis
+
+from store.embedded import EmbeddedRedis
+from worker.app import build_worker, store_partition
+from worker.bench.endtoend import acked, write
+from worker.bench.loops import GROUP
+from worker.bench.workload import build, entries
+from worker.consumer import ensure_groups
+from worker.settings import Settings
+
+
+async def retained_bytes(sessions: int, cache_size: int) -> int:
+    workload = build(sessions=sessions, blocks=2, partitions=1)
+    with EmbeddedRedis() as server:
+        redis = Redis.from_url(server.url)
+        await ensure_groups(redis, range(1), GROUP)
+        ids = await write(redis, entries(workload))
+        settings = Settings(
+            redis_url=server.url,
+            partitions=1,
+            metrics_port=0,
+            consumer="memory",
+            state_cache_size=cache_size,
+        )
+        worker = build_worker(settings, store_partition)
+        tracemalloc.start()
+        await worker.start()
+        while await acked(redis, ids) < len(workload.documents):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        retained, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        await worker.stop()
+        await redis.aclose()
+    return retained
+
+
+def main(sessions: int) -> None:
+    kept = asyncio.run(retained_bytes(sessions, cache_size=sessions * 2))
+    off = asyncio.run(retained_bytes(sessions, cache_size=0))
+    print(
+        f"{sessions} sessions: {kept / 1e6:.1f} MB retained with the cache, {off / 1e6:.1f} MB"
+        f" without; {(kept - off) / sessions:,.0f} B per cached session and its scope share"
+    )
+
+
+if __name__ == "__main__":
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4000)
