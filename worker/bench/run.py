@@ -128,7 +128,7 @@ class Figures:
                 f" entries/s ({r['e2e_vs_baseline']:.2f}x baseline)"
             ),
             (
-                f"accord end to end, 1 process, merged reader:     {self.e2e_merged_per_s:,.0f}"
+                f"accord end to end, 1 process, merged (default): {self.e2e_merged_per_s:,.0f}"
                 f" entries/s ({r['e2e_merged_vs_baseline']:.2f}x baseline,"
                 f" {r['e2e_merged_vs_floor']:.2f}x floor)"
             ),
