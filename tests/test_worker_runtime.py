@@ -117,7 +117,15 @@ async def test_health_endpoints_and_metrics(client: Redis, redis_url: str) -> No
         assert 'accord_transitions_total{from_state="none",to_state="proposed"} 1.0' in metrics
         assert 'accord_input_entries_total{outcome="applied",stream="chat-turn"} 1.0' in metrics
         assert "accord_entry_latency_seconds_bucket" in metrics
-        assert 'accord_consumer_lag{stream="chat-turn:{0}"}' in metrics
+
+        async def lag_exported() -> bool:
+            # The watchdog measures lag on its own period: the first measurement may come
+            # after the first batch is committed.
+            return (
+                'accord_consumer_lag{stream="chat-turn:{0}"}' in (await _get(port, "/metrics"))[1]
+            )
+
+        await wait_for(lag_exported, 10)
         assert (await _get(port, "/nope"))[0] == 404
 
 
