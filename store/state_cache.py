@@ -4,9 +4,11 @@ A worker mostly sees the same conversations again, so it keeps the state it last
 committed, with the versions it wrote, and skips the load for them. The cache is never
 trusted for a write: every commit checks the versions in Redis, and a unit whose check
 fails (another worker, the sweeper or the gap skipper committed since) is dropped from
-the cache, reloaded and retried. Decisions taken from a stale cache without a write are
-still right: a seq below a stale next seq, or inside a stale skipped range, is below the
-current one too (both only grow).
+the cache, reloaded and retried. Decisions taken without a write (a duplicate, a late
+arrival) are checked the same way: next seqs and skipped ranges only grow while Redis
+keeps what it acknowledged, but a power cut under `appendfsync everysec` or a failover
+moves them back. Versions are tokens unique to one commit, so a rolled-back key never
+matches what the cache holds (docs/reliability.md).
 """
 
 from __future__ import annotations
