@@ -5,7 +5,8 @@
 Builds what `PartitionProcessor._run` builds for a batch of UNITS scopes (default 100),
 each with one session and its next input in order (the common case), with a core that
 does nothing, then times `_unit` for each, the commit plan and `_remember`: what the
-store costs around the core, per entry, without Redis. Best of 5.
+store costs around the core, per entry, without Redis. Then times redis-py's packing of
+that commit's EVALSHA. Best of 5.
 Findings: docs/performance.md, "The floor, and what stops 0.5x".
 """
 
@@ -18,6 +19,7 @@ from collections import defaultdict
 from typing import Any
 
 import msgspec
+from redis.asyncio.connection import Connection
 
 from contracts.codec import decode_event
 from store.config import StoreConfig
@@ -73,16 +75,33 @@ def main(units: int) -> None:
         sessions[(*scope_id, session_id)] = SessionSnapshot("v", 5, (), {}, None, session_id)
     todo = sorted(work)
 
-    def batch() -> None:
+    def batch() -> tuple[_Keys, dict[str, Any]]:
         table = _Keys()
         planned = [processor._unit(table, s, work[s], scopes, sessions) for s in todo]  # noqa: SLF001
-        processor._plan(table, [unit.plan for unit in planned], [])  # noqa: SLF001
+        plan = processor._plan(table, [unit.plan for unit in planned], [])  # noqa: SLF001
         for unit in planned:
             processor._remember(unit)  # noqa: SLF001
+        return table, plan
 
     rounds = 300
     best = min(timeit.repeat(batch, number=rounds, repeat=5)) / rounds / units * 1e6
     print(f"{best:.2f} us of store shell per single-session unit ({units} per batch)")
+
+    # What redis-py's (pure-Python) packer then costs to put that commit on the wire.
+    table, plan = batch()
+    connection = Connection()
+    arguments = [len(table.names), *table.names, msgspec.msgpack.encode(plan), *table.blobs]
+    packed = min(
+        timeit.repeat(
+            lambda: connection.pack_command("EVALSHA", "0" * 40, *arguments),
+            number=rounds,
+            repeat=5,
+        )
+    )
+    print(
+        f"{packed / rounds / units * 1e6:.2f} us per unit to pack the commit's"
+        f" {len(arguments)} arguments (redis-py)"
+    )
 
 
 if __name__ == "__main__":
