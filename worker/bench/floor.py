@@ -29,8 +29,7 @@ import msgspec
 from redis.asyncio import Redis
 
 from contracts.codec import decode_event
-from contracts.common import Provenance
-from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
+from store.processor import provenance_of
 from worker.bench.loops import DATA, GROUP, Drain, redis_cpu_s, streams_of
 from worker.core.state import ScopeState, SessionState
 from worker.engine import Engine
@@ -68,17 +67,6 @@ return 0
 
 _MSGPACK = msgspec.msgpack.Encoder()
 _JSON = msgspec.json.Encoder()
-
-
-def _provenance(stream: str, entry_id: str, event: InputEvent) -> Provenance:
-    return Provenance(
-        stream=stream,
-        entry_id=entry_id,
-        session_id=event.session_id,
-        seq=event.seq,
-        message_id=event.message_id if isinstance(event, ChatTurn) else None,
-        call_id=event.call_id if isinstance(event, ToolCall | ToolResult) else None,
-    )
 
 
 class _Floor:
@@ -122,7 +110,7 @@ class _Floor:
                     engine.decode_session(None, event.session_id),
                     1,
                 )
-                step = engine.apply(scope, session, event, _provenance(stream, entry_id, event))
+                step = engine.apply(scope, session, event, provenance_of(stream, entry_id, event))
                 self.scopes[scope_id] = step.scope
                 self.sessions[session_id] = (step.session, event.seq + 1)
                 session_key = key("floor-session:{p}:" + ":".join(session_id))
