@@ -14,6 +14,7 @@ subscriber (worker/subscribers.py) can be compared with it in one benchmark.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -106,6 +107,12 @@ async def missing_groups(redis: AnyRedis, partitions: Sequence[int], group: str)
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep `seconds`, or return at once when `stop` is set (the worker's loops pause so)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
 
 
 def wall_ms() -> int:

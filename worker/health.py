@@ -26,7 +26,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 
 from contracts.streams import input_streams
 from store.keys import heartbeat_key, heartbeat_pattern
-from worker.consumer import AnyRedis, missing_groups, wall_ms
+from worker.consumer import AnyRedis, missing_groups, sleep_or_stop, wall_ms
 from worker.observability import Metrics
 
 # Counting undelivered entries on Redis 6.2 stops here (the gauge saturates). The count
@@ -201,8 +201,7 @@ class Watchdog:
                 raise
             except Exception:  # Redis unreachable for a moment is not fatal
                 self.log.exception("watchdog_failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=interval_s)
+            await sleep_or_stop(stop, interval_s)
 
 
 async def live_workers(redis: AnyRedis) -> list[Heartbeat]:

@@ -31,7 +31,7 @@ from typing import Any, cast
 from redis.exceptions import RedisError
 
 from contracts.streams import input_streams
-from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read
+from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read, sleep_or_stop
 
 # Entries held in memory, in COUNTs, before a stuck bound gives way (see `take`).
 STUCK_LIMIT = 10
@@ -154,7 +154,7 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
                 dispatcher.log.warning(
                     "read_failed", partition=partition, error=f"{type(error).__name__}: {error}"
                 )
-                await _pause(stop, pause)
+                await sleep_or_stop(stop, pause)
                 pause = min(pause * 2, RETRY_MAX_S)
                 continue
             pause = RETRY_FIRST_S
@@ -164,12 +164,6 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
                 await dispatcher.handle(batch)
     finally:
         await reader.settle()
-
-
-async def _pause(stop: asyncio.Event, seconds: float) -> None:
-    """Sleep, or return at once when the loop is told to stop."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stop.wait(), timeout=seconds)
 
 
 class _Reader:

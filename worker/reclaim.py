@@ -12,13 +12,12 @@ letters with its count and reason and never blocks the stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from contracts.streams import input_streams
-from worker.consumer import AnyRedis, Dispatcher, RawEntry
+from worker.consumer import AnyRedis, Dispatcher, RawEntry, sleep_or_stop
 
 
 def _text(value: bytes | str) -> str:
@@ -84,9 +83,4 @@ class Reclaimer:
                 raise
             except Exception:  # a Redis hiccup must not end reclaiming
                 self.log.exception("reclaim_failed")
-            await _sleep_or_stop(stop, interval_s)
-
-
-async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stop.wait(), timeout=seconds)
+            await sleep_or_stop(stop, interval_s)

@@ -8,12 +8,12 @@ the script is atomic, so any number of workers may sweep the same partition at o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from contracts.outputs import OutputEvent
+from worker.consumer import sleep_or_stop
 from worker.observability import Metrics, log_events
 
 
@@ -56,5 +56,4 @@ class Sweeper:
                 raise
             except Exception:  # a failed sweep is retried next period
                 self.log.exception("sweep_failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=interval_s)
+            await sleep_or_stop(stop, interval_s)
