@@ -50,6 +50,9 @@ class StubCore:
     def deadlines(self, scope: Any) -> tuple[()]:  # noqa: ANN401
         return ()
 
+    def scope_view(self, scope: Any) -> Any:  # noqa: ANN401
+        raise AssertionError("the stub core never changes a scope")
+
 
 def main(units: int) -> None:
     processor: PartitionProcessor[Any, Any] = PartitionProcessor(

@@ -32,7 +32,7 @@ from contracts.outputs import (
 )
 from contracts.records import AgreementRecord, HistoryEntry
 from contracts.tools import AcceptArguments
-from contracts.view import SessionView
+from contracts.view import ScopeView, ScopeViewDocument, SessionView
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # A URN, not a URL: the documents are files in this repository, not served anywhere,
@@ -86,6 +86,13 @@ WIRE_TYPES: tuple[WireType, ...] = (
     WireType("dead_letter", DeadLetter, "agreement.dead_letter on dead-letters:{p}."),
     WireType("output_event", OutputEvent, "Any output event, told apart by `type`."),
     WireType("session_view", SessionView, "The session view the agent's context builder reads."),
+    WireType(
+        "scope_view_document",
+        ScopeViewDocument,
+        "Field `doc` of the hash view:{p}:<scope>, written by the worker's commit "
+        "(docs/gateway.md). Readers drop records past their deadline at read time.",
+    ),
+    WireType("scope_view", ScopeView, "A scope's view as of an instant (the client's scope_view)."),
     WireType("agreement_record", AgreementRecord, "An agreement record with its history."),
     WireType("history_entry", HistoryEntry, "One committed revision of an agreement record."),
     WireType(

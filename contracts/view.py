@@ -5,6 +5,9 @@ There is deliberately no growth, maturity or credit field anywhere (R7).
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Annotated
+
 import msgspec
 
 from contracts.common import Ident, Instant, Revision
@@ -37,3 +40,101 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     current_agreements: tuple[CurrentAgreement, ...] = ()
     # This session's proposals still waiting for one or both sides. Never "agreed".
     pending_proposals: tuple[PendingProposal, ...] = ()
+
+
+# --------------------------------------------------------------------------------------
+# The scope's view document: what the commit writes to Redis for readers in any language.
+#
+# It holds every record that can appear in some session's view, with its deadline, and
+# no `as_of`: a reader filters by deadline at its own read time (R9), so a document
+# written before a deadline never shows an expired agreement as current after it.
+
+# Bumped only when a reader must tell documents apart; fields are only ever added
+# (docs/contracts.md, Schema evolution), so a reader of version N reads 1..N.
+SCOPE_VIEW_SCHEMA_VERSION = 1
+
+
+class OpenAgreement(msgspec.Struct, frozen=True, kw_only=True):
+    """An open record of the scope: current memory until its deadline (R6, R9)."""
+
+    record_id: Ident
+    terms: str
+    deadline_at: Instant | None = None
+
+
+class ScopeProposal(msgspec.Struct, frozen=True, kw_only=True):
+    """A proposal still waiting, with its session: it is pending only there (R6)."""
+
+    record_id: Ident
+    session_id: Ident
+    revision: Revision
+    terms: str
+    status: PendingStatus
+    deadline_at: Instant | None = None
+
+
+class ScopeViewDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """The JSON value of field `doc` of `view:{p}:<scope>`, rewritten by every commit
+    that changes the scope's records. Unfiltered: readers drop what is past its deadline.
+    """
+
+    schema_version: Annotated[int, msgspec.Meta(ge=1)] = SCOPE_VIEW_SCHEMA_VERSION
+    agent_id: Ident
+    user_id: Ident
+    agreements: tuple[OpenAgreement, ...] = ()
+    proposals: tuple[ScopeProposal, ...] = ()
+
+
+class ScopeView(msgspec.Struct, frozen=True, kw_only=True):
+    """A scope's view as of an instant: current memory and every session's pending proposals."""
+
+    agent_id: Ident
+    user_id: Ident
+    as_of: Instant
+    current_agreements: tuple[CurrentAgreement, ...] = ()
+    pending_proposals: tuple[ScopeProposal, ...] = ()
+
+
+def _live(deadline_at: datetime | None, as_of: datetime) -> bool:
+    # Deadlines are exclusive instants: at the deadline the record is already past due.
+    return deadline_at is None or as_of < deadline_at
+
+
+def scope_view_as_of(document: ScopeViewDocument, as_of: datetime) -> ScopeView:
+    """The scope's view at `as_of`: the document without what is past its deadline (R6, R9)."""
+    return ScopeView(
+        agent_id=document.agent_id,
+        user_id=document.user_id,
+        as_of=as_of,
+        current_agreements=tuple(
+            CurrentAgreement(record_id=a.record_id, terms=a.terms)
+            for a in document.agreements
+            if _live(a.deadline_at, as_of)
+        ),
+        pending_proposals=tuple(p for p in document.proposals if _live(p.deadline_at, as_of)),
+    )
+
+
+def session_view_as_of(
+    document: ScopeViewDocument, session_id: str, as_of: datetime
+) -> SessionView:
+    """One session's view at `as_of` (R6): the scope's memory, this session's proposals."""
+    scope = scope_view_as_of(document, as_of)
+    return SessionView(
+        agent_id=document.agent_id,
+        user_id=document.user_id,
+        session_id=session_id,
+        as_of=as_of,
+        current_agreements=scope.current_agreements,
+        pending_proposals=tuple(
+            PendingProposal(
+                record_id=p.record_id,
+                revision=p.revision,
+                terms=p.terms,
+                status=p.status,
+                deadline_at=p.deadline_at,
+            )
+            for p in scope.pending_proposals
+            if p.session_id == session_id
+        ),
+    )

@@ -18,7 +18,7 @@ from contracts.common import Provenance
 from contracts.inputs import InputEvent
 from contracts.outputs import AgreementEvent
 from contracts.records import AgreementRecord
-from contracts.view import SessionView
+from contracts.view import ScopeViewDocument, SessionView
 
 ScopeT = TypeVar("ScopeT")
 SessionT = TypeVar("SessionT")
@@ -66,4 +66,12 @@ class CorePort(Protocol[ScopeT, SessionT]):
 
     def view(self, scope: ScopeT, session_id: str, as_of: datetime) -> SessionView:
         """The session view (R6) as of an instant."""
+        ...
+
+    def scope_view(self, scope: ScopeT) -> ScopeViewDocument:
+        """Every record some session's view can show, unfiltered by deadline (R6).
+
+        The commit writes it for readers in any language, who filter by deadline at
+        their read time (`contracts.view.session_view_as_of`).
+        """
         ...

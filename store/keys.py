@@ -14,7 +14,26 @@ from __future__ import annotations
 
 import json
 
+# The view hash and the gateway's seq keys are read or written by other programs, so
+# they are named in the wire contract; re-exported here so this module lists every key.
+from contracts.keys import (
+    APPLIED_FIELD_PREFIX,
+    VIEW_DOC_FIELD,
+    applied_field,
+    gateway_idem_key,
+    gateway_seq_key,
+    view_key,
+)
 from contracts.streams import AGREEMENT_EVENTS, DEAD_LETTERS, hash_tag, stream_name
+
+__all__ = [
+    "APPLIED_FIELD_PREFIX",
+    "VIEW_DOC_FIELD",
+    "applied_field",
+    "gateway_idem_key",
+    "gateway_seq_key",
+    "view_key",
+]
 
 
 def _ident(value: str) -> str:

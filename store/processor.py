@@ -203,12 +203,13 @@ def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
     token: str,
 ) -> dict[str, Any]:
     """The session's writes as commit.lua reads them (absent fields are nil)."""
-    session_key, parked_key, member = names
+    session_key, parked_key, member, applied = names
     entry: dict[str, Any] = {
         "k": table(session_key),
         "v": before.version,
         "nv": token,
         "n": plan.next_seq,
+        "af": applied,
     }
     if encoded is not None:
         entry["c"] = table.blob(encoded)
@@ -282,6 +283,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # Key names and partitions of the scopes and sessions seen lately (pure functions).
         self._session_names = functools.lru_cache(maxsize=4096)(self._names_of_session)
         self._scope_key = functools.lru_cache(maxsize=4096)(self._key_of_scope)
+        self._view_key = functools.lru_cache(maxsize=4096)(self._view_key_of_scope)
         self._partition_of = functools.lru_cache(maxsize=4096)(self._partition_of_scope)
         # What this processor last committed (store/state_cache.py): skips most loads.
         self._scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(self.config.cache_size)
@@ -299,15 +301,19 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         return f"{self._token_prefix}{next(self._tokens):x}"
 
     def _names_of_session(self, agent_id: str, user_id: str, session_id: str) -> tuple[str, ...]:
-        """(session key, parked key, gap member) of one session."""
+        """(session key, parked key, gap member, view field of its applied seq)."""
         return (
             keys.session_key(self.partition, agent_id, user_id, session_id),
             keys.parked_key(self.partition, agent_id, user_id, session_id),
             keys.session_member(agent_id, user_id, session_id),
+            keys.applied_field(session_id),
         )
 
     def _key_of_scope(self, agent_id: str, user_id: str) -> str:
         return keys.scope_key(self.partition, agent_id, user_id)
+
+    def _view_key_of_scope(self, agent_id: str, user_id: str) -> str:
+        return keys.view_key(self.partition, agent_id, user_id)
 
     def _partition_of_scope(self, agent_id: str, user_id: str) -> int:
         return partition_of(agent_id, user_id, self.config.partitions)
@@ -559,6 +565,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if build.gap_skips:
             unit_plan["nk"] = build.gap_skips
             unit_plan["nq"] = build.seqs_skipped
+        if build.sessions_after:
+            # The sessions' applied seqs go to the scope's view hash (commit.lua).
+            unit_plan["vk"] = table(self._view_key(*scope_id))
         scope_after = None
         if build.applied_any:
             # An unchanged scope has the deadlines it had: no scan of its records.
@@ -723,6 +732,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if scope_changed:
             writes["sn"] = self._token()
             writes["ss"] = table.blob(self.core.encode_scope(scope))
+            # The language-neutral view document changes only with the records.
+            writes["vk"] = table(self._view_key(*scope_id))
+            writes["vd"] = table.blob(_JSON.encode(self.core.scope_view(scope)))
         if records:
             writes["r"] = [
                 x

@@ -31,7 +31,14 @@ from contracts.outputs import (
 )
 from contracts.records import Acceptances, AgreementRecord, HistoryEntry
 from contracts.tools import RejectionReason
-from contracts.view import CurrentAgreement, PendingProposal, SessionView
+from contracts.view import (
+    CurrentAgreement,
+    OpenAgreement,
+    PendingProposal,
+    ScopeProposal,
+    ScopeViewDocument,
+    SessionView,
+)
 from store.core_port import CoreStep
 
 
@@ -216,6 +223,29 @@ class FakeCore:
             for r in scope.records
             if r.state in _LIVE and r.deadline_at is not None
         ]
+
+    def scope_view(self, scope: FakeScope) -> ScopeViewDocument:
+        return ScopeViewDocument(
+            agent_id=scope.agent_id,
+            user_id=scope.user_id,
+            agreements=tuple(
+                OpenAgreement(record_id=r.record_id, terms=r.terms, deadline_at=r.deadline_at)
+                for r in scope.records
+                if r.state is AgreementState.OPEN
+            ),
+            proposals=tuple(
+                ScopeProposal(
+                    record_id=r.record_id,
+                    session_id=r.session_id,
+                    revision=r.revision,
+                    terms=r.terms,
+                    status="awaiting_both",
+                    deadline_at=r.deadline_at,
+                )
+                for r in scope.records
+                if r.state is AgreementState.PROPOSED
+            ),
+        )
 
     def view(self, scope: FakeScope, session_id: str, as_of: datetime) -> SessionView:
         def current(r: AgreementRecord) -> bool:

@@ -15,14 +15,14 @@ from contracts.common import Provenance
 from contracts.inputs import ChatTurn, InputEvent
 from contracts.outputs import AgreementEvent, StateChanged
 from contracts.records import AgreementRecord
-from contracts.view import SessionView
+from contracts.view import ScopeViewDocument, SessionView
 from store.core_port import CoreStep
 from worker.core import state as core_state
 from worker.core.intents import NO_INTENT
 from worker.core.interpret import interpret
 from worker.core.lifecycle import Policy, apply_input, deadline_entries, evolve, expire_due
 from worker.core.state import ScopeState, SessionState
-from worker.core.view import session_view
+from worker.core.view import scope_view_document, session_view
 
 
 def _changed_records(
@@ -92,3 +92,6 @@ class Engine:
 
     def view(self, scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
         return session_view(scope, session_id, as_of)
+
+    def scope_view(self, scope: ScopeState) -> ScopeViewDocument:
+        return scope_view_document(scope)

@@ -22,6 +22,8 @@
 --             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member?, gs=oldest parked ms?}},
 --        r={record idx, #json, ...}, xr={member, ...}, xa={ms, member, ...},
 --        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
+--        vk=view hash idx?, vd=#view document json? (session entries with nv also carry
+--        af=the view field of their applied seq, written as n - 1),
 --        d={{stream idx, id, #dead-letter json}, ...} (late after a gap skip),
 --        nk=gaps skipped, nq=seqs skipped}
 local plan = cmsgpack.unpack(ARGV[1])
@@ -110,6 +112,24 @@ local function write_session(s)
   end
 end
 
+-- The scope's language-neutral view (contracts/keys.py): its document when the records
+-- changed, and each written session's applied seq, in one HSET.
+local function write_view(unit)
+  if not unit.vk then return end
+  local fields = {}
+  if unit.vd then
+    fields[1] = 'doc'
+    fields[2] = ARGV[unit.vd]
+  end
+  for _, s in ipairs(unit.se or {}) do
+    if s.nv and s.af then
+      fields[#fields + 1] = s.af
+      fields[#fields + 1] = s.n - 1
+    end
+  end
+  if #fields > 0 then redis.call('HSET', KEYS[unit.vk], unpack(fields)) end
+end
+
 local function write(unit)
   if unit.sc and unit.ss then
     redis.call('HSET', KEYS[unit.sc], 'v', unit.sn, 's', ARGV[unit.ss])
@@ -117,6 +137,7 @@ local function write(unit)
   for _, s in ipairs(unit.se or {}) do
     if s.nv then write_session(s) end
   end
+  write_view(unit)
   local r = unit.r or {}
   for i = 1, #r, 2 do
     redis.call('SET', KEYS[r[i]], ARGV[r[i + 1]])

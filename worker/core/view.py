@@ -12,7 +12,14 @@ from datetime import datetime
 
 from contracts.common import AgreementState
 from contracts.records import Acceptances, PendingStatus
-from contracts.view import CurrentAgreement, PendingProposal, SessionView
+from contracts.view import (
+    CurrentAgreement,
+    OpenAgreement,
+    PendingProposal,
+    ScopeProposal,
+    ScopeViewDocument,
+    SessionView,
+)
 from worker.core.acceptance import past_deadline
 from worker.core.state import ScopeState
 
@@ -51,4 +58,34 @@ def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> Session
         as_of=as_of,
         current_agreements=current,
         pending_proposals=pending,
+    )
+
+
+def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
+    """Every open record and every pending proposal of the scope, with their deadlines.
+
+    Not filtered by deadline: the document outlives the instant it is written, so its
+    readers filter at their own read time (`contracts.view.session_view_as_of`), which
+    gives exactly `session_view` (R6, R9).
+    """
+    return ScopeViewDocument(
+        agent_id=scope.agent_id,
+        user_id=scope.user_id,
+        agreements=tuple(
+            OpenAgreement(record_id=r.record_id, terms=r.terms, deadline_at=r.deadline_at)
+            for r in scope.records
+            if r.state == AgreementState.OPEN
+        ),
+        proposals=tuple(
+            ScopeProposal(
+                record_id=r.record_id,
+                session_id=r.session_id,
+                revision=r.revision,
+                terms=r.terms,
+                status=pending_status(r.acceptances),
+                deadline_at=r.deadline_at,
+            )
+            for r in scope.records
+            if r.state == AgreementState.PROPOSED
+        ),
     )
