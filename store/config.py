@@ -13,7 +13,8 @@ class StoreConfig:
     partitions: int = 1
     # The consumer group whose pending entries the commit acknowledges.
     group: str = "accord"
-    # A gap in a session's seq open this long (by entry-id time) is skipped.
+    # A gap in a session's seq observed this long ago, with every entry written up to
+    # that much after the observation finished (none pending, none unread), is skipped.
     gap_timeout_ms: int = 30_000
     # An entry delivered more often than this without being applied is a dead letter.
     delivery_limit: int = 5

@@ -50,10 +50,13 @@ def scope_key(partition: int, agent_id: str, user_id: str) -> str:
 
 
 def session_key(partition: int, agent_id: str, user_id: str, session_id: str) -> str:
-    """Hash `{n: next expected seq, v: version, c: core session state, k: skipped seqs}`.
+    """Hash `{n: next expected seq, v: version, c: core session state, k: skipped seqs,
+    g: gap observed}`.
 
     This is all an idle session costs (docs/performance.md). `k` exists only once a gap
     was skipped: comma-separated inclusive ranges `a-b`, so late arrivals are recognised.
+    `g` exists only while entries are parked: Redis's time (ms) when the gap in front of
+    them was observed, which the gap timeout is measured from (docs/store.md).
     """
     return (
         f"session:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}:{_ident(session_id)}"

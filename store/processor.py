@@ -72,7 +72,7 @@ from store.gate import (
 )
 from store.scripts import COMMIT, LOAD, AnyRedis
 from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
-from store.watermark import server_ms, watermark_ms
+from store.watermark import server_ms, unfinished_ms, watermark_ms
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
 # limit must not strand them, so they are decoded again without limits.
@@ -138,7 +138,10 @@ class _Work(msgspec.Struct):
     """The inputs of one scope in this batch: arrivals per session, sessions to unblock."""
 
     arrivals: dict[str, list[Arrival]] = msgspec.field(default_factory=dict)
+    # Sessions the gap skipper looks at, and the latest observation time (Redis ms) at
+    # which a gap may be skipped now (docs/store.md, "Gap skipping").
     skip_gap: set[str] = msgspec.field(default_factory=set)
+    skip_seen_by: int = -1
 
 
 @dataclass(slots=True)
@@ -229,6 +232,9 @@ def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
         entry["gm"] = member
         if plan.oldest_parked_ms is not None:
             entry["gs"] = plan.oldest_parked_ms
+            if plan.next_seq != before.next_seq:
+                # The seq waited for moved on: the gap now open is observed now.
+                entry["go"] = 1
     return entry
 
 
@@ -392,22 +398,39 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     # ------------------------------------------------------------ gap timeout
     async def skip_stale_gaps(self, now_ms: int | None = None) -> int:
-        """Skip every gap whose oldest parked entry is older than the gap timeout.
+        """Skip each gap that is stale: missing for the gap timeout, with nothing left to read.
 
-        The skipped seqs are recorded in the session (`k`) and counted in `stats:{p}`;
-        the parked events behind the gap are applied in order. Returns gaps skipped.
+        A session's gap (its next seq missing, later seqs parked) is skipped only when
+        it was observed (`g`, Redis's time when the commit that opened it ran) at least
+        `gap_timeout_ms` ago, and every input entry written before that much time after
+        the observation is finished: neither pending in any consumer's list nor unread
+        (store/watermark.py). So a missing seq held by a dead consumer, or still unread
+        in a backlog, is never skipped; it is reclaimed or read and applied
+        (docs/store.md, "Gap skipping"). The skipped seqs are recorded in the session
+        (`k`) and counted in `stats:{p}`; the parked events behind the gap are applied
+        in order. `now_ms` (tests) stands for Redis's clock. Returns gaps skipped.
         """
         now = now_ms if now_ms is not None else await server_ms(self.redis)
-        cutoff = now - self.config.gap_timeout_ms
+        unfinished = await unfinished_ms(self.redis, self.partition, self.config.group)
+        horizon = now if unfinished is None else min(now, unfinished)
+        # Skippable: observed at or before this. A gap is observed no earlier than its
+        # oldest parked entry was written, so the gap index (by that entry's id time)
+        # holds every candidate.
+        seen_by = horizon - self.config.gap_timeout_ms
         members: list[Any] = await self.redis.zrangebyscore(
-            keys.gaps_key(self.partition), "-inf", cutoff
+            keys.gaps_key(self.partition), "-inf", seen_by
         )
         if not members:
             return 0
         work: dict[ScopeId, _Work] = defaultdict(_Work)
         for member in members:
             agent_id, user_id, session_id = keys.parse_member(member)
-            work[(agent_id, user_id)].skip_gap.add(session_id)
+            unit = work[(agent_id, user_id)]
+            unit.skip_gap.add(session_id)
+            unit.skip_seen_by = seen_by
+        for scope_id, unit in work.items():
+            # The observation time is written by the commit script, so read it from Redis.
+            self._forget(scope_id, unit)
         report = BatchReport()
         await self._run(work, [], report)
         return report.gap_skips
@@ -524,13 +547,14 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     _version(raw_version), state, self._deadline_members(scope_id, state)
                 )
             else:
-                raw_next, raw_version, raw_core, raw_skipped = next(replies)
+                raw_next, raw_version, raw_core, raw_skipped, raw_seen = next(replies)
                 sessions[(ident[0], ident[1], ident[-1])] = SessionSnapshot(
                     version=_version(raw_version),
                     next_seq=int(raw_next or 1),
                     skipped=parse_skipped(raw_skipped),
                     parked=_parked(next(replies)),
                     raw_core=raw_core,
+                    gap_seen_ms=int(raw_seen) if raw_seen else None,
                 )
         return scopes, sessions
 
@@ -615,7 +639,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             before.skipped,
             before.parked,
             work.arrivals.get(session_id, ()),
-            skip_gap=session_id in work.skip_gap,
+            skip_gap=session_id in work.skip_gap and _gap_stale(before, work.skip_seen_by),
         )
         table = build.table
         if plan.duplicates or plan.late:
@@ -803,6 +827,17 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 break
             await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
         return committed
+
+
+def _gap_stale(session: SessionSnapshot[Any], seen_by: int) -> bool:
+    """Whether the session's gap was observed at or before `seen_by` (Redis ms)."""
+    if not session.parked:
+        return False
+    seen = session.gap_seen_ms
+    if seen is None:
+        # Parked before observation times were stored: its oldest parked entry's id time.
+        seen = min(entry_ms(entry.entry_id) for entry in session.parked.values())
+    return seen <= seen_by
 
 
 def _version(raw: bytes | None) -> str:

@@ -42,6 +42,11 @@ class SessionSnapshot(msgspec.Struct, Generic[SessionT]):
     # The core's session state: bytes as loaded, decoded on first use.
     raw_core: bytes | None
     core: SessionT | None = None
+    # Redis's time (ms) when the session's current gap was observed (`g`), as loaded.
+    # None after this processor's own commit (the script reads the time itself), and
+    # for a session parked before the field existed: the gap skipper reloads its
+    # candidates and falls back to the oldest parked entry's id time.
+    gap_seen_ms: int | None = None
 
 
 class LruCache(Generic[K, V]):

@@ -46,12 +46,26 @@ async def _oldest_unapplied(redis: AnyRedis, stream: str, group: str) -> int | N
     return min(oldest, default=None)
 
 
-async def watermark_ms(redis: AnyRedis, partition: int, group: str) -> int:
-    marks = [await server_ms(redis)]
+async def unfinished_ms(redis: AnyRedis, partition: int, group: str) -> int | None:
+    """Entry-id ms of the partition's oldest input entry the group has not finished.
+
+    Finished means acked: applied, parked, a duplicate or a dead letter. Every entry
+    with an earlier id is finished; None when nothing is pending in any consumer's list
+    and nothing is unread. The gap skipper (store/processor.py) waits on it too.
+    """
+    marks: list[int] = []
     for stream in input_streams(partition):
         oldest = await _oldest_unapplied(redis, stream, group)
         if oldest is not None:
             marks.append(oldest)
+    return min(marks, default=None)
+
+
+async def watermark_ms(redis: AnyRedis, partition: int, group: str) -> int:
+    marks = [await server_ms(redis)]
+    unfinished = await unfinished_ms(redis, partition, group)
+    if unfinished is not None:
+        marks.append(unfinished)
     parked = await redis.zrange(keys.gaps_key(partition), 0, 0, withscores=True)
     if parked:
         marks.append(int(parked[0][1]))

@@ -19,7 +19,8 @@
 --        ss=#new scope bytes?,
 --        se={{k=idx, v=expected, nv=new version (absent: check only, write nothing),
 --             n=next seq, c=#core bytes?, kk=skipped?, pk=parked idx,
---             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member?, gs=oldest parked ms?}},
+--             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member?, gs=oldest parked ms?,
+--             go=1 when the gap waited for moved (observed anew)?}},
 --        r={record idx, #json, ...}, xr={member, ...}, xa={ms, member, ...},
 --        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
 --        vk=view hash idx?, vd=#view document json? (session entries with nv also carry
@@ -89,6 +90,17 @@ local function dead_letters(list)
   end
 end
 
+-- Redis's clock, read once and only by a commit that observes a gap (effects
+-- replication, the default since Redis 5, allows TIME before writes).
+local now_ms
+local function server_ms()
+  if not now_ms then
+    local t = redis.call('TIME')
+    now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return now_ms
+end
+
 local function write_session(s)
   local key = KEYS[s.k]
   if s.c then
@@ -104,10 +116,17 @@ local function write_session(s)
   local pd = s.pd or {}
   if #pd > 0 then redis.call('HDEL', KEYS[s.pk], unpack(pd)) end
   if s.gm then
+    -- The session's `g`: when its current gap was observed, which the gap skipper
+    -- measures the timeout from (kept while the same seq is waited for).
     if s.gs then
       redis.call('ZADD', KEYS[plan.gk], s.gs, s.gm)
+      -- (HGET, not HSETNX: the ACL grants the worker only the commands it needs.)
+      if s.go or not redis.call('HGET', key, 'g') then
+        redis.call('HSET', key, 'g', server_ms())
+      end
     else
       redis.call('ZREM', KEYS[plan.gk], s.gm)
+      redis.call('HDEL', key, 'g')
     end
   end
 end
