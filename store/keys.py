@@ -110,10 +110,13 @@ def dead_letters_stream(partition: int) -> str:
     return stream_name(DEAD_LETTERS, partition)
 
 
-# Not partition data: one key per worker process, outside every hash tag, so `accord
-# check` can find them all with one SCAN. The ACL (deploy/redis/users.acl) grants the
-# worker `~accord:heartbeat:*`; tests/test_deploy_redis.py writes and lists one.
+# Not partition data: one key per worker process, outside every hash tag, and one sorted
+# set naming them, so `accord check` lists live workers without SCAN (which no ACL can
+# confine to a key pattern: it would enumerate other applications' keys). The ACL
+# (deploy/redis/users.acl) grants the worker `~accord:heartbeat:*` and `~accord:heartbeats`;
+# tests/test_deploy_redis.py writes and lists one.
 HEARTBEAT_PREFIX = "accord:heartbeat:"
+HEARTBEATS_KEY = "accord:heartbeats"
 
 
 def heartbeat_key(consumer: str) -> str:
@@ -124,8 +127,14 @@ def heartbeat_key(consumer: str) -> str:
     return HEARTBEAT_PREFIX + consumer
 
 
+def heartbeats_key() -> str:
+    """Sorted set: consumer names of workers that beat, scored by their beat's expiry
+    (epoch ms); members long past it are pruned by the next beat of any worker."""
+    return HEARTBEATS_KEY
+
+
 def heartbeat_pattern() -> str:
-    """SCAN MATCH pattern of every heartbeat key."""
+    """SCAN MATCH pattern of every heartbeat key, for tools that may SCAN (not the worker)."""
     return HEARTBEAT_PREFIX + "*"
 
 

@@ -52,6 +52,8 @@ PASSWORDS = {
     "keda": "keda-dev-password",
     "replica": "replica-dev-password",
     "ops": "ops-dev-password",
+    "gateway": "gateway-dev-password",
+    "subscriber": "subscriber-dev-password",
 }
 
 # Partitions and ids chosen to stress the key patterns: high partition numbers, ids with
@@ -313,14 +315,19 @@ def test_a_replica_follows_its_master_as_the_replication_user(
 
 
 def test_accord_user_can_keep_and_list_heartbeats(accord: redis.Redis) -> None:
-    """`accord check` finds live workers by SCAN over expiring heartbeat keys: the key and
-    pattern store/keys.py names pass the ACL, and keep the name deployed ACLs grant."""
+    """`accord check` finds live workers through the heartbeats set (the worker has no
+    SCAN): the keys store/keys.py names pass the ACL, and keep the names deployed ACLs grant."""
     from store import keys  # noqa: PLC0415  (read the module at test time, as it evolves)
 
     key = keys.heartbeat_key("host-1")
     assert key == "accord:heartbeat:host-1"
+    assert keys.heartbeats_key() == "accord:heartbeats"
     accord.set(key, b"{}", px=10_000)
-    assert list(accord.scan_iter(match=keys.heartbeat_pattern())) == [key.encode()]
+    accord.zadd(keys.heartbeats_key(), {"host-1": 1})
+    assert accord.zrange(keys.heartbeats_key(), 0, -1) == [b"host-1"]
+    assert accord.get(key) == b"{}"
+    with pytest.raises(NoPermissionError):
+        accord.scan(match=keys.heartbeat_pattern())
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from faststream.redis import RedisBroker, RedisClusterBroker
 
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
-from worker.connection import DEFAULT_URL, connect
+from worker.connection import DEFAULT_URL, broker_connection_options, connect
 from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
 from worker.core.lifecycle import Policy
 from worker.engine import Engine
@@ -93,6 +93,7 @@ def make_broker(settings: Settings) -> RedisBroker:
     }
     if settings.redis_cluster:
         return RedisClusterBroker(url, **options)
+    options |= broker_connection_options(url)
     return RedisBroker(url, **options)
 
 

@@ -2,11 +2,22 @@
 
 Kept apart from the composition root so CLI reads (check, view, events) do not pay
 for importing FastStream.
+
+No client sends a `CLIENT` command on connect (redis-py and FastStream send `CLIENT
+SETINFO`, and redis-py's RESP3 maintenance-notifications handshake `CLIENT
+MAINT_NOTIFICATIONS`, by default, on every new connection): the deploy ACL's users have
+no `CLIENT` command, and each refused call is a NOPERM line in `ACL LOG`, drowning the
+denials an operator must see there.
 """
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlsplit
+
 from redis.asyncio import Redis, RedisCluster
+from redis.asyncio.connection import Connection, SSLConnection
+from redis.maint_notifications import MaintNotificationsConfig
 
 from worker.consumer import AnyRedis
 from worker.settings import Settings
@@ -14,8 +25,41 @@ from worker.settings import Settings
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 
+def quiet_options() -> dict[str, Any]:
+    """redis-py keywords that keep every CLIENT command off a new connection."""
+    return {
+        "driver_info": None,
+        "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+    }
+
+
+class QuietConnection(Connection):
+    """A TCP connection that sends no CLIENT command on connect."""
+
+    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)
+        super().__init__(**(kwargs | quiet_options()))
+
+
+class QuietSSLConnection(SSLConnection):
+    """A TLS connection that sends no CLIENT command on connect."""
+
+    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)
+        super().__init__(**(kwargs | quiet_options()))
+
+
+def broker_connection_options(url: str) -> dict[str, type[Connection]]:
+    """FastStream's broker sets the library name itself; a connection class that drops
+    it keeps CLIENT SETINFO off the wire (TCP and TLS; a `unix://` URL keeps the default)."""
+    scheme = urlsplit(url).scheme
+    if scheme == "rediss":
+        return {"connection_class": QuietSSLConnection}
+    if scheme == "redis":
+        return {"connection_class": QuietConnection}
+    return {}
+
+
 def connect(settings: Settings) -> AnyRedis:
     url = settings.redis_url or DEFAULT_URL
     if settings.redis_cluster:
-        return RedisCluster.from_url(url)
-    return Redis.from_url(url)
+        return RedisCluster.from_url(url, **quiet_options())
+    return Redis.from_url(url, **quiet_options())

@@ -25,7 +25,7 @@ import msgspec
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from contracts.streams import input_streams
-from store.keys import heartbeat_key, heartbeat_pattern
+from store.keys import heartbeat_key, heartbeats_key
 from worker.consumer import AnyRedis, missing_groups, sleep_or_stop, wall_ms
 from worker.observability import Metrics
 
@@ -33,6 +33,8 @@ from worker.observability import Metrics
 # is an XRANGE that ships every entry it counts, every tick, during a backlog: at 10,000
 # it took a tenth of the worker's time draining one (docs/performance.md, "End to end").
 _LAG_CAP = 1_000
+# A heartbeats-set member this long past its beat's expiry is a worker that is gone.
+_GONE_MS = 60_000
 
 
 def _text(value: bytes | str) -> str:
@@ -176,6 +178,12 @@ class Watchdog:
             self.consumer, self.group, tuple(self.partitions), self.health.started_at_ms, now
         )
         await self.redis.set(heartbeat_key(self.consumer), msgspec.json.encode(beat), px=ttl_ms)
+        await self.redis.zadd(heartbeats_key(), {self.consumer: now + ttl_ms})
+        # Names of workers gone for a minute (restarted pods get new names) are dropped,
+        # so the set stays as small as the fleet.
+        gone: Any = await self.redis.zrangebyscore(heartbeats_key(), "-inf", now - _GONE_MS)
+        if gone:
+            await self.redis.zrem(heartbeats_key(), *gone)
 
     async def check_once(self) -> bool:
         missing = await missing_groups(self.redis, self.partitions, self.group)
@@ -205,9 +213,12 @@ class Watchdog:
 
 
 async def live_workers(redis: AnyRedis) -> list[Heartbeat]:
+    """Workers whose heartbeat key has not expired, found through the heartbeats set
+    (no SCAN: the ACL withholds it, since it cannot be confined to accord's keys)."""
     beats: list[Heartbeat] = []
-    async for key in redis.scan_iter(match=heartbeat_pattern(), count=1000):
-        raw = await redis.get(key)
+    names: Any = await redis.zrange(heartbeats_key(), 0, -1)
+    for name in names:
+        raw = await redis.get(heartbeat_key(_text(name)))
         if raw:
             beats.append(msgspec.json.decode(raw, type=Heartbeat))
     return sorted(beats, key=lambda b: b.consumer)
