@@ -1,0 +1,36 @@
+"""accord's Python client for chat gateways and subscribers (docs/gateway.md).
+
+Needs only redis-py, msgspec and accord's `contracts`:
+
+    client = AccordClient(redis.asyncio.Redis.from_url(url), partitions=P)
+    session = client.session(agent_id, user_id, session_id)
+    turn = await session.user("Let's agree: ...", timezone="Europe/Berlin")
+    view = await session.view()                       # R6, filtered by deadline now
+    outcome = await session.accept(record_id, revision, timeout=10)
+    await session.assistant("...")
+"""
+
+from client.client import AccordClient
+from client.errors import (
+    AcceptTimeoutError,
+    AccordClientError,
+    AppendUnavailableError,
+    AppliedTimeoutError,
+    InvalidInputError,
+)
+from client.session import Appended, Session
+from client.subscription import Delivery, Subscription, UnknownEvent
+
+__all__ = [
+    "AcceptTimeoutError",
+    "AccordClient",
+    "AccordClientError",
+    "AppendUnavailableError",
+    "Appended",
+    "AppliedTimeoutError",
+    "Delivery",
+    "InvalidInputError",
+    "Session",
+    "Subscription",
+    "UnknownEvent",
+]

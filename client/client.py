@@ -1,0 +1,120 @@
+"""The gateway's entry point: sessions to write, scope views to read, events to follow."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Self
+
+import msgspec
+from redis.asyncio import Redis, RedisCluster
+
+from client.errors import InvalidInputError
+from client.scripts import AnyRedis
+from client.session import Session
+from client.subscription import Subscription
+from contracts.codec import DEFAULT_LIMITS, Limits
+from contracts.keys import VIEW_DOC_FIELD, view_key
+from contracts.partition import partition_of
+from contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
+
+_DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
+
+
+class AccordClient:
+    """asyncio client for accord's gateway side (docs/gateway.md).
+
+    `redis` is a `redis.asyncio.Redis` or `RedisCluster` (either `decode_responses`).
+    `partitions` must be the workers' `ACCORD_PARTITIONS`; `limits` their input limits,
+    so an input they would dead-letter is refused here, before anything is written.
+    """
+
+    def __init__(  # noqa: PLR0913  (each knob is the deployment's)
+        self,
+        redis: AnyRedis,
+        *,
+        partitions: int = 1,
+        limits: Limits = DEFAULT_LIMITS,
+        retries: int = 3,
+        retry_backoff_s: float = 0.05,
+        idempotency_window: int = 256,
+        idempotency_ttl_s: int = 7 * 24 * 3600,
+    ) -> None:
+        if not 1 <= partitions <= 16384:
+            raise InvalidInputError("partitions", "must be 1 to 16384")
+        if idempotency_window < 1:
+            raise InvalidInputError("idempotency_window", "must be >= 1")
+        self.redis = redis
+        self.partitions = partitions
+        self.limits = limits
+        self.retries = retries
+        self.retry_backoff_s = retry_backoff_s
+        self.idempotency_window = idempotency_window
+        self.idempotency_ttl_s = idempotency_ttl_s
+
+    @classmethod
+    def from_url(cls, url: str, *, cluster: bool = False, **options: Any) -> AccordClient:  # noqa: ANN401  (AccordClient's keyword options)
+        redis: AnyRedis = RedisCluster.from_url(url) if cluster else Redis.from_url(url)
+        return cls(redis, **options)
+
+    async def aclose(self) -> None:
+        await self.redis.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    def session(self, agent_id: str, user_id: str, session_id: str) -> Session:
+        """One session of the scope (agent_id, user_id); ids are checked here."""
+        return Session(self, agent_id, user_id, session_id)
+
+    def partition_of(self, agent_id: str, user_id: str) -> int:
+        return partition_of(agent_id, user_id, self.partitions)
+
+    async def scope_view_document(self, agent_id: str, user_id: str) -> ScopeViewDocument:
+        """The scope's stored view document, unfiltered (one HGET)."""
+        key = view_key(self.partition_of(agent_id, user_id), agent_id, user_id)
+        raw: Any = await self.redis.hget(key, VIEW_DOC_FIELD)
+        if raw is None:
+            return ScopeViewDocument(agent_id=agent_id, user_id=user_id)
+        return _DOCUMENT.decode(raw)
+
+    async def scope_view(
+        self, agent_id: str, user_id: str, *, as_of: datetime | None = None
+    ) -> ScopeView:
+        """The scope's current agreements and every session's pending proposals at `as_of`
+        (default now), filtered by deadline (R6, R9). One round trip."""
+        document = await self.scope_view_document(agent_id, user_id)
+        return scope_view_as_of(document, as_of or datetime.now(UTC))
+
+    def subscribe(  # noqa: PLR0913  (the consumer's coordinates)
+        self,
+        group: str,
+        *,
+        consumer: str | None = None,
+        partitions: Sequence[int] | None = None,
+        start: str = "0",
+        resume_from: Mapping[int, str] | None = None,
+        block_ms: int = 1000,
+        count: int = 100,
+        dedup_size: int = 100_000,
+    ) -> Subscription:
+        """Agreement events in the consumer group `group` (a service's own group).
+
+        `start` is where a new group begins (`0`: the whole retained stream, `$`: new
+        events only); `resume_from` moves the group of a partition to an entry id
+        (XGROUP SETID). See `Subscription` for acks and deduplication.
+        """
+        return Subscription(
+            self.redis,
+            group,
+            consumer=consumer,
+            partitions=list(partitions) if partitions is not None else list(range(self.partitions)),
+            start=start,
+            resume_from=dict(resume_from or {}),
+            block_ms=block_ms,
+            count=count,
+            dedup_size=dedup_size,
+        )

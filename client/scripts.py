@@ -1,0 +1,23 @@
+"""The client's one server-side script, run by EVALSHA with an EVAL fallback."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from typing import Any
+
+from redis.asyncio import Redis, RedisCluster
+from redis.exceptions import NoScriptError
+
+AnyRedis = Redis | RedisCluster
+
+APPEND_SOURCE = resources.files("client").joinpath("lua", "append.lua").read_text("utf-8")
+APPEND_SHA = hashlib.sha1(APPEND_SOURCE.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
+
+
+async def run_append(redis: AnyRedis, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (Lua replies are untyped)
+    """EVALSHA; on NOSCRIPT (a restarted server, a new cluster node) EVAL, which caches it."""
+    try:
+        return await redis.evalsha(APPEND_SHA, len(keys), *keys, *args)
+    except NoScriptError:
+        return await redis.eval(APPEND_SOURCE, len(keys), *keys, *args)
