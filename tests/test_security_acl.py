@@ -113,6 +113,12 @@ FORGED_EVENT = json.dumps(
     {"type": "agreement.state_changed", "record_id": "agr-0", "state": "open"}
 )
 
+# A gateway's append script in miniature: allocate the session's seq, append the input.
+APPEND_TO = (
+    "redis.call('INCR', KEYS[2] or 'gateway-seq:{0}:1:s') "
+    "return redis.call('XADD', KEYS[1], '*', '__data__', '{}')"
+)
+
 # (identity, command): what each identity must never be able to do.
 FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     # The gateway appends inputs, nothing else: no forged outputs, no state, no trimming,
@@ -126,8 +132,10 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("gateway", ("XREADGROUP", "GROUP", "accord", "g", "STREAMS", CHAT, ">")),
     ("gateway", ("XACK", CHAT, "accord", "1-0")),
     ("gateway", ("XGROUP", "SETID", CHAT, "accord", "$")),
-    ("gateway", ("EVAL", "return 1", "0")),
-    ("gateway", ("EVALSHA", "0" * 40, "0")),
+    ("gateway", ("EVAL", APPEND_TO, "1", EVENTS)),
+    ("gateway", ("EVAL", "return redis.call('HSET', KEYS[1], 's', 'x')", "1", "scope:{0}:x")),
+    ("gateway", ("EVAL", "return redis.call('XTRIM', KEYS[1], 'MAXLEN', 0)", "1", CHAT)),
+    ("gateway", ("EVAL", "return redis.call('DEL', KEYS[1])", "1", CHAT)),
     ("gateway", ("SCAN", "0")),
     ("gateway", ("KEYS", "*")),
     ("gateway", ("DEL", CHAT)),
@@ -136,7 +144,8 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("subscriber", ("XADD", EVENTS, "*", DATA_FIELD, FORGED_EVENT)),
     ("subscriber", ("XTRIM", EVENTS, "MAXLEN", "0")),
     ("subscriber", ("XDEL", EVENTS, "1-0")),
-    ("subscriber", ("XGROUP", "CREATE", EVENTS, "mine", "0")),
+    ("subscriber", ("XGROUP", "DESTROY", EVENTS, "accord")),
+    ("subscriber", ("HSET", "view:{0}:2:a1:2:u1", "doc", "{}")),
     ("subscriber", ("HSET", "scope:{0}:x", "state", "forged")),
     ("subscriber", ("XRANGE", CHAT, "-", "+")),
     ("subscriber", ("XREAD", "STREAMS", CHAT, "0")),
@@ -172,7 +181,10 @@ def test_each_identity_is_refused_what_it_must_never_do(
     ops.xadd(EVENTS, {DATA_FIELD: "{}"})
     client = as_user(port, user)
     try:
-        with pytest.raises((NoPermissionError, ResponseError), match=r"(?i)no permissions|noperm"):
+        with pytest.raises(
+            (NoPermissionError, ResponseError),
+            match=r"(?i)no permissions|noperm|can't run this command",
+        ):
             client.execute_command(*command)  # type: ignore[no-untyped-call]
     finally:
         client.close()
@@ -184,7 +196,8 @@ def test_the_gateway_appends_to_every_input_family_and_keda_still_counts(
     port: int, ops: redis.Redis
 ) -> None:
     """What the gateway and KEDA need is granted: XADD on the three input families of any
-    partition; XLEN, XPENDING and XINFO GROUPS (lag and pending counts)."""
+    partition, and a script that allocates a seq and appends (the client library's);
+    XLEN, XPENDING and XINFO GROUPS (lag and pending counts)."""
     gateway = as_user(port, "gateway")
     keda = as_user(port, "keda")
     try:
@@ -196,6 +209,9 @@ def test_the_gateway_appends_to_every_input_family_and_keda_still_counts(
                 assert keda.xlen(stream) == 1
                 assert keda.xpending(stream, "accord")["pending"] == 0
                 assert keda.xinfo_groups(stream)[0]["name"] == b"accord"
+        seq_key = "gateway-seq:{0}:2:a1:2:u1:2:s1"
+        assert gateway.eval(APPEND_TO, 2, CHAT, seq_key)
+        assert ops.get(seq_key) == b"1"
         with pytest.raises(NoPermissionError):
             gateway.xadd("chat-turn:0", {DATA_FIELD: "{}"})  # not the hash-tagged family
     finally:
