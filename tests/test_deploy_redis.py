@@ -152,6 +152,7 @@ def store_keys(partition: int) -> list[str]:
         keys.deadlines_key(partition),
         keys.record_key(partition, "rec-1"),
         keys.stats_key(partition),
+        keys.view_key(partition, AGENT, USER),
         keys.events_stream(partition),
         keys.dead_letters_stream(partition),
     ]

@@ -150,13 +150,15 @@ local function write_view(unit)
 end
 
 local function write(unit)
+  -- First: the one key outside the store's state, so a missing ACL grant (NOPERM)
+  -- fails the unit before it has written anything.
+  write_view(unit)
   if unit.sc and unit.ss then
     redis.call('HSET', KEYS[unit.sc], 'v', unit.sn, 's', ARGV[unit.ss])
   end
   for _, s in ipairs(unit.se or {}) do
     if s.nv then write_session(s) end
   end
-  write_view(unit)
   local r = unit.r or {}
   for i = 1, #r, 2 do
     redis.call('SET', KEYS[r[i]], ARGV[r[i + 1]])
