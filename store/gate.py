@@ -32,6 +32,8 @@ class Arrival(msgspec.Struct, frozen=True):
     event: InputEvent
     # The raw `__data__` JSON, kept so the entry can be parked as it came.
     data: bytes
+    # Times delivered (XPENDING's count after a reclaim), for a dead letter it becomes.
+    delivery_count: int = 1
 
 
 class ParkedEntry(msgspec.Struct, frozen=True):

@@ -4,12 +4,13 @@
 before the first worker started would be skipped). `read_new` is one bounded
 XREADGROUP over the partition's three streams (one slot, so one call on a cluster);
 `reclaim` takes over entries idle in other consumers' pending lists with XAUTOCLAIM
-and reports XPENDING's delivery count, which the dead-letter limit needs.
+and reports XPENDING's delivery count, which the dead-letter limit needs. It is the one
+reclaim implementation: the worker's reclaimer (worker/reclaim.py) and the tests use it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from redis.exceptions import ResponseError
 
@@ -49,6 +50,42 @@ async def read_new(  # noqa: PLR0913  (XREADGROUP's knobs)
     ]
 
 
+class Reclaimed(NamedTuple):
+    """What one reclaim pass took over, and what it found deleted while pending."""
+
+    entries: list[Entry]
+    # (stream, entry id) of pending entries whose stream entry was deleted (XDEL, a
+    # trim): nothing to apply, so they were acked; reported, never raised.
+    deleted: list[tuple[str, str]]
+
+
+async def reclaim_pending(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
+    redis: AnyRedis,
+    partition: int,
+    group: str,
+    consumer: str,
+    *,
+    min_idle_ms: int,
+    count: int = 100,
+) -> Reclaimed:
+    """Claim up to `count` entries per stream idle at least `min_idle_ms`.
+
+    One `reclaim.lua` call per stream: XAUTOCLAIM, the delivery counts (XPENDING, this
+    delivery included), and the release of entries deleted from the stream while pending.
+    """
+    entries: list[Entry] = []
+    deleted: list[tuple[str, str]] = []
+    for stream in input_streams(partition):
+        reply: Any = await RECLAIM.run(
+            redis, [stream], [group, consumer, min_idle_ms, "0-0", count]
+        )
+        for entry_id, flat, delivered in reply[1]:
+            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+            entries.append(Entry(stream, _text(entry_id), fields, int(delivered)))
+        deleted.extend((stream, _text(entry_id)) for entry_id in reply[2])
+    return Reclaimed(entries, deleted)
+
+
 async def reclaim(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
     redis: AnyRedis,
     partition: int,
@@ -58,17 +95,8 @@ async def reclaim(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
     min_idle_ms: int,
     count: int = 100,
 ) -> list[Entry]:
-    """Claim up to `count` entries per stream idle at least `min_idle_ms`.
-
-    One `reclaim.lua` call per stream: XAUTOCLAIM, the delivery counts (XPENDING), and
-    the release of entries deleted from the stream while pending (Redis 6.2 keeps them).
-    """
-    entries: list[Entry] = []
-    for stream in input_streams(partition):
-        reply: Any = await RECLAIM.run(
-            redis, [stream], [group, consumer, min_idle_ms, "0-0", count]
-        )
-        for entry_id, flat, delivered in reply[1]:
-            fields = dict(zip(flat[::2], flat[1::2], strict=True))
-            entries.append(Entry(stream, _text(entry_id), fields, int(delivered)))
-    return entries
+    """`reclaim_pending`'s entries (for callers that only apply them)."""
+    reclaimed = await reclaim_pending(
+        redis, partition, group, consumer, min_idle_ms=min_idle_ms, count=count
+    )
+    return reclaimed.entries

@@ -368,7 +368,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 event,
             )
         data = entry.fields.get(_DATA_KEY, b"")
-        arrival = Arrival(entry.stream, entry.entry_id, event, data)
+        arrival = Arrival(entry.stream, entry.entry_id, event, data, entry.delivery_count)
         arrivals = work[(event.agent_id, event.user_id)].arrivals
         arrivals.setdefault(event.session_id, []).append(arrival)
         return None
@@ -693,7 +693,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         _bump(build.outcomes, "duplicate", len(plan.duplicates))
         for arrival in plan.late:
             letter = self._dead_letter(
-                Entry(arrival.stream, arrival.entry_id, {_DATA_KEY: arrival.data}),
+                Entry(
+                    arrival.stream,
+                    arrival.entry_id,
+                    {_DATA_KEY: arrival.data},
+                    arrival.delivery_count,
+                ),
                 DeadLetterReason.LATE_AFTER_GAP_SKIP,
                 f"seq {arrival.event.seq} arrived after its gap was skipped",
                 arrival.event,

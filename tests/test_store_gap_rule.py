@@ -13,12 +13,14 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
 from fake_core import FakeCore
 from store_harness import GROUP, call, chat
 
+from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.streams import DATA_FIELD
 from store import keys
 from store.config import StoreConfig
@@ -186,3 +188,27 @@ async def test_entries_written_within_the_timeout_after_the_observation_must_be_
     await unread(seen + TIMEOUT_MS, 2)
     assert await processor.skip_stale_gaps(now_ms=seen + 2 * TIMEOUT_MS) == 1
     assert await applied(client) == [2]
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_late_dead_letter_carries_the_real_delivery_count(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: seq 1 comes after its gap was skipped, on its third delivery (read, then
+    reclaimed twice after crashes): its `late_after_gap_skip` letter says 3, not 1."""
+    processor = PartitionProcessor(client, 0, FakeCore(), StoreConfig(gap_timeout_ms=0))
+    await write(client, 2)
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    assert await processor.skip_stale_gaps() == 1
+    await write(client, 1)
+    await read(client, "crashed-1", 10)
+    await reclaim(client, 0, GROUP, "crashed-2", min_idle_ms=0)
+    entries = await reclaim(client, 0, GROUP, "live", min_idle_ms=0)
+    assert [entry.delivery_count for entry in entries] == [3]
+    assert (await processor.process(entries)).outcomes["dead_letter"] == 1
+    letters: Any = await client.xrange(keys.dead_letters_stream(0))
+    [(_, fields)] = letters
+    letter = msgspec.json.decode(fields[DATA_FIELD.encode()], type=DeadLetter)
+    assert letter.reason is DeadLetterReason.LATE_AFTER_GAP_SKIP
+    assert letter.delivery_count == 3

@@ -163,7 +163,7 @@ async def test_the_merged_reader_reads_on_after_redis_connections_fail_r15(
                 assert worker.health.fatal is None
     finally:
         await proxy.close()
-    assert any(log["event"] == "read_failed" for log in logs), "the resets reached a read"
+    assert any(log["event"] == "redis_unavailable" for log in logs), "the resets reached a read"
     check = await exactly_once(aredis, [first, second])
     assert check["ok"], check
 

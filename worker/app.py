@@ -212,8 +212,9 @@ def build_worker(
             settings.reclaim_idle_ms,
             settings.batch_size,
             log,
+            health.reachability,
         ),
-        sweeper=Sweeper(dict(ports), metrics, log),
+        sweeper=Sweeper(dict(ports), metrics, log, health.reachability),
         watchdog=Watchdog(
             redis,
             health,
@@ -247,6 +248,7 @@ def _spawn_merged_readers(worker: Worker) -> None:
             count=settings.batch_size,
             block_ms=settings.block_ms,
             stop=worker.stopping,
+            reachability=worker.health.reachability,
         )
         worker.spawn(loop, f"read-{partition}")
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast
 
 from redis.asyncio import Redis, RedisCluster
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from contracts.outputs import OutputEvent
 from contracts.streams import family_of, input_streams
@@ -124,6 +124,13 @@ def _entry_ms(entry_id: str) -> int:
     return int(entry_id.split("-", 1)[0])
 
 
+class _RedisDown:
+    """A batch failed because Redis could not be reached (not because of its entries)."""
+
+
+_REDIS_DOWN = _RedisDown()
+
+
 @dataclass
 class Dispatcher:
     """Routes batches to the partition's processor; counts and logs the result."""
@@ -143,14 +150,20 @@ class Dispatcher:
         if not entries:
             return []
         outcome = await self._process(entries)
+        if isinstance(outcome, _RedisDown):
+            return []  # retrying entry by entry would only fail again, once per entry
         if outcome is not None:
             return [outcome]
         if len(entries) == 1:
             return []
         singles = [await self._process([entry]) for entry in entries]
-        return [single for single in singles if single is not None]
+        return [
+            single
+            for single in singles
+            if single is not None and not isinstance(single, _RedisDown)
+        ]
 
-    async def _process(self, entries: Sequence[RawEntry]) -> Outcome | None:
+    async def _process(self, entries: Sequence[RawEntry]) -> Outcome | _RedisDown | None:
         stream = entries[0].stream
         family = family_of(stream)
         started = time.perf_counter()
@@ -159,6 +172,18 @@ class Dispatcher:
             outcome = await processor.process(entries)
         except asyncio.CancelledError:
             raise
+        except (RedisError, OSError) as error:
+            # Redis went away mid-batch: the entries stay pending, the reading loop backs
+            # off and says `redis_unavailable`; a traceback here would only repeat it.
+            self.metrics.errors.labels(family).inc()
+            self.log.warning(
+                "batch_failed",
+                stream=stream,
+                entries=len(entries),
+                first=entries[0].entry_id,
+                error=f"{type(error).__name__}: {' '.join(str(error).split())}"[:300],
+            )
+            return _REDIS_DOWN
         except Exception:  # the worker never stops on one batch; see module doc
             self.metrics.errors.labels(family).inc()
             self.log.exception(

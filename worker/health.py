@@ -3,7 +3,8 @@
 - `GET /healthz` (liveness): 200 while the worker runs and has not hit a fatal
   condition; 503 otherwise.
 - `GET /readyz` (readiness): 200 once the consumer groups exist and the reading loops
-  (or subscribers) have started.
+  (or subscribers) have started, and while no loop finds Redis unreachable
+  (worker/outage.py); 503 otherwise.
 - `GET /metrics`: the Prometheus text format of the worker's registry.
 
 The watchdog checks every few seconds that the input streams and the group still
@@ -23,11 +24,13 @@ from typing import Any
 
 import msgspec
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from redis.exceptions import RedisError
 
 from contracts.streams import input_streams
 from store.keys import heartbeat_key, heartbeats_key
 from worker.consumer import AnyRedis, missing_groups, sleep_or_stop, wall_ms
 from worker.observability import Metrics
+from worker.outage import Backoff, Reachability
 
 # Counting undelivered entries on Redis 6.2 stops here (the gauge saturates). The count
 # is an XRANGE that ships every entry it counts, every tick, during a backlog: at 10,000
@@ -54,6 +57,7 @@ class Health:
     ready: bool = False
     fatal: str | None = None
     started_at_ms: int = field(default_factory=wall_ms)
+    reachability: Reachability = field(default_factory=Reachability)
 
     @property
     def live(self) -> bool:
@@ -94,10 +98,11 @@ def http_handler(
                 b"ok\n" if ok else f"fatal: {health.fatal}\n".encode(), text,
             )  # fmt: skip
         elif path == "/readyz":
-            ok = health.live and health.ready
+            ok = health.live and health.ready and health.reachability.reachable
+            reason = b"not ready\n" if health.reachability.reachable else b"redis unreachable\n"
             await _respond(
                 writer, "200 OK" if ok else "503 Service Unavailable",
-                b"ready\n" if ok else b"not ready\n", text,
+                b"ready\n" if ok else reason, text,
             )  # fmt: skip
         else:
             await _respond(writer, "404 Not Found", b"not found\n", text)
@@ -198,6 +203,7 @@ class Watchdog:
         return True
 
     async def run(self, stop: asyncio.Event, interval_s: float) -> None:
+        backoff = Backoff(self.log, "watchdog", self.health.reachability)
         while not stop.is_set():
             try:
                 if not await self.check_once():
@@ -207,8 +213,12 @@ class Watchdog:
                 await self.prune_consumers()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis unreachable for a moment is not fatal
+            except (RedisError, OSError) as error:  # Redis unreachable is not fatal
+                await backoff.wait(stop, error)
+                continue
+            except Exception:  # a bug in one check must not end the watchdog
                 self.log.exception("watchdog_failed")
+            backoff.reset()
             await sleep_or_stop(stop, interval_s)
 
 

@@ -31,13 +31,11 @@ from typing import Any, cast
 from redis.exceptions import RedisError
 
 from contracts.streams import input_streams
-from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read, sleep_or_stop
+from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read
+from worker.outage import Backoff, Reachability
 
 # Entries held in memory, in COUNTs, before a stuck bound gives way (see `take`).
 STUCK_LIMIT = 10
-# Backoff between reads that failed (Redis down or unreachable), in seconds.
-RETRY_FIRST_S = 0.05
-RETRY_MAX_S = 2.0
 
 
 def _id(entry_id: str) -> tuple[int, int]:
@@ -132,6 +130,7 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     count: int,
     block_ms: int,
     stop: asyncio.Event,
+    reachability: Reachability | None = None,
 ) -> None:
     """Read `partition`'s input streams and dispatch them merged, until `stop` is set.
 
@@ -140,24 +139,21 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     commit, when each would wait on the other. It reads what the loop would read next
     anyway; entries it returns after a stop stay pending, like any read not committed.
 
-    A read that fails (Redis restarting, a failover, a reset connection) is logged and
-    tried again with backoff; entries whose reply was lost stay pending, for the
-    reclaimer. Any other error ends the loop, and the worker with it (worker/app.py).
+    A read that fails (Redis restarting, a failover, a reset connection) is tried again
+    with backoff, one `redis_unavailable` line per step (worker/outage.py); entries whose
+    reply was lost stay pending, for the reclaimer. Any other error ends the loop, and
+    the worker with it (worker/app.py).
     """
     reader = _Reader(redis, group, consumer, MergedBuffer(input_streams(partition), count))
-    pause = RETRY_FIRST_S
+    backoff = Backoff(dispatcher.log, f"read-{partition}", reachability)
     try:
         while not stop.is_set():
             try:
                 await reader.fill(block_ms)
             except (RedisError, OSError) as error:
-                dispatcher.log.warning(
-                    "read_failed", partition=partition, error=f"{type(error).__name__}: {error}"
-                )
-                await sleep_or_stop(stop, pause)
-                pause = min(pause * 2, RETRY_MAX_S)
+                await backoff.wait(stop, error)
                 continue
-            pause = RETRY_FIRST_S
+            backoff.reset()
             batch = reader.buffer.take()
             if batch:
                 reader.read_ahead()

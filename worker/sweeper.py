@@ -12,9 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from redis.exceptions import RedisError
+
 from contracts.outputs import OutputEvent
 from worker.consumer import sleep_or_stop
 from worker.observability import Metrics, log_events
+from worker.outage import Backoff, Reachability
 
 
 class SweepTarget(Protocol):
@@ -31,6 +34,7 @@ class Sweeper:
     targets: dict[int, SweepTarget]
     metrics: Metrics
     log: Any
+    reachability: Reachability | None = None
 
     async def sweep_once(self) -> int:
         """One pass over every partition; returns how many records expired."""
@@ -49,11 +53,16 @@ class Sweeper:
         return expired
 
     async def run(self, stop: asyncio.Event, interval_s: float) -> None:
+        backoff = Backoff(self.log, "sweep", self.reachability)
         while not stop.is_set():
             try:
                 await self.sweep_once()
             except asyncio.CancelledError:
                 raise
+            except (RedisError, OSError) as error:
+                await backoff.wait(stop, error)
+                continue
             except Exception:  # a failed sweep is retried next period
                 self.log.exception("sweep_failed")
+            backoff.reset()
             await sleep_or_stop(stop, interval_s)
