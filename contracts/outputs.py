@@ -115,6 +115,9 @@ class DeadLetterReason(enum.StrEnum):
     LATE_AFTER_GAP_SKIP = "late_after_gap_skip"
     DELIVERY_LIMIT = "delivery_limit"
     CONFLICTING_DUPLICATE = "conflicting_duplicate"
+    # Its unit could not be applied or written (a key of another type, a failing step);
+    # the detail names the cause. The rest of the partition goes on.
+    UNCOMMITTABLE = "uncommittable"
 
 
 class DeadLetter(msgspec.Struct, tag="agreement.dead_letter", **_OUTPUT):

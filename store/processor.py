@@ -126,6 +126,8 @@ class BatchReport:
     outcomes: Counter[str] = field(default_factory=Counter)
     events: list[AgreementEvent | DeadLetter] = field(default_factory=list)
     gap_skips: int = 0
+    # Scopes whose unit could not be committed, with why (their inputs are dead letters).
+    isolated: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 ScopeId = tuple[str, str]
@@ -190,7 +192,10 @@ class _Build(msgspec.Struct, Generic[ScopeT, SessionT]):
     sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
     # Flat [stream KEYS index, entry id, ...] for XACK.
     acks: list[Any] = msgspec.field(default_factory=list)
+    # Dead letters of this batch's entries: late arrivals and inputs the core refused.
     late: list[list[Any]] = msgspec.field(default_factory=list)
+    # Dead letters of parked entries the core refused (acked when they were parked).
+    refused_parked: list[int] = msgspec.field(default_factory=list)
     outcomes: dict[str, int] = msgspec.field(default_factory=dict)
     gap_skips: int = 0
     seqs_skipped: int = 0
@@ -302,6 +307,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # with other content and would pass a stale check; a token never comes back.
         self._token_prefix = secrets.token_hex(8) + "."
         self._tokens = itertools.count(1)
+        # Scopes the periodic work passed over (take_isolated), for the worker to log.
+        self._isolated: dict[ScopeId, str] = {}
 
     def _token(self) -> str:
         return f"{self._token_prefix}{next(self._tokens):x}"
@@ -433,6 +440,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             self._forget(scope_id, unit)
         report = BatchReport()
         await self._run(work, [], report)
+        self._isolated.update(report.isolated)
         return report.gap_skips
 
     # ------------------------------------------------------------------ units
@@ -443,26 +451,34 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         report: BatchReport,
     ) -> None:
         todo = sorted(work)
+        # Scopes that cannot be committed, with why: isolated, never retried as planned.
+        broken: dict[ScopeId, str] = {}
         for attempt in range(self.config.commit_retries + 1):
-            scopes, sessions = await self._load(todo, work)
+            scopes, sessions = await self._load(todo, work, broken)
             crash_point(self.config.crash_at, "after_load")
             table = _Keys()
             units = [
-                self._unit(table, scope_id, work[scope_id], scopes, sessions) for scope_id in todo
+                self._unit_or_isolated(table, scope_id, work[scope_id], scopes, sessions, broken)
+                for scope_id in todo
             ]
             plan = self._plan(table, [unit.plan for unit in units], dead if attempt == 0 else [])
             crash_point(self.config.crash_at, "before_commit")
-            failed = await self._commit(table, plan)
+            failed, refused = await self._commit(table, plan)
             crash_point(self.config.crash_at, "after_commit")
             for index, unit in enumerate(units):
-                if index in failed:
+                if index in failed or index in refused:
                     self._forget(unit.scope_id, work[unit.scope_id])
+                    if index in refused:
+                        broken[unit.scope_id] = refused[index]
                     continue
                 report.outcomes.update(unit.outcomes)
                 report.events.extend(unit.events)
                 report.gap_skips += unit.gap_skips
+                if unit.scope_id in broken:
+                    report.isolated[unit.scope_id] = broken[unit.scope_id]
                 self._remember(unit)
-            todo = [units[index].scope_id for index in sorted(failed)]
+            # A refused unit comes back once more, isolated: its entries as dead letters.
+            todo = [units[index].scope_id for index in sorted({*failed, *refused})]
             if not todo:
                 return
             await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
@@ -470,6 +486,27 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         report.outcomes["retry_exhausted"] += sum(
             len(arrivals) for scope_id in todo for arrivals in work[scope_id].arrivals.values()
         )
+
+    def _unit_or_isolated(  # noqa: PLR0913, PLR0917  (what _unit needs, and what is broken)
+        self,
+        table: _Keys,
+        scope_id: ScopeId,
+        work: _Work,
+        scopes: dict[ScopeId, ScopeSnapshot[ScopeT]],
+        sessions: dict[SessionId, SessionSnapshot[SessionT]],
+        broken: dict[ScopeId, str],
+    ) -> _Unit[ScopeT, SessionT]:
+        """The scope's unit, or its isolated stand-in if it cannot be planned or written."""
+        reason = broken.get(scope_id)
+        if reason is None:
+            mark = len(table.blobs)
+            try:
+                return self._unit(table, scope_id, work, scopes, sessions)
+            except Exception as error:  # noqa: BLE001  (one unit's failure stays in its unit)
+                # Blobs the failed plan added are never referenced; drop them.
+                del table.blobs[mark:]
+                reason = broken[scope_id] = f"planning failed: {_error_text(error)}"
+        return self._isolated_unit(table, scope_id, work, reason)
 
     def _remember(self, unit: _Unit[ScopeT, SessionT]) -> None:
         if unit.scope_after is not None:
@@ -482,10 +519,16 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         for session_id in _sessions_of(work) if work else ():
             self._sessions.drop((*scope_id, session_id))
 
-    async def _commit(self, table: _Keys, plan: dict[str, Any]) -> set[int]:
-        """Run commit.lua; returns the indices of the units whose version check failed."""
-        failed = await COMMIT.run(self.redis, table.names, [_MSGPACK.encode(plan), *table.blobs])
-        return {int(index) for index in failed}
+    async def _commit(self, table: _Keys, plan: dict[str, Any]) -> tuple[set[int], dict[int, str]]:
+        """Run commit.lua: the units whose versions moved, and those refused with why."""
+        failed, refused = await COMMIT.run(
+            self.redis, table.names, [_MSGPACK.encode(plan), *table.blobs]
+        )
+        reasons = {
+            int(refused[i]): _text(refused[i + 1])[:_REASON_CHARS]
+            for i in range(0, len(refused), 2)
+        }
+        return {int(index) for index in failed}, reasons
 
     def _plan(
         self, table: _Keys, units: list[dict[str, Any]], dead: list[tuple[str, str, bytes]]
@@ -500,6 +543,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             "tk": table(keys.stats_key(p)),
             "gk": table(keys.gaps_key(p)),
             "xk": table(keys.deadlines_key(p)),
+            "ik": [table(stream) for stream in sorted(self.input_streams)],
             "u": units,
             "d": [
                 [table(stream), entry_id, table.blob(letter)] for stream, entry_id, letter in dead
@@ -507,9 +551,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         }
 
     async def _load(
-        self, todo: Sequence[ScopeId], work: dict[ScopeId, _Work]
+        self, todo: Sequence[ScopeId], work: dict[ScopeId, _Work], broken: dict[ScopeId, str]
     ) -> tuple[dict[ScopeId, ScopeSnapshot[ScopeT]], dict[SessionId, SessionSnapshot[SessionT]]]:
-        """The units' state: from the cache, the rest in one `load.lua` round trip."""
+        """The units' state: from the cache, the rest in one `load.lua` round trip.
+
+        A scope whose keys cannot be read or decoded is added to `broken` with why.
+        """
         p = self.partition
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]] = {}
         sessions: dict[SessionId, SessionSnapshot[SessionT]] = {}
@@ -518,6 +565,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # Scope ids (2 parts) and session ids (3 parts), in the order of `names`.
         wanted: list[ScopeId | SessionId] = []
         for scope_id in todo:
+            if scope_id in broken:
+                continue
             cached_scope = self._scopes.get(scope_id)
             if cached_scope is None:
                 names.append(keys.scope_key(p, *scope_id))
@@ -539,24 +588,21 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             return scopes, sessions
         replies = iter(await LOAD.run(self.redis, names, kinds))
         for ident in wanted:
-            if len(ident) == 2:
-                raw_version, raw_scope = next(replies)
-                scope_id = (ident[0], ident[1])
-                state = self.core.decode_scope(raw_scope, *scope_id)
-                scopes[scope_id] = ScopeSnapshot(
-                    _version(raw_version), state, self._deadline_members(scope_id, state)
-                )
-            else:
-                raw_next, raw_version, raw_core, raw_skipped, raw_seen = next(replies)
-                sessions[(ident[0], ident[1], ident[-1])] = SessionSnapshot(
-                    version=_version(raw_version),
-                    next_seq=int(raw_next or 1),
-                    skipped=parse_skipped(raw_skipped),
-                    parked=_parked(next(replies)),
-                    raw_core=raw_core,
-                    gap_seen_ms=int(raw_seen) if raw_seen else None,
-                )
+            scope_id = (ident[0], ident[1])
+            reply = [next(replies)] if len(ident) == 2 else [next(replies), next(replies)]
+            try:
+                if len(ident) == 2:
+                    scopes[scope_id] = self._loaded_scope(scope_id, reply[0])
+                else:
+                    sessions[(ident[0], ident[1], ident[-1])] = _loaded_session(*reply)
+            except Exception as error:  # noqa: BLE001  (unreadable state isolates its scope)
+                broken.setdefault(scope_id, f"loading failed: {_error_text(error)}")
         return scopes, sessions
+
+    def _loaded_scope(self, scope_id: ScopeId, reply: Any) -> ScopeSnapshot[ScopeT]:  # noqa: ANN401  (a Lua reply)
+        raw_version, raw_scope = _reply(reply)
+        state = self.core.decode_scope(raw_scope, *scope_id)
+        return ScopeSnapshot(_version(raw_version), state, self._deadline_members(scope_id, state))
 
     def _deadline_members(self, scope_id: ScopeId, state: ScopeT) -> dict[str, int]:
         return {
@@ -576,8 +622,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         build: _Build[ScopeT, SessionT] = _Build(before.state, table)
         for session_id in sorted(_sessions_of(work)) if work.skip_gap else sorted(work.arrivals):
             self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
-        if build.late:
-            _bump(build.outcomes, "dead_letter", len(build.late))
+        if build.late or build.refused_parked:
+            _bump(build.outcomes, "dead_letter", len(build.late) + len(build.refused_parked))
         # Absent fields are nil in Lua: only what this unit does travels.
         unit_plan: dict[str, Any] = {}
         if build.sessions:
@@ -586,6 +632,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             unit_plan["a"] = build.acks
         if build.late:
             unit_plan["d"] = build.late
+        if build.refused_parked:
+            unit_plan["dp"] = build.refused_parked
         if build.gap_skips:
             unit_plan["nk"] = build.gap_skips
             unit_plan["nq"] = build.seqs_skipped
@@ -656,7 +704,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         session = before.core
         if session is None:
             session = self.core.decode_session(before.raw_core, session_id)
-        session, session_changed = self._apply_ready(build, plan, session)
+        session, session_changed = self._apply_ready(build, plan, session, session_id)
         build.applied_any |= bool(plan.apply)
         if plan.park:
             for _, arrival in plan.park:
@@ -709,20 +757,33 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             build.events.append(letter)
 
     def _apply_ready(
-        self, build: _Build[ScopeT, SessionT], plan: GatePlan, session: SessionT
+        self,
+        build: _Build[ScopeT, SessionT],
+        plan: GatePlan,
+        session: SessionT,
+        session_id: str,
     ) -> tuple[SessionT, bool]:
         """Apply the plan's ready inputs in seq order, threading scope and session."""
         table = build.table
         session_changed = False
-        for _, source in plan.apply:
-            event = (
-                source.event
-                if isinstance(source, Arrival)
-                else decode_event(source.data, _NO_LIMITS)
-            )
-            step = self.core.apply(
-                build.scope, session, event, provenance_of(source.stream, source.entry_id, event)
-            )
+        for seq, source in plan.apply:
+            try:
+                event = (
+                    source.event
+                    if isinstance(source, Arrival)
+                    else decode_event(source.data, _NO_LIMITS)
+                )
+                step = self.core.apply(
+                    build.scope,
+                    session,
+                    event,
+                    provenance_of(source.stream, source.entry_id, event),
+                )
+            except Exception as error:  # noqa: BLE001  (any failure of one input is isolated)
+                # The core is pure: the state before this input is intact, so the input
+                # is refused alone and its session goes on with the next seq.
+                self._refuse(build, source, seq, session_id, error)
+                continue
             build.scope, session = step.scope, step.session
             build.scope_changed |= step.scope_changed
             session_changed |= step.session_changed
@@ -736,6 +797,55 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             else:
                 _bump(build.outcomes, "drained", 1)
         return session, session_changed
+
+    def _refuse(
+        self,
+        build: _Build[ScopeT, SessionT],
+        source: Arrival | ParkedEntry,
+        seq: int,
+        session_id: str,
+        error: Exception,
+    ) -> None:
+        """Dead-letter one input the core could not apply (`uncommittable`, error named)."""
+        data = source.data
+        letter = self._dead_letter(
+            Entry(source.stream, source.entry_id, {_DATA_KEY: data}),
+            DeadLetterReason.UNCOMMITTABLE,
+            f"applying seq {seq} failed: {_error_text(error)}",
+        )
+        letter = msgspec.structs.replace(letter, session_id=session_id, seq=seq)
+        blob = build.table.blob(_JSON.encode(letter))
+        if isinstance(source, Arrival):
+            build.late.append([build.table(source.stream), source.entry_id, blob])
+        else:
+            build.refused_parked.append(blob)
+        build.events.append(letter)
+
+    def _isolated_unit(
+        self, table: _Keys, scope_id: ScopeId, work: _Work, reason: str
+    ) -> _Unit[ScopeT, SessionT]:
+        """A unit that cannot be committed: its entries become dead letters, nothing else.
+
+        Its state stays as it is (and its parked entries parked), so the partition goes on
+        and an operator can repair the keys; the gap skipper passes over it with the reason.
+        """
+        late: list[list[Any]] = []
+        events: list[AgreementEvent | DeadLetter] = []
+        for arrivals in work.arrivals.values():
+            for arrival in arrivals:
+                letter = self._dead_letter(
+                    Entry(arrival.stream, arrival.entry_id, {_DATA_KEY: arrival.data}),
+                    DeadLetterReason.UNCOMMITTABLE,
+                    f"its scope cannot be committed: {reason}",
+                    arrival.event,
+                )
+                late.append(
+                    [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
+                )
+                events.append(letter)
+        unit_plan: dict[str, Any] = {"d": late} if late else {}
+        outcomes = {"dead_letter": len(late)} if late else {}
+        return _Unit(scope_id, unit_plan, outcomes, events, 0, None, {})
 
     def _scope_writes(  # noqa: PLR0913, PLR0917  (the parts of one scope's commit)
         self,
@@ -801,37 +911,105 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             due[(agent_id, user_id)].append(_text(member))
         committed: list[Any] = []
         todo = sorted(due)
+        broken: dict[ScopeId, str] = {}
         for attempt in range(self.config.commit_retries + 1):
-            for scope_id in todo:
-                self._forget(scope_id)  # the sweep reads Redis, never the cache
-            scopes, _ = await self._load(todo, {scope_id: _Work() for scope_id in todo})
-            units: list[tuple[ScopeId, dict[str, Any], list[Any]]] = []
-            table = _Keys()
-            for scope_id in todo:
-                before = scopes[scope_id]
-                step = self.core.expire(before.state, _instant(cutoff))
-                plan = self._scope_writes(
-                    table,
-                    scope_id,
-                    step.scope,
-                    before,
-                    self._deadline_members(scope_id, step.scope),
-                    {record.record_id: record for record in step.records},
-                    step.events,
-                    step.scope_changed,
-                    stale=due[scope_id],
-                )
-                units.append((scope_id, plan, list(step.events)))
-            plan = self._plan(table, [unit for _, unit, _ in units], [])
-            failed = await self._commit(table, plan)
-            for index, (_, _, events) in enumerate(units):
-                if index not in failed:
-                    committed.extend(events)
-            todo = [units[index][0] for index in sorted(failed)]
+            todo = await self._sweep_round(todo, cutoff, due, broken, committed)
             if not todo:
                 break
             await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
+        self._isolated.update(broken)
         return committed
+
+    async def _sweep_round(
+        self,
+        todo: list[ScopeId],
+        cutoff: int,
+        due: dict[ScopeId, list[str]],
+        broken: dict[ScopeId, str],
+        committed: list[Any],
+    ) -> list[ScopeId]:
+        """One commit of the due scopes' expiry; returns the scopes to retry (raced)."""
+        for scope_id in todo:
+            self._forget(scope_id)  # the sweep reads Redis, never the cache
+        scopes, _ = await self._load(todo, {scope_id: _Work() for scope_id in todo}, broken)
+        units: list[tuple[ScopeId, dict[str, Any], list[Any]]] = []
+        table = _Keys()
+        for scope_id in todo:
+            if scope_id in broken:
+                continue
+            mark = len(table.blobs)
+            try:
+                plan, events = self._expiry(table, scope_id, scopes[scope_id], cutoff, due)
+            except Exception as error:  # noqa: BLE001  (one scope's failure stays in it)
+                del table.blobs[mark:]
+                broken[scope_id] = f"expiry failed: {_error_text(error)}"
+                continue
+            units.append((scope_id, plan, events))
+        failed, refused = await self._commit(table, self._plan(table, [u for _, u, _ in units], []))
+        for index, (scope_id, _, events) in enumerate(units):
+            if index in refused:
+                broken[scope_id] = refused[index]
+            elif index not in failed:
+                committed.extend(events)
+        return [units[index][0] for index in sorted(failed)]
+
+    def _expiry(
+        self,
+        table: _Keys,
+        scope_id: ScopeId,
+        before: ScopeSnapshot[ScopeT],
+        cutoff: int,
+        due: dict[ScopeId, list[str]],
+    ) -> tuple[dict[str, Any], list[Any]]:
+        """One scope's expiry commit and its events."""
+        step = self.core.expire(before.state, _instant(cutoff))
+        plan = self._scope_writes(
+            table,
+            scope_id,
+            step.scope,
+            before,
+            self._deadline_members(scope_id, step.scope),
+            {record.record_id: record for record in step.records},
+            step.events,
+            step.scope_changed,
+            stale=due[scope_id],
+        )
+        return plan, list(step.events)
+
+    def take_isolated(self) -> dict[ScopeId, str]:
+        """Scopes the gap skipper and the sweep passed over since the last call, with why."""
+        isolated, self._isolated = self._isolated, {}
+        return isolated
+
+
+def _loaded_session(reply: Any, parked: Any) -> SessionSnapshot[Any]:  # noqa: ANN401  (Lua replies)
+    raw_next, raw_version, raw_core, raw_skipped, raw_seen = _reply(reply)
+    return SessionSnapshot(
+        version=_version(raw_version),
+        next_seq=int(raw_next or 1),
+        skipped=parse_skipped(raw_skipped),
+        parked=_parked(_reply(parked)),
+        raw_core=raw_core,
+        gap_seen_ms=int(raw_seen) if raw_seen else None,
+    )
+
+
+class StoreKeyError(Exception):
+    """A key of a unit that `load.lua` could not read (it answers the error in its place)."""
+
+
+def _reply(reply: Any) -> Any:  # noqa: ANN401  (a Lua reply)
+    if isinstance(reply, bytes):
+        raise StoreKeyError(reply.decode("utf-8", "replace"))
+    return reply
+
+
+# Reasons and error texts kept in dead letters and logs: enough to name the key and cause.
+_REASON_CHARS = 512
+
+
+def _error_text(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"[:_REASON_CHARS]
 
 
 def _gap_stale(session: SessionSnapshot[Any], seen_by: int) -> bool:

@@ -112,7 +112,7 @@ class ExplodingEngine(Engine):
     def apply(
         self, scope: ScopeState, session: SessionState, event: InputEvent, provenance: Provenance
     ) -> CoreStep[ScopeState, SessionState]:
-        if event.session_id == "boom":
+        if event.session_id == "boom" and event.seq == 1:
             raise RuntimeError("the core failed on this input")
         return super().apply(scope, session, event, provenance)
 
@@ -124,13 +124,60 @@ def exploding(redis: Any, partition: int, settings: Settings) -> PartitionPort:
     return processor
 
 
+async def test_an_input_the_core_fails_on_is_dead_lettered_at_once_and_its_session_goes_on(
+    client: Redis, redis_url: str
+) -> None:
+    """R15: the core raises on one input: it becomes a dead letter `uncommittable` naming
+    the error on its first delivery (the core is pure: a retry fails the same way), the
+    other sessions of its batch apply, and its session's next seq applies at once."""
+    settings = worker_settings(redis_url)
+    async with running_worker(settings, exploding):
+        gateway = Gateway(client, 1)
+        await gateway.mark_start()
+        # Other sessions and the bad one, in one burst: they share a batch.
+        await gateway.publish(turn("before", 1, PROPOSAL, user="u2"))
+        boom = await gateway.publish(turn("boom", 1, PROPOSAL, user="u3"))
+        await gateway.publish(turn("after", 1, PROPOSAL, user="u4"))
+        await gateway.publish(turn("boom", 2, PROPOSAL, user="u3"))
+        await gateway.wait_processed()
+        found = await letters(client)
+        assert [(letter.reason, letter.entry_id) for letter in found] == [
+            (DeadLetterReason.UNCOMMITTABLE, boom)
+        ]
+        assert found[0].delivery_count == 1
+        assert "RuntimeError: the core failed on this input" in found[0].detail
+        assert (found[0].session_id, found[0].seq) == ("boom", 1)
+        assert await _has_proposal(gateway, "before", "after", "boom")
+
+
+class ExplodingProcessor(PartitionProcessor[Any, Any]):
+    """The real processor, except that a batch holding session "boom" fails after the
+    rest of it is committed (as a Redis error would), on every delivery."""
+
+    async def process(self, entries: Any) -> Any:
+        bad = [e for e in entries if b'"boom"' in e.fields.get(DATA_FIELD.encode(), b"")]
+        report = await super().process([e for e in entries if e not in bad])
+        if any(e.delivery_count <= self.config.delivery_limit for e in bad):
+            raise ConnectionError("Redis went away during the commit")
+        if bad:  # past the limit: the processor dead-letters them
+            report.events += (await super().process(bad)).events
+        return report
+
+
+def exploding_store(redis: Any, partition: int, settings: Settings) -> PartitionPort:
+    processor: PartitionPort = ExplodingProcessor(
+        redis, partition, Engine(), store_config(settings)
+    )
+    return processor
+
+
 async def test_entry_failing_every_time_ends_in_dead_letters_at_the_delivery_limit(
     client: Redis, redis_url: str
 ) -> None:
     """Processing raises on every delivery: reclaimed and retried until the delivery limit,
     then dead-lettered with the count; other sessions of the same batch apply meanwhile."""
     settings = worker_settings(redis_url, delivery_limit=3, reclaim_idle_ms=150)
-    async with running_worker(settings, exploding) as worker:
+    async with running_worker(settings, exploding_store) as worker:
         gateway = Gateway(client, 1)
         await gateway.mark_start()
         # Other sessions and the bad one, in one burst: they share a batch.

@@ -28,6 +28,9 @@ class SweepTarget(Protocol):
 
     async def skip_stale_gaps(self) -> int: ...
 
+    # Scopes the two calls above passed over since the last call, with why.
+    def take_isolated(self) -> dict[tuple[str, str], str]: ...
+
 
 @dataclass
 class Sweeper:
@@ -37,19 +40,44 @@ class Sweeper:
     reachability: Reachability | None = None
 
     async def sweep_once(self) -> int:
-        """One pass over every partition; returns how many records expired."""
+        """One pass over every partition; returns how many records expired.
+
+        Each partition, and in it the gap skip and the expiry, runs on its own: a
+        failure of one is logged and retried next period, never stopping the others
+        (the store already passes over a scope it cannot commit, and says why).
+        """
         expired = 0
         for partition, target in self.targets.items():
-            skipped = await target.skip_stale_gaps()
-            if skipped:
-                self.metrics.gap_skips.inc(skipped)
-                self.log.warning("gaps_skipped", partition=partition, count=skipped)
-            events = await target.sweep_expired()
+            try:
+                skipped = await target.skip_stale_gaps()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # retried next period; the other steps still run
+                self.log.exception("gap_skip_failed", partition=partition)
+            else:
+                if skipped:
+                    self.metrics.gap_skips.inc(skipped)
+                    self.log.warning("gaps_skipped", partition=partition, count=skipped)
+            try:
+                events = await target.sweep_expired()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # retried next period; the other partitions still run
+                self.log.exception("sweep_failed", partition=partition)
+                events = ()
             if events:
                 expired += len(events)
                 self.metrics.expired.inc(len(events))
                 self.metrics.count_events(events)
                 log_events(self.log, events)
+            for (agent_id, user_id), reason in target.take_isolated().items():
+                self.log.error(
+                    "unit_isolated",
+                    partition=partition,
+                    agent_id=agent_id[:256],
+                    user_id=user_id[:256],
+                    reason=reason,
+                )
         return expired
 
     async def run(self, stop: asyncio.Event, interval_s: float) -> None:

@@ -2,15 +2,21 @@
 --
 -- KEYS: every key the plan names, by index. ARGV[1]: the plan, msgpack (store/processor.py);
 -- ARGV[2..]: the binary values it names by index (Redis's cmsgpack reads no bin type).
--- A Lua error does not roll back earlier writes, so every check of a unit runs before
--- its first write: a unit whose scope version or any session version moved since the
--- load is skipped entirely and its index returned, for the processor to reload and retry.
+-- A Lua error does not roll back earlier writes, so everything that can fail is checked
+-- before the first write: the shared keys' types at the start
+-- (a failure there is an error reply and nothing is written), each unit's key types and
+-- versions before its own writes. A unit whose scope version or any session version
+-- moved since the load is skipped and returned, for the processor to reload and retry;
+-- a unit whose keys hold another type is skipped and returned with the reason, for the
+-- processor to isolate. Every variadic command goes out in chunks (Lua's unpack is
+-- bounded by its C stack, about 8,000 values), so no size of a unit makes a write fail.
 -- Units touch disjoint scopes and sessions, so one unit's writes never invalidate
 -- another unit's checks.
 --
 -- Plan (values marked # are ARGV indices):
 --       {g=group, ek=events idx, em=events maxlen, dk=dead-letters idx, dm=dl maxlen,
---        tk=stats idx, gk=gaps idx, xk=deadlines idx, u={unit...},
+--        tk=stats idx, gk=gaps idx, xk=deadlines idx, ik={input stream idx, ...},
+--        u={unit...},
 --        d={{stream idx, id, #dead-letter json}, ...} (undecodable etc.: whatever the units do)}
 -- Versions are opaque tokens unique to the commit that wrote them (never counts: after
 -- Redis loses acknowledged writes a count comes back with other content; a token does
@@ -25,25 +31,99 @@
 --        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
 --        vk=view hash idx?, vd=#view document json? (session entries with nv also carry
 --        af=the view field of their applied seq, written as n - 1),
---        d={{stream idx, id, #dead-letter json}, ...} (late after a gap skip),
+--        d={{stream idx, id, #dead-letter json}, ...} (late after a gap skip, refused),
+--        dp={#dead-letter json, ...} (parked entries refused: acked when they were parked),
 --        nk=gaps skipped, nq=seqs skipped}
+-- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}} (0-based).
 local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}
+local refused = {}
 
-local function version(key)
-  return redis.call('HGET', key, 'v') or ''
-end
+-- Chunks of this many values per variadic call: far below Lua's unpack bound.
+local CHUNK = 1000
 
-local function unit_ok(unit)
-  if unit.sc and version(KEYS[unit.sc]) ~= unit.sv then
-    return false
-  end
-  for _, s in ipairs(unit.se or {}) do
-    if version(KEYS[s.k]) ~= s.v then
-      return false
+-- cmd(key, fixed..., values[first..last]) for every chunk of `values`, `step` values
+-- forming one item (2 for field/value or score/member pairs).
+local function chunked(cmd, key, fixed, values, step)
+  local size = CHUNK * step
+  for first = 1, #values, size do
+    local last = math.min(first + size - 1, #values)
+    if fixed then
+      redis.call(cmd, key, fixed, unpack(values, first, last))
+    else
+      redis.call(cmd, key, unpack(values, first, last))
     end
   end
-  return true
+end
+
+-- Whether `key` is absent or of the type `wanted`, asked with a read of that type (the
+-- worker's ACL grants these reads, not TYPE): a key of another type answers WRONGTYPE.
+local probes = {
+  hash = {'HGET', 'v'},
+  zset = {'ZRANGE', 0, 0},
+  stream = {'XLEN'},
+}
+
+-- A WRONGTYPE error is the key's problem (returned); any other (NOPERM: a missing ACL
+-- grant) is the deployment's, and is raised: every check runs before the first write.
+local function caught(reply)
+  if type(reply) == 'table' and reply.err then
+    if string.sub(reply.err, 1, 9) ~= 'WRONGTYPE' then error(reply) end
+    return reply.err
+  end
+  return nil
+end
+
+local function kind_ok(key, wanted)
+  local probe = probes[wanted]
+  return caught(redis.pcall(probe[1], key, unpack(probe, 2))) == nil
+end
+
+-- The shared keys: a wrong type fails every unit, so the script stops here, before any
+-- write, and the processor's call raises (nothing is acked). A missing consumer group
+-- needs no check: XACK answers 0 then, it does not fail.
+local function shared_ok()
+  local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
+    {plan.gk, 'zset'}, {plan.xk, 'zset'}}
+  for _, k in ipairs(plan.ik or {}) do
+    shared[#shared + 1] = {k, 'stream'}
+  end
+  for _, s in ipairs(shared) do
+    if not kind_ok(KEYS[s[1]], s[2]) then
+      return 'WRONGTYPE ' .. KEYS[s[1]] .. ' is not a ' .. s[2]
+    end
+  end
+  return nil
+end
+
+-- HGET v of a hash; a key of another type answers an error, caught, not raised.
+local function version(key)
+  local reply = redis.pcall('HGET', key, 'v')
+  local err = caught(reply)
+  if err then return nil, err end
+  return reply or '', nil
+end
+
+-- nil when the unit can be written; 'moved' when a version changed since the load;
+-- else the reason it can never be written as planned.
+local function unit_check(unit)
+  if unit.sc then
+    local v, err = version(KEYS[unit.sc])
+    if err then return KEYS[unit.sc] .. ': ' .. err end
+    if v ~= unit.sv then return 'moved' end
+  end
+  for _, s in ipairs(unit.se or {}) do
+    local v, err = version(KEYS[s.k])
+    if err then return KEYS[s.k] .. ': ' .. err end
+    if v ~= s.v then return 'moved' end
+    if s.pk and not kind_ok(KEYS[s.pk], 'hash') then
+      return KEYS[s.pk] .. ': WRONGTYPE not a hash'
+    end
+  end
+  if unit.vk and not kind_ok(KEYS[unit.vk], 'hash') then
+    return KEYS[unit.vk] .. ': WRONGTYPE not a hash'
+  end
+  return nil
 end
 
 local function xadd(key, maxlen, data)
@@ -72,11 +152,13 @@ end
 
 local function flush_acks()
   for stream, ids in pairs(acks) do
-    -- unpack is bounded by Lua's C stack: chunks of 1000 ids.
-    for first = 1, #ids, 1000 do
-      redis.call('XACK', KEYS[stream], plan.g, unpack(ids, first, math.min(first + 999, #ids)))
-    end
+    chunked('XACK', KEYS[stream], plan.g, ids, 1)
   end
+end
+
+local function dead_letter(data)
+  xadd(KEYS[plan.dk], plan.dm, data)
+  redis.call('HINCRBY', KEYS[plan.tk], 'dead_letters', 1)
 end
 
 -- A dead letter is written only by the consumer whose XACK removed the entry from the
@@ -84,8 +166,7 @@ end
 local function dead_letters(list)
   for _, d in ipairs(list or {}) do
     if redis.call('XACK', KEYS[d[1]], plan.g, d[2]) == 1 then
-      xadd(KEYS[plan.dk], plan.dm, ARGV[d[3]])
-      redis.call('HINCRBY', KEYS[plan.tk], 'dead_letters', 1)
+      dead_letter(ARGV[d[3]])
     end
   end
 end
@@ -110,11 +191,15 @@ local function write_session(s)
   end
   if s.kk then redis.call('HSET', key, 'k', s.kk) end
   local ps = s.ps or {}
-  for i = 1, #ps, 2 do
-    redis.call('HSET', KEYS[s.pk], ps[i], ARGV[ps[i + 1]])
+  if #ps > 0 then
+    local fields = {}
+    for i = 1, #ps, 2 do
+      fields[i] = ps[i]
+      fields[i + 1] = ARGV[ps[i + 1]]
+    end
+    chunked('HSET', KEYS[s.pk], nil, fields, 2)
   end
-  local pd = s.pd or {}
-  if #pd > 0 then redis.call('HDEL', KEYS[s.pk], unpack(pd)) end
+  if s.pk then chunked('HDEL', KEYS[s.pk], nil, s.pd or {}, 1) end
   if s.gm then
     -- The session's `g`: when its current gap was observed, which the gap skipper
     -- measures the timeout from (kept while the same seq is waited for).
@@ -146,7 +231,7 @@ local function write_view(unit)
       fields[#fields + 1] = s.n - 1
     end
   end
-  if #fields > 0 then redis.call('HSET', KEYS[unit.vk], unpack(fields)) end
+  chunked('HSET', KEYS[unit.vk], nil, fields, 2)
 end
 
 local function write(unit)
@@ -163,29 +248,46 @@ local function write(unit)
   for i = 1, #r, 2 do
     redis.call('SET', KEYS[r[i]], ARGV[r[i + 1]])
   end
-  local xr = unit.xr or {}
-  if #xr > 0 then redis.call('ZREM', KEYS[plan.xk], unpack(xr)) end
-  local xa = unit.xa or {}
-  if #xa > 0 then redis.call('ZADD', KEYS[plan.xk], unpack(xa)) end
+  chunked('ZREM', KEYS[plan.xk], nil, unit.xr or {}, 1)
+  chunked('ZADD', KEYS[plan.xk], nil, unit.xa or {}, 2)
   for _, data in ipairs(unit.ev or {}) do
     xadd(KEYS[plan.ek], plan.em, ARGV[data])
   end
   gather_acks(unit.a)
   dead_letters(unit.d)
+  for _, data in ipairs(unit.dp or {}) do
+    dead_letter(ARGV[data])
+  end
   if unit.nk and unit.nk > 0 then
     redis.call('HINCRBY', KEYS[plan.tk], 'gaps_skipped', unit.nk)
     redis.call('HINCRBY', KEYS[plan.tk], 'seqs_skipped', unit.nq)
   end
 end
 
+local shared_error = shared_ok()
+if shared_error then
+  return redis.error_reply('commit: ' .. shared_error)
+end
+
+-- Every unit is checked before any is written (units touch disjoint keys), so an error
+-- raised by a check leaves nothing written.
+local problems = {}
 for index, unit in ipairs(plan.u or {}) do
-  if unit_ok(unit) then
+  problems[index] = unit_check(unit) or false
+end
+
+for index, unit in ipairs(plan.u or {}) do
+  local problem = problems[index]
+  if not problem then
     write(unit)
-  else
+  elseif problem == 'moved' then
     failed[#failed + 1] = index - 1
+  else
+    refused[#refused + 1] = index - 1
+    refused[#refused + 1] = problem
   end
 end
 
 flush_acks()
 dead_letters(plan.d)
-return failed
+return {failed, refused}
