@@ -36,7 +36,8 @@ PARKED = 10_100
 
 @pytest_asyncio.fixture
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
+    # A commit of 10,000 units' worth takes seconds on a busy machine: no read timeout.
+    connection = redis.asyncio.Redis.from_url(redis_url, socket_timeout=None)
     await connection.flushall()
     await ensure_groups(connection, 0, GROUP)
     yield connection
