@@ -1,0 +1,702 @@
+// accord's TypeScript client for chat gateways and subscribers (docs/gateway.md).
+//
+// The same operations as the Python client (client/): every write allocates the
+// session's next seq and XADDs its entry in ONE server-side script (client/lua/append.lua,
+// embedded by scripts/generate.mjs) whose keys share the partition's hash tag, so it runs
+// on Redis Cluster too; writes are idempotent by message id / call id. Types come from
+// contracts/schemas (src/generated/contracts.ts), never written by hand.
+import { createHash, randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Cluster, Redis } from "ioredis";
+import { APPEND_LUA } from "./generated/append-lua.js";
+import type {
+  AgreementEvent,
+  CurrentAgreement,
+  PendingProposal,
+  ScopeProposal,
+  ScopeView,
+  ScopeViewDocument,
+  SessionView,
+  TodoItem,
+  ToolOutcome,
+} from "./generated/contracts.js";
+
+export type * from "./generated/contracts.js";
+
+export type AnyRedis = Redis | Cluster;
+
+// ---------------------------------------------------------------------------- errors
+
+export class AccordClientError extends Error {}
+
+/** The caller's input breaks the wire contract; nothing was written. */
+export class InvalidInputError extends AccordClientError {
+  constructor(readonly field: string, readonly detail: string) {
+    super(`${field}: ${detail}`);
+    this.name = "InvalidInputError";
+  }
+}
+
+/** Redis did not confirm the append after every retry; retrying with the same key is safe. */
+export class AppendUnavailableError extends AccordClientError {
+  constructor(readonly idempotencyKey: string, override readonly cause: unknown) {
+    super(`append ${JSON.stringify(idempotencyKey)} not confirmed: ${String(cause)}`);
+    this.name = "AppendUnavailableError";
+  }
+}
+
+/** No tool outcome in time; the call is written, a retry with the same callId waits again. */
+export class AcceptTimeoutError extends AccordClientError {
+  constructor(readonly callId: string, readonly seq: number, timeoutMs: number) {
+    super(`no outcome for call ${JSON.stringify(callId)} (seq ${seq}) within ${timeoutMs} ms`);
+    this.name = "AcceptTimeoutError";
+  }
+}
+
+export class AppliedTimeoutError extends AccordClientError {
+  constructor(readonly seq: number, readonly applied: number, timeoutMs: number) {
+    super(`seq ${seq} not applied within ${timeoutMs} ms (applied: ${applied})`);
+    this.name = "AppliedTimeoutError";
+  }
+}
+
+// ------------------------------------------------------------------ partitions, keys
+
+function u32be(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+}
+
+/** docs/partitions.md: SHA-256 of the length-prefixed UTF-8 ids, first 8 bytes. */
+export function stableHash(agentId: string, userId: string): bigint {
+  const a = Buffer.from(agentId, "utf8");
+  const u = Buffer.from(userId, "utf8");
+  const message = Buffer.concat([u32be(a.length), a, u32be(u.length), u]);
+  return createHash("sha256").update(message).digest().readBigUInt64BE(0);
+}
+
+export function partitionOf(agentId: string, userId: string, partitions: number): number {
+  return Number(stableHash(agentId, userId) % BigInt(partitions));
+}
+
+/** Code points, as Python's len (a JS string's length counts UTF-16 units). */
+function codePoints(value: string): number {
+  return [...value].length;
+}
+
+const ident = (value: string): string => `${codePoints(value)}:${value}`;
+const tag = (p: number): string => `{${p}}`;
+
+/** The key names of contracts/keys.py and contracts/streams.py. */
+export const keys = {
+  stream: (family: string, p: number): string => `${family}:${tag(p)}`,
+  view: (p: number, agentId: string, userId: string): string =>
+    `view:${tag(p)}:${ident(agentId)}:${ident(userId)}`,
+  appliedField: (sessionId: string): string => `applied:${sessionId}`,
+  gatewaySeq: (p: number, a: string, u: string, s: string): string =>
+    `gateway-seq:${tag(p)}:${ident(a)}:${ident(u)}:${ident(s)}`,
+  gatewayIdem: (p: number, a: string, u: string, s: string): string =>
+    `gateway-idem:${tag(p)}:${ident(a)}:${ident(u)}:${ident(s)}`,
+};
+
+export const ACCEPT_TOOL_NAME = "soul_agreement_accept";
+const MAX_SEQ = 2 ** 53 - 1;
+
+// --------------------------------------------------------------------------- limits
+
+/** The workers' input limits (contracts.codec.Limits): bad input is refused here first. */
+export interface Limits {
+  maxEntryBytes: number;
+  maxTextBytes: number;
+  maxTodos: number;
+  maxTodoContentBytes: number;
+  maxArgumentBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxEntryBytes: 256 * 1024,
+  maxTextBytes: 64 * 1024,
+  maxTodos: 500,
+  maxTodoContentBytes: 2 * 1024,
+  maxArgumentBytes: 4 * 1024,
+};
+
+const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
+function checkIdent(field: string, value: unknown): void {
+  if (typeof value !== "string" || codePoints(value) < 1 || codePoints(value) > 256) {
+    throw new InvalidInputError(field, "must be a string of 1 to 256 characters");
+  }
+}
+
+function knownZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------- views
+
+const live = (deadline: string | null | undefined, asOf: Date): boolean =>
+  deadline == null || asOf.getTime() < Date.parse(deadline);
+
+/** contracts.view.scope_view_as_of: the document without what is past its deadline (R9). */
+export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date): ScopeView {
+  return {
+    agent_id: document.agent_id,
+    user_id: document.user_id,
+    as_of: asOf.toISOString(),
+    current_agreements: (document.agreements ?? [])
+      .filter((a) => live(a.deadline_at, asOf))
+      .map((a): CurrentAgreement => ({ record_id: a.record_id, terms: a.terms })),
+    pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, asOf)),
+  };
+}
+
+/** contracts.view.session_view_as_of: the scope's memory and this session's proposals (R6). */
+export function sessionViewAsOf(document: ScopeViewDocument, sessionId: string, asOf: Date): SessionView {
+  const scope = scopeViewAsOf(document, asOf);
+  return {
+    agent_id: document.agent_id,
+    user_id: document.user_id,
+    session_id: sessionId,
+    as_of: scope.as_of,
+    current_agreements: scope.current_agreements ?? [],
+    pending_proposals: (scope.pending_proposals ?? [])
+      .filter((p: ScopeProposal) => p.session_id === sessionId)
+      .map(
+        (p): PendingProposal => ({
+          record_id: p.record_id,
+          revision: p.revision,
+          terms: p.terms,
+          status: p.status,
+          deadline_at: p.deadline_at ?? null,
+        }),
+      ),
+  };
+}
+
+// --------------------------------------------------------------------------- client
+
+export interface ClientOptions {
+  /** The workers' ACCORD_PARTITIONS. */
+  partitions?: number;
+  limits?: Partial<Limits>;
+  retries?: number;
+  retryBackoffMs?: number;
+  idempotencyWindow?: number;
+  idempotencyTtlS?: number;
+}
+
+export interface Appended {
+  seq: number;
+  entryId: string;
+  stream: string;
+  /** True when this idempotency key was appended before: nothing was written now. */
+  repeated: boolean;
+}
+
+type AppendCommand = (
+  seqKey: string,
+  idemKey: string,
+  stream: string,
+  idempotencyKey: string,
+  data: string,
+  window: number,
+  ttl: number,
+) => Promise<[number, string, number]>;
+
+export class AccordClient {
+  readonly partitions: number;
+  readonly limits: Limits;
+  readonly retries: number;
+  readonly retryBackoffMs: number;
+  readonly idempotencyWindow: number;
+  readonly idempotencyTtlS: number;
+
+  constructor(readonly redis: AnyRedis, options: ClientOptions = {}) {
+    this.partitions = options.partitions ?? 1;
+    if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 16384) {
+      throw new InvalidInputError("partitions", "must be 1 to 16384");
+    }
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.retries = options.retries ?? 3;
+    this.retryBackoffMs = options.retryBackoffMs ?? 50;
+    this.idempotencyWindow = options.idempotencyWindow ?? 256;
+    this.idempotencyTtlS = options.idempotencyTtlS ?? 7 * 24 * 3600;
+    // ioredis runs it by EVALSHA and falls back to EVAL on NOSCRIPT.
+    if (!("accordAppend" in redis)) {
+      redis.defineCommand("accordAppend", { numberOfKeys: 3, lua: APPEND_LUA });
+    }
+  }
+
+  /** @internal */
+  get append(): AppendCommand {
+    return (this.redis as unknown as { accordAppend: AppendCommand }).accordAppend.bind(this.redis);
+  }
+
+  session(agentId: string, userId: string, sessionId: string): Session {
+    return new Session(this, agentId, userId, sessionId);
+  }
+
+  partitionOf(agentId: string, userId: string): number {
+    return partitionOf(agentId, userId, this.partitions);
+  }
+
+  /** The scope's stored view document, unfiltered (one HGET). */
+  async scopeViewDocument(agentId: string, userId: string): Promise<ScopeViewDocument> {
+    const raw = await this.redis.hget(keys.view(this.partitionOf(agentId, userId), agentId, userId), "doc");
+    return raw == null ? { agent_id: agentId, user_id: userId } : (JSON.parse(raw) as ScopeViewDocument);
+  }
+
+  /** Current agreements and every session's pending proposals at `asOf` (R6, R9). */
+  async scopeView(agentId: string, userId: string, options: { asOf?: Date } = {}): Promise<ScopeView> {
+    return scopeViewAsOf(await this.scopeViewDocument(agentId, userId), options.asOf ?? new Date());
+  }
+
+  /** Agreement events in the consumer group `group` (see Subscription). */
+  subscribe(group: string, options: SubscribeOptions = {}): Subscription {
+    return new Subscription(this, group, options);
+  }
+}
+
+// -------------------------------------------------------------------------- session
+
+export interface WriteOptions {
+  ts?: Date;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function msBefore(entryId: string): string {
+  const ms = Number(entryId.split("-")[0]);
+  return ms > 0 ? `${ms - 1}-18446744073709551615` : "0-0";
+}
+
+function fieldsOf(flat: string[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) map.set(flat[i] as string, flat[i + 1] as string);
+  return map;
+}
+
+export class Session {
+  readonly partition: number;
+  private readonly toolNames = new Map<string, string>();
+
+  constructor(
+    readonly client: AccordClient,
+    readonly agentId: string,
+    readonly userId: string,
+    readonly sessionId: string,
+  ) {
+    checkIdent("$.agent_id", agentId);
+    checkIdent("$.user_id", userId);
+    checkIdent("$.session_id", sessionId);
+    this.partition = client.partitionOf(agentId, userId);
+  }
+
+  async user(text: string, options: WriteOptions & { timezone?: string | null; messageId?: string } = {}): Promise<Appended> {
+    return this.chat("user", text, options.timezone ?? null, options.messageId, options.ts);
+  }
+
+  async assistant(text: string, options: WriteOptions & { messageId?: string } = {}): Promise<Appended> {
+    return this.chat("assistant", text, null, options.messageId, options.ts);
+  }
+
+  async system(text: string, options: WriteOptions & { messageId?: string } = {}): Promise<Appended> {
+    return this.chat("system", text, null, options.messageId, options.ts);
+  }
+
+  async toolCall(
+    name: string,
+    args: Record<string, unknown>,
+    options: WriteOptions & { callId?: string } = {},
+  ): Promise<Appended> {
+    const callId = options.callId ?? `call-${randomUUID()}`;
+    checkIdent("$.name", name);
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      throw new InvalidInputError("$.arguments", "must be an object");
+    }
+    if (bytes(JSON.stringify(args)) > this.client.limits.maxArgumentBytes) {
+      throw new InvalidInputError("$.arguments", `longer than ${this.client.limits.maxArgumentBytes} bytes`);
+    }
+    const appended = await this.write({ type: "tool_call", call_id: callId, name, arguments: args }, callId, options.ts);
+    this.toolNames.set(callId, name);
+    return appended;
+  }
+
+  /** A tool's result; for `todo_write`, `todos` is the whole list after the write. */
+  async toolResult(
+    callId: string,
+    ok: boolean,
+    options: WriteOptions & { todos?: TodoItem[] | null; name?: string } = {},
+  ): Promise<Appended> {
+    const name = options.name ?? this.toolNames.get(callId);
+    if (name === undefined) throw new InvalidInputError("name", `unknown call ${JSON.stringify(callId)}: pass the tool's name`);
+    checkIdent("$.name", name);
+    if (typeof ok !== "boolean") throw new InvalidInputError("$.ok", "must be a boolean");
+    const body: Record<string, unknown> = { type: "tool_result", call_id: callId, name, ok };
+    if (options.todos != null) {
+      const { maxTodos, maxTodoContentBytes } = this.client.limits;
+      if (options.todos.length > maxTodos) throw new InvalidInputError("$.todos", `more than ${maxTodos} items`);
+      options.todos.forEach((item, i) => {
+        if (typeof item.content !== "string" || item.content.length === 0) {
+          throw new InvalidInputError(`$.todos[${i}].content`, "must be a non-empty string");
+        }
+        if (bytes(item.content) > maxTodoContentBytes) {
+          throw new InvalidInputError(`$.todos[${i}].content`, `longer than ${maxTodoContentBytes} bytes`);
+        }
+        if (!["pending", "in_progress", "completed"].includes(item.status)) {
+          throw new InvalidInputError(`$.todos[${i}].status`, "must be pending, in_progress or completed");
+        }
+      });
+      body.todos = options.todos.map((item) => ({ content: item.content, status: item.status }));
+    }
+    return this.write(body, callId, options.ts);
+  }
+
+  private async chat(
+    role: string,
+    text: string,
+    timezone: string | null,
+    messageId: string | undefined,
+    ts: Date | undefined,
+  ): Promise<Appended> {
+    const id = messageId ?? `msg-${randomUUID()}`;
+    if (typeof text !== "string") throw new InvalidInputError("$.text", "must be a string");
+    if (bytes(text) > this.client.limits.maxTextBytes) {
+      throw new InvalidInputError("$.text", `longer than ${this.client.limits.maxTextBytes} bytes`);
+    }
+    if (timezone !== null && (typeof timezone !== "string" || !knownZone(timezone))) {
+      throw new InvalidInputError("$.timezone", `unknown time zone ${JSON.stringify(timezone)}`);
+    }
+    const body: Record<string, unknown> = { type: "chat_turn", role, text, message_id: id };
+    if (timezone !== null) body.timezone = timezone;
+    return this.write(body, id, ts);
+  }
+
+  private async write(body: Record<string, unknown>, key: string, ts: Date | undefined): Promise<Appended> {
+    checkIdent(body.type === "chat_turn" ? "$.message_id" : "$.call_id", key);
+    if (ts !== undefined && Number.isNaN(ts.getTime())) throw new InvalidInputError("$.ts", "invalid date");
+    const document = {
+      ...body,
+      agent_id: this.agentId,
+      user_id: this.userId,
+      session_id: this.sessionId,
+      ts: (ts ?? new Date()).toISOString(),
+    };
+    const data = JSON.stringify(document);
+    // The largest seq stands in for the real one: the worker's entry size check.
+    if (bytes(data) + `"seq":${MAX_SEQ},`.length > this.client.limits.maxEntryBytes) {
+      throw new InvalidInputError("$", `entry longer than ${this.client.limits.maxEntryBytes} bytes`);
+    }
+    const family = { chat_turn: "chat-turn", tool_call: "tool-call", tool_result: "tool-result" }[
+      body.type as "chat_turn" | "tool_call" | "tool_result"
+    ];
+    const stream = keys.stream(family, this.partition);
+    const idempotencyKey = `${String(body.type)}:${key}`;
+    const c = this.client;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const [seq, entryId, repeated] = await c.append(
+          keys.gatewaySeq(this.partition, this.agentId, this.userId, this.sessionId),
+          keys.gatewayIdem(this.partition, this.agentId, this.userId, this.sessionId),
+          stream,
+          idempotencyKey,
+          data,
+          c.idempotencyWindow,
+          c.idempotencyTtlS,
+        );
+        return { seq: Number(seq), entryId: String(entryId), stream, repeated: Number(repeated) === 1 };
+      } catch (error) {
+        // A reply error is the server's answer (WRONGTYPE, NOPERM): retrying changes nothing.
+        if ((error as Error).name === "ReplyError") throw error;
+        if (attempt >= c.retries) throw new AppendUnavailableError(key, error);
+        await sleep(c.retryBackoffMs * 2 ** attempt);
+      }
+    }
+  }
+
+  /** Call `soul_agreement_accept` and wait for its outcome (R3), or AcceptTimeoutError. */
+  async accept(
+    recordId: string,
+    expectedRevision: number,
+    options: WriteOptions & { timeoutMs?: number; callId?: string } = {},
+  ): Promise<ToolOutcome> {
+    if (!Number.isInteger(expectedRevision)) throw new InvalidInputError("$.arguments.expected_revision", "must be an integer");
+    if (expectedRevision < 1) throw new InvalidInputError("$.arguments.expected_revision", "must be >= 1");
+    checkIdent("$.arguments.record_id", recordId);
+    const callId = options.callId ?? `accept-${randomUUID()}`;
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const appended = await this.toolCall(
+      ACCEPT_TOOL_NAME,
+      { record_id: recordId, expected_revision: expectedRevision },
+      { callId, ts: options.ts },
+    );
+    const outcome = await this.waitOutcome(callId, appended.entryId, timeoutMs);
+    if (outcome === null) throw new AcceptTimeoutError(callId, appended.seq, timeoutMs);
+    return outcome;
+  }
+
+  /** The tool outcome for `callId` published after entry `after`, or null in time.
+   * Polls (no blocking read), so it never holds up the client's shared connection. */
+  async waitOutcome(callId: string, after: string, timeoutMs: number): Promise<ToolOutcome | null> {
+    const stream = keys.stream("agreement-events", this.partition);
+    let cursor = msBefore(after);
+    const deadline = Date.now() + timeoutMs;
+    let delay = 2;
+    while (Date.now() < deadline) {
+      const reply = await this.client.redis.xread("COUNT", 500, "STREAMS", stream, cursor);
+      const entries = reply?.[0]?.[1] ?? [];
+      for (const [entryId, flat] of entries) {
+        cursor = entryId;
+        const data = fieldsOf(flat).get("__data__");
+        if (data === undefined || !data.includes(callId)) continue;
+        const event = JSON.parse(data) as { type?: string; call_id?: string; session_id?: string };
+        if (event.type === "agreement.tool_outcome" && event.call_id === callId && event.session_id === this.sessionId) {
+          return event as ToolOutcome;
+        }
+      }
+      if (entries.length === 0) {
+        await sleep(delay);
+        delay = Math.min(delay * 2, 50);
+      }
+    }
+    return null;
+  }
+
+  /** This session's view (R6): one HGET, filtered by deadline at `asOf` (default now). */
+  async view(options: { asOf?: Date } = {}): Promise<SessionView> {
+    const document = await this.client.scopeViewDocument(this.agentId, this.userId);
+    return sessionViewAsOf(document, this.sessionId, options.asOf ?? new Date());
+  }
+
+  /** Every seq up to the returned one is applied (or skipped as a gap). */
+  async appliedSeq(): Promise<number> {
+    const raw = await this.client.redis.hget(
+      keys.view(this.partition, this.agentId, this.userId),
+      keys.appliedField(this.sessionId),
+    );
+    return raw == null ? 0 : Number(raw);
+  }
+
+  async applied(seq: number): Promise<boolean> {
+    return (await this.appliedSeq()) >= seq;
+  }
+
+  async waitApplied(seq: number, options: { timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const deadline = Date.now() + timeoutMs;
+    let delay = 2;
+    for (;;) {
+      const applied = await this.appliedSeq();
+      if (applied >= seq) return;
+      if (Date.now() >= deadline) throw new AppliedTimeoutError(seq, applied, timeoutMs);
+      await sleep(delay);
+      delay = Math.min(delay * 2, 50);
+    }
+  }
+}
+
+// --------------------------------------------------------------------- subscription
+
+export interface SubscribeOptions {
+  consumer?: string;
+  partitions?: number[];
+  /** Where a new group starts: "0" the whole retained stream, "$" new events only. */
+  start?: string;
+  /** Move the group of a partition to an entry id (XGROUP SETID). */
+  resumeFrom?: Record<number, string>;
+  blockMs?: number;
+  count?: number;
+  dedupSize?: number;
+}
+
+/** An event this client cannot type: a newer kind (outputs only grow), or malformed. */
+export interface UnknownEvent {
+  type: string;
+  data: string;
+  unknown: true;
+}
+
+export interface Delivery {
+  partition: number;
+  stream: string;
+  /** The stream entry id: what is acked, where to resume from. */
+  entryId: string;
+  /** Deterministic per event: the key to deduplicate by. */
+  eventId: string;
+  event: AgreementEvent | UnknownEvent;
+}
+
+const KNOWN = new Set([
+  "agreement.state_changed",
+  "agreement.tool_outcome",
+  "agreement.clarification_requested",
+  "agreement.proposal_refused",
+]);
+
+/**
+ * `for await (const delivery of subscription)`: agreement events, at least once, in the
+ * consumer group `group` (one per service). A delivery is acked when the next one is
+ * asked for, that is after the loop body returned; call `ackCurrent()` after a `break`.
+ * An event id already handed out by this process is acked and skipped (last `dedupSize`).
+ * Reads block on a connection of its own (`redis.duplicate()`); `close()` ends it.
+ */
+export class Subscription implements AsyncIterableIterator<Delivery> {
+  readonly consumer: string;
+  private readonly streams: Map<number, string>;
+  private readonly seen = new Set<string>();
+  private buffer: Delivery[] = [];
+  private current: Delivery | null = null;
+  private reader: AnyRedis | null = null;
+  private backlog: Set<number>;
+  private ready = false;
+
+  constructor(
+    readonly client: AccordClient,
+    readonly group: string,
+    readonly options: SubscribeOptions,
+  ) {
+    if (!group) throw new InvalidInputError("group", "must not be empty");
+    this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    const partitions = options.partitions ?? [...Array(client.partitions).keys()];
+    this.streams = new Map(partitions.map((p) => [p, keys.stream("agreement-events", p)]));
+    this.backlog = new Set(partitions);
+  }
+
+  [Symbol.asyncIterator](): Subscription {
+    return this;
+  }
+
+  async setup(): Promise<void> {
+    if (this.ready) return;
+    for (const [p, stream] of this.streams) {
+      try {
+        await this.client.redis.xgroup("CREATE", stream, this.group, this.options.start ?? "0", "MKSTREAM");
+      } catch (error) {
+        if (!String(error).includes("BUSYGROUP")) throw error;
+      }
+      const resume = this.options.resumeFrom?.[p];
+      if (resume !== undefined) await this.client.redis.xgroup("SETID", stream, this.group, resume);
+    }
+    this.reader = this.client.redis.duplicate();
+    this.ready = true;
+  }
+
+  async next(): Promise<IteratorResult<Delivery>> {
+    await this.setup();
+    await this.ackCurrent();
+    for (;;) {
+      const delivery = this.buffer.shift();
+      if (delivery === undefined) {
+        if (this.reader === null) return { done: true, value: undefined };
+        await this.fill();
+        continue;
+      }
+      if (delivery.eventId && this.seen.has(delivery.eventId)) {
+        await this.ack(delivery);
+        continue;
+      }
+      this.remember(delivery.eventId);
+      this.current = delivery;
+      return { done: false, value: delivery };
+    }
+  }
+
+  async return(): Promise<IteratorResult<Delivery>> {
+    return { done: true, value: undefined };
+  }
+
+  async ack(delivery: Delivery): Promise<void> {
+    await this.client.redis.xack(delivery.stream, this.group, delivery.entryId);
+  }
+
+  async ackCurrent(): Promise<void> {
+    if (this.current !== null) {
+      const current = this.current;
+      this.current = null;
+      await this.ack(current);
+    }
+  }
+
+  async close(): Promise<void> {
+    const reader = this.reader;
+    this.reader = null;
+    reader?.disconnect();
+  }
+
+  private remember(eventId: string): void {
+    if (!eventId) return;
+    this.seen.add(eventId);
+    if (this.seen.size > (this.options.dedupSize ?? 100_000)) {
+      const oldest = this.seen.values().next().value;
+      if (oldest !== undefined) this.seen.delete(oldest);
+    }
+  }
+
+  private async read(ids: Map<number, string>, block: number | null): Promise<number> {
+    const reader = this.reader;
+    if (reader === null) return 0;
+    const streams = [...ids.keys()].map((p) => this.streams.get(p) as string);
+    const args: (string | number)[] = ["GROUP", this.group, this.consumer, "COUNT", this.options.count ?? 100];
+    if (block !== null) args.push("BLOCK", block);
+    args.push("STREAMS", ...streams, ...ids.values());
+    let reply: unknown;
+    try {
+      reply = await (reader as Redis).call("XREADGROUP", ...args);
+    } catch (error) {
+      if (this.reader === null) return 0; // closed while blocked
+      throw error;
+    }
+    let got = 0;
+    for (const [stream, entries] of (reply ?? []) as [string, [string, string[] | null][]][]) {
+      const p = [...this.streams].find(([, s]) => s === stream)?.[0] as number;
+      for (const [entryId, flat] of entries) {
+        got += 1;
+        if (flat === null) {
+          await this.client.redis.xack(stream, this.group, entryId); // trimmed meanwhile
+          continue;
+        }
+        this.buffer.push(decodeDelivery(p, stream, entryId, fieldsOf(flat).get("__data__")));
+      }
+    }
+    return got;
+  }
+
+  private async fill(): Promise<void> {
+    for (const p of [...this.backlog]) {
+      if ((await this.read(new Map([[p, "0"]]), null)) === 0) this.backlog.delete(p);
+    }
+    if (this.buffer.length) return;
+    const partitions = [...this.streams.keys()];
+    if (this.client.redis.isCluster && partitions.length > 1) {
+      // Streams in different slots cannot share one blocking read: poll each.
+      let got = 0;
+      for (const p of partitions) got += await this.read(new Map([[p, ">"]]), null);
+      if (!got) await sleep(Math.min(50, this.options.blockMs ?? 1000));
+      return;
+    }
+    await this.read(new Map(partitions.map((p) => [p, ">"])), this.options.blockMs ?? 1000);
+  }
+}
+
+function decodeDelivery(partition: number, stream: string, entryId: string, data: string | undefined): Delivery {
+  if (data === undefined) {
+    return { partition, stream, entryId, eventId: "", event: { type: "?", data: "", unknown: true } };
+  }
+  let parsed: { type?: unknown; event_id?: unknown };
+  try {
+    parsed = JSON.parse(data) as { type?: unknown; event_id?: unknown };
+  } catch {
+    return { partition, stream, entryId, eventId: "", event: { type: "?", data, unknown: true } };
+  }
+  const type = typeof parsed.type === "string" ? parsed.type : "?";
+  const eventId = typeof parsed.event_id === "string" ? parsed.event_id : "";
+  const event = KNOWN.has(type) ? (parsed as AgreementEvent) : { type, data, unknown: true as const };
+  return { partition, stream, entryId, eventId, event };
+}

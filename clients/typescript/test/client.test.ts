@@ -1,0 +1,258 @@
+// The TypeScript client against a real Redis (REDIS_URL), and with ACCORD_EXPECTED set,
+// against a real worker too: tests/test_client_typescript.py starts both and runs this.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import {
+  AccordClient,
+  AppendUnavailableError,
+  InvalidInputError,
+  keys,
+  partitionOf,
+  stableHash,
+  type Delivery,
+  type Session,
+  type StateChanged,
+} from "../src/index.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
+const PARTITIONS = Number(process.env.ACCORD_PARTITIONS ?? "1");
+const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+const run = Math.random().toString(16).slice(2, 8);
+after(() => redis.disconnect());
+
+describe("partitions and keys", () => {
+  test("every partition vector of contracts/vectors/partition.json", () => {
+    const vectors = JSON.parse(readFileSync(join(ROOT, "contracts", "vectors", "partition.json"), "utf8"));
+    const rows = Array.isArray(vectors) ? vectors : vectors.vectors;
+    assert.ok(rows.length >= 10);
+    for (const row of rows) {
+      assert.equal(stableHash(row.agent_id, row.user_id).toString(16).padStart(16, "0"), row.stable_hash);
+      for (const [p, expected] of Object.entries(row.partitions as Record<string, number>)) {
+        assert.equal(partitionOf(row.agent_id, row.user_id, Number(p)), expected);
+      }
+    }
+  });
+
+  test("ids are length-prefixed in code points, as contracts/keys.py does", () => {
+    assert.equal(keys.view(3, "agent-🙂", "user"), "view:{3}:7:agent-🙂:4:user");
+    assert.equal(keys.gatewaySeq(0, "a", "u:x", "s"), "gateway-seq:{0}:1:a:3:u:x:1:s");
+  });
+});
+
+async function entriesOf(stream: string, sessionId: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const [, flat] of await redis.xrange(stream, "-", "+")) {
+    const doc = JSON.parse(flat[flat.indexOf("__data__") + 1] as string) as Record<string, unknown>;
+    if (doc.session_id === sessionId) out.push(doc);
+  }
+  return out;
+}
+
+describe("writes", () => {
+  test("50 concurrent writers with lost requests and replies: seqs 1..N, no gap, no duplicate (R15)", async () => {
+    const client = new AccordClient(redis, { partitions: PARTITIONS, retries: 1, retryBackoffMs: 1 });
+    const sessionId = `ts-busy-${run}`;
+    const session = client.session("agent-mira", `user-many-${run}`, sessionId);
+    // Inject faults into the append command: before it runs (nothing written) or after
+    // (written, reply lost). The client retries; the writer retries on top.
+    const target = redis as unknown as { accordAppend: (...a: unknown[]) => Promise<unknown> };
+    const original = target.accordAppend;
+    let lostBefore = 0;
+    let lostAfter = 0;
+    let seed = 7;
+    const roll = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    target.accordAppend = async (...args: unknown[]) => {
+      const r = roll();
+      if (r < 0.125) {
+        lostBefore++;
+        throw new Error("injected: request lost");
+      }
+      const reply = await original.apply(redis, args);
+      if (r < 0.25) {
+        lostAfter++;
+        throw new Error("injected: reply lost");
+      }
+      return reply;
+    };
+    const got = new Map<string, number>();
+    let repeated = 0;
+    try {
+      await Promise.all(
+        [...Array(50).keys()].map(async (w) => {
+          for (let t = 0; t < 4; t++) {
+            const messageId = `w${w}-t${t}`;
+            for (;;) {
+              try {
+                const appended = await session.user(`turn ${t} of writer ${w}`, { messageId });
+                got.set(messageId, appended.seq);
+                if (appended.repeated) repeated++;
+                break;
+              } catch (error) {
+                assert.ok(error instanceof AppendUnavailableError);
+              }
+            }
+          }
+        }),
+      );
+    } finally {
+      target.accordAppend = original;
+    }
+    const entries = await entriesOf(keys.stream("chat-turn", session.partition), sessionId);
+    const seqs = entries.map((e) => e.seq as number);
+    assert.deepEqual([...seqs].sort((a, b) => a - b), [...Array(200).keys()].map((i) => i + 1));
+    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+    assert.deepEqual(new Map(entries.map((e) => [e.message_id as string, e.seq as number])), got);
+    assert.ok(lostBefore > 0 && lostAfter > 0 && repeated > 0);
+  });
+
+  test("bad input is a typed error before anything is written", async () => {
+    const client = new AccordClient(redis, { partitions: PARTITIONS });
+    const session = client.session("agent-mira", `user-bad-${run}`, `s-bad-${run}`);
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => session.user("x".repeat(70_000)), "$.text"],
+      [() => session.user("hi", { timezone: "Mars/Olympus_Mons" }), "$.timezone"],
+      [() => session.user("hi", { messageId: "" }), "$.message_id"],
+      [() => session.toolCall("t", { blob: "y".repeat(5000) }), "$.arguments"],
+      [() => session.toolResult("c", true, { name: "todo_write", todos: [{ content: "", status: "pending" }] }), "$.todos[0].content"],
+      [() => session.toolResult("c", true), "name"],
+      [() => session.accept("r", 0), "$.arguments.expected_revision"],
+    ];
+    for (const [call, field] of cases) {
+      await assert.rejects(call, (error: unknown) => error instanceof InvalidInputError && error.field === field);
+    }
+    assert.throws(() => client.session("", "u", "s"), InvalidInputError);
+    const p = session.partition;
+    assert.equal(await redis.exists(keys.gatewaySeq(p, "agent-mira", `user-bad-${run}`, `s-bad-${run}`)), 0);
+  });
+
+  test("a retry with the same message id gets the same seq", async () => {
+    const session = new AccordClient(redis, { partitions: PARTITIONS }).session("a", `u-${run}`, "s");
+    const first = await session.user("hello", { messageId: "m-1" });
+    const again = await session.user("hello", { messageId: "m-1" });
+    assert.deepEqual([first.seq, again.seq, first.repeated, again.repeated], [1, 1, false, true]);
+    assert.equal(again.entryId, first.entryId);
+  });
+});
+
+// ------------------------------------------------------------ seed scenarios, real worker
+
+type Line = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function summarize(e: any): string { // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (e.type === "agreement.state_changed") {
+    let text = `${e.to_state}:${e.cause}:${e.revision}`;
+    if (e.revision === 1) {
+      if (e.deadline_at) text += ":deadline";
+      if (e.binding) text += ":bound";
+    }
+    return text;
+  }
+  if (e.type === "agreement.tool_outcome") {
+    return e.accepted ? "accepted" : `rejected:${e.reason}:${e.current_revision ?? "None"}`;
+  }
+  if (e.type === "agreement.clarification_requested") return `clarify:${e.kind}:${e.candidates.length}`;
+  return `refused:${e.reason}`;
+}
+
+const expectedAll = process.env.ACCORD_EXPECTED ? JSON.parse(process.env.ACCORD_EXPECTED) : null;
+
+describe("seed scenarios through the TypeScript client", { skip: expectedAll === null ? "no worker (ACCORD_EXPECTED unset)" : false }, () => {
+  const results: Record<string, unknown> = {};
+  after(() => {
+    if (process.env.ACCORD_RESULT_FILE) writeFileSync(process.env.ACCORD_RESULT_FILE, JSON.stringify(results));
+  });
+  for (const stem of Object.keys(expectedAll ?? {})) {
+    for (const language of ["en", "zh"]) {
+      test(`${stem} (${language})`, async () => {
+        results[`${stem}.${language}`] = await play(stem, language, expectedAll[stem]);
+      });
+    }
+  }
+});
+
+async function play(stem: string, language: string, expected: [string[], Record<string, [number, string[]]>]) {
+  const client = new AccordClient(redis, { partitions: PARTITIONS });
+  const suffix = `~ts${Math.random().toString(16).slice(2, 8)}`;
+  const raw = readFileSync(join(ROOT, "worker", "transcripts", `${stem}.${language}.jsonl`), "utf8");
+  const lines: Line[] = raw.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const first = Date.parse(lines[0]!.ts);
+  const now = Math.floor(Date.now() / 1000) * 1000;
+  const deliveries: Delivery[] = [];
+  const subscription = client.subscribe(`observer-${suffix}`, { start: "$", blockMs: 100 });
+  await subscription.setup();
+  const follow = (async () => {
+    for await (const d of subscription) deliveries.push(d);
+  })();
+  const ours = (sessions: Set<string>) =>
+    deliveries.map((d) => d.event as any).filter((e) => sessions.has(e.session_id)); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const sessions = new Map<string, Session>();
+  const last = new Map<string, Line>();
+  try {
+    for (const original of lines) {
+      const line: Line = { ...original, user_id: original.user_id + suffix, session_id: original.session_id + suffix };
+      const ts = new Date(Date.parse(line.ts) - first + now);
+      let session = sessions.get(line.session_id);
+      if (session === undefined) {
+        session = client.session(line.agent_id, line.user_id, line.session_id);
+        sessions.set(line.session_id, session);
+      }
+      let seq: number;
+      if (line.type === "chat_turn") {
+        const write = { user: session.user, assistant: session.assistant, system: session.system }[line.role as "user"];
+        seq = (await write.call(session, line.text, { messageId: line.message_id, ts, timezone: line.timezone })).seq;
+      } else if (line.type === "tool_result") {
+        seq = (await session.toolResult(line.call_id, line.ok, { name: line.name, todos: line.todos, ts })).seq;
+      } else {
+        let target: string = line.arguments.record_id;
+        if (target.startsWith("@proposal:")) {
+          const turn = Number(target.slice("@proposal:".length));
+          await session.waitApplied(turn, { timeoutMs: 30_000 });
+          for (let i = 0; i < 400; i++) {
+            const found = ours(new Set([line.session_id])).find(
+              (e: StateChanged) => e.type === "agreement.state_changed" && e.from_state === null && e.provenance.seq === turn,
+            );
+            if (found) {
+              target = found.record_id;
+              break;
+            }
+            await new Promise((r) => setTimeout(r, 25));
+          }
+        }
+        const outcome = await session.accept(target, line.arguments.expected_revision, {
+          callId: line.call_id,
+          ts,
+          timeoutMs: 30_000,
+        });
+        assert.equal(outcome.call_id, line.call_id);
+        seq = outcome.seq;
+      }
+      assert.equal(seq, line.seq, "the client numbers as the transcript");
+      last.set(line.session_id, { ...line, ts: ts.toISOString() });
+    }
+    for (const [sid, session] of sessions) await session.waitApplied(last.get(sid)!.seq, { timeoutMs: 30_000 });
+    const [expectedEvents] = expected;
+    const deadline = Date.now() + 30_000;
+    while (ours(new Set(sessions.keys())).length < expectedEvents.length && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const events = ours(new Set(sessions.keys())).map(summarize);
+    assert.deepEqual(events, expectedEvents);
+    const views: Record<string, unknown> = {};
+    for (const [sid, session] of sessions) {
+      const asOf = new Date(last.get(sid)!.ts);
+      views[sid] = {
+        view: await session.view({ asOf }),
+        applied: await session.appliedSeq(),
+        last_seq: last.get(sid)!.seq,
+      };
+    }
+    return { events, views };
+  } finally {
+    await subscription.close();
+    await follow;
+  }
+}
