@@ -170,6 +170,13 @@ class Gateway:
         return {"lost": len(lost), "window_ms": round(window * 1000)}
 
 
+async def plant_keys(admin: redis.asyncio.Redis, workload: Workload) -> None:
+    """Give the uncommittable poison's keys another type before any worker reads them."""
+    for bad in workload.writes:
+        if isinstance(bad, Poison) and bad.plant_key:
+            await admin.set(bad.plant_key, b"not a hash")
+
+
 def worker_env(url: str, plan: Plan) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
     env.update(
@@ -262,6 +269,7 @@ class Chaos:
         )  # fmt: skip
         try:
             await ensure_groups(admin, tuple(range(plan.partitions)), GROUP)
+            await plant_keys(admin, workload)
             workers.start()
             tender = asyncio.create_task(self._tend(workers))
             sampler = asyncio.create_task(self._sample_aof(node))

@@ -28,6 +28,7 @@ from typing import Any
 from contracts.outputs import DeadLetterReason
 from contracts.partition import partition_of
 from contracts.streams import CHAT_TURN, DATA_FIELD, TOOL_CALL, TOOL_RESULT, stream_name
+from store.keys import session_key
 from worker.core.state import record_id_for
 
 # 2027-01-01T00:00:00Z: event time runs ahead of the wall clock, so the sweeper (which
@@ -102,6 +103,9 @@ class Poison:
     stream: str
     fields: dict[str, bytes]
     reason: DeadLetterReason
+    # A key the harness sets to a string before the run, so the entry's unit cannot be
+    # committed (a key of another type): it must be isolated, the rest of its batch not.
+    plant_key: str | None = None
 
 
 @dataclass
@@ -301,6 +305,14 @@ def poison_entries(rng: random.Random, partitions: int, copies: int) -> list[Poi
             kinds.append(("wrong_partition", stream_name(CHAT_TURN, (p + 1) % partitions),
                           data(good), DeadLetterReason.WRONG_PARTITION))  # fmt: skip
         out.extend(Poison(kind, stream, fields, reason) for kind, stream, fields, reason in kinds)
+        # A valid turn whose session key holds another type: its unit is uncommittable.
+        stuck = {**good, "user_id": f"user-stuck-{n}", "session_id": f"stuck-{n}"}
+        stuck_p = partition_of(stuck["agent_id"], stuck["user_id"], partitions)
+        out.append(Poison(
+            "uncommittable_unit", stream_name(CHAT_TURN, stuck_p), data(stuck),
+            DeadLetterReason.UNCOMMITTABLE,
+            session_key(stuck_p, stuck["agent_id"], stuck["user_id"], stuck["session_id"]),
+        ))  # fmt: skip
     rng.shuffle(out)
     return out
 
