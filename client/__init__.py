@@ -20,6 +20,7 @@ from client.errors import (
 )
 from client.session import Appended, Session
 from client.subscription import Delivery, Subscription, UnknownEvent
+from client.tools import accept_tool, tool_result_text
 
 __all__ = [
     "AcceptTimeoutError",
@@ -33,4 +34,6 @@ __all__ = [
     "Session",
     "Subscription",
     "UnknownEvent",
+    "accept_tool",
+    "tool_result_text",
 ]

@@ -16,6 +16,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from client.errors import (
     AcceptTimeoutError,
+    AccordClientError,
     AppendUnavailableError,
     AppliedTimeoutError,
     InvalidInputError,
@@ -301,7 +302,13 @@ class Session:
                         and probe.call_id == call_id
                         and probe.session_id == self.session_id
                     ):
-                        return _OUTCOME.decode(data)
+                        try:
+                            return _OUTCOME.decode(data)
+                        except msgspec.ValidationError as error:
+                            # A newer worker (a new rejection reason): typed, not a crash.
+                            raise AccordClientError(
+                                f"outcome of {call_id!r} not understood by this client: {error}"
+                            ) from error
         return None
 
     # ------------------------------------------------------------------- reads

@@ -1,6 +1,7 @@
 // Generates src/generated/ from the repository's single sources of truth:
 //   contracts.ts   TypeScript types from contracts/schemas/*.schema.json (json-schema-to-typescript)
 //   append-lua.ts  the append script, client/lua/append.lua (the Python client runs the same file)
+//   tools.ts       contracts/tools/soul_agreement_accept.json (tool definitions, result texts)
 // `node scripts/generate.mjs --check` exits 1 when a committed file differs from a fresh
 // generation (CI runs it), so no type and no script is ever a hand-kept copy.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
@@ -58,7 +59,12 @@ function appendLua() {
   return `${HEADER}export const APPEND_LUA = ${JSON.stringify(source)};\n`;
 }
 
-const files = { "contracts.ts": await contracts(), "append-lua.ts": appendLua() };
+function tools() {
+  const source = readFileSync(join(root, "contracts", "tools", "soul_agreement_accept.json"), "utf8");
+  return `${HEADER}export const ACCEPT_TOOL = ${JSON.stringify(JSON.parse(source), null, 2)} as const;\n`;
+}
+
+const files = { "contracts.ts": await contracts(), "append-lua.ts": appendLua(), "tools.ts": tools() };
 if (process.argv.includes("--check")) {
   const stale = Object.entries(files).filter(([name, text]) => {
     try {

@@ -9,6 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Cluster, Redis } from "ioredis";
 import { APPEND_LUA } from "./generated/append-lua.js";
+import { ACCEPT_TOOL } from "./generated/tools.js";
 import type {
   AgreementEvent,
   CurrentAgreement,
@@ -699,4 +700,31 @@ function decodeDelivery(partition: number, stream: string, entryId: string, data
   const eventId = typeof parsed.event_id === "string" ? parsed.event_id : "";
   const event = KNOWN.has(type) ? (parsed as AgreementEvent) : { type, data, unknown: true as const };
   return { partition, stream, entryId, eventId, event };
+}
+
+// ------------------------------------------------------------------- the accept tool
+
+export type ToolApi = "openai_chat" | "openai_responses" | "anthropic" | "gemini";
+
+/** `soul_agreement_accept` in the tool format of `api`, ready to register as it is (R3). */
+export function acceptTool(api: ToolApi): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(ACCEPT_TOOL[api])) as Record<string, unknown>;
+}
+
+/** What the model sees as the tool's result (docs/gateway.md); null: the call timed out. */
+export function toolResultText(outcome: ToolOutcome | null): string {
+  const texts: Record<string, string> = ACCEPT_TOOL.result_texts;
+  if (outcome === null) return texts.timeout as string;
+  const reason = outcome.reason ?? "unknown";
+  const values: Record<string, string> = {
+    record_id: outcome.record_id ?? "the record",
+    current_revision: String(outcome.current_revision ?? "None"),
+    state: outcome.state ?? "unknown",
+    reason,
+  };
+  const template = outcome.accepted ? texts.accepted : (texts[reason] ?? texts.rejected_other);
+  // Python's str.format: {name} is a value, {{ and }} are literal braces.
+  return (template as string).replace(/\{\{|\}\}|\{(\w+)\}/g, (match, name?: string) =>
+    name === undefined ? match[0] as string : (values[name] ?? match),
+  );
 }

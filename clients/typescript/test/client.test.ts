@@ -8,11 +8,14 @@ import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import {
   AccordClient,
+  acceptTool,
   AppendUnavailableError,
   InvalidInputError,
   keys,
   partitionOf,
   stableHash,
+  toolResultText,
+  type ToolOutcome,
   type Delivery,
   type Session,
   type StateChanged,
@@ -40,6 +43,31 @@ describe("partitions and keys", () => {
   test("ids are length-prefixed in code points, as contracts/keys.py does", () => {
     assert.equal(keys.view(3, "agent-🙂", "user"), "view:{3}:7:agent-🙂:4:user");
     assert.equal(keys.gatewaySeq(0, "a", "u:x", "s"), "gateway-seq:{0}:1:a:3:u:x:1:s");
+  });
+});
+
+describe("the accept tool", () => {
+  test("every format names the tool and its two arguments (R3)", () => {
+    const chat = acceptTool("openai_chat") as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.equal(chat.function.name, "soul_agreement_accept");
+    assert.deepEqual(chat.function.parameters.required, ["record_id", "expected_revision"]);
+    assert.deepEqual((acceptTool("anthropic") as any).input_schema, chat.function.parameters); // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.equal((acceptTool("gemini") as any).parameters.properties.expected_revision.type, "integer"); // eslint-disable-line @typescript-eslint/no-explicit-any
+  });
+
+  test("the result text of each outcome, as the Python client words it", () => {
+    const outcome = JSON.parse(readFileSync(join(ROOT, "contracts", "examples", "tool_outcome.rejected.json"), "utf8")) as ToolOutcome;
+    assert.equal(
+      toolResultText(outcome),
+      "Not accepted: agr-710cd6a194fe7d630c4c97a0 has changed and is now at revision 2. Re-read its terms before accepting that revision.",
+    );
+    assert.equal(
+      toolResultText({ ...outcome, reason: "malformed_arguments" }),
+      'Not accepted: the arguments must be exactly {"record_id": string, "expected_revision": integer}.',
+    );
+    assert.match(toolResultText({ ...outcome, accepted: true, reason: null, current_revision: 3 }), /^Accepted: .*revision 3/);
+    assert.match(toolResultText({ ...outcome, reason: "brand_new_reason" as never }), /^Not accepted \(brand_new_reason\)/);
+    assert.match(toolResultText(null), /^No answer yet/);
   });
 });
 
