@@ -152,3 +152,19 @@ def parse_member(member: bytes | str) -> tuple[str, str, str]:
     text = member.decode() if isinstance(member, bytes) else member
     agent_id, user_id, last = json.loads(text)
     return str(agent_id), str(user_id), str(last)
+
+
+def lease_key(partition: int) -> str:
+    """Hash `{o: owner token, e: expiry (Redis ms), n: epoch}`: who reads partition p.
+
+    The owner token is `<epoch>:<consumer>`; every acquisition increments the epoch `n`
+    (the key is never deleted, so epochs never repeat while Redis keeps its data).
+    It carries the tag `{p}` so the commit script checks the token atomically with its
+    writes on Redis Cluster too (store/ownership.py, docs/store.md "Partition ownership").
+    """
+    return f"lease:{hash_tag(partition)}"
+
+
+# Not partition data: the live workers taking part in partition ownership, one sorted
+# set (consumer -> Redis time of its last beat, ms). No hash tag: one key on one node.
+MEMBERS_KEY = "accord:members"

@@ -44,6 +44,7 @@ from datetime import UTC, datetime
 from typing import Any, Generic, Protocol
 
 import msgspec
+from redis.exceptions import ResponseError
 
 from contracts.codec import ContractError, Limits, decode_entry, decode_event
 from contracts.common import Provenance
@@ -70,6 +71,7 @@ from store.gate import (
     parse_skipped,
     plan_session,
 )
+from store.ownership import FENCED_ERROR, Fence, LeaseLost
 from store.scripts import COMMIT, LOAD, AnyRedis
 from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
 from store.watermark import server_ms, unfinished_ms, watermark_ms
@@ -309,6 +311,22 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self._tokens = itertools.count(1)
         # Scopes the periodic work passed over (take_isolated), for the worker to log.
         self._isolated: dict[ScopeId, str] = {}
+        # Partition ownership (store/ownership.py): when set, every commit runs only while
+        # the partition's lease holds this token, else raises LeaseLost and writes
+        # nothing. None: unfenced (a manual ACCORD_SERVE_PARTITIONS, tests, tools).
+        self.fence: Fence | None = None
+
+    def set_fence(self, fence: Fence | None) -> None:
+        """Fence every later commit with `fence` (None: unfenced); see `self.fence`.
+
+        A new owner token means the partition was away from this worker for a while:
+        what it remembers may be stale, so the cache starts empty (the commit's version
+        checks would refuse stale entries anyway, at the price of a retry each).
+        """
+        if fence is not None and fence != self.fence:
+            self._scopes = LruCache(self.config.cache_size)
+            self._sessions = LruCache(self.config.cache_size)
+        self.fence = fence
 
     def _token(self) -> str:
         return f"{self._token_prefix}{next(self._tokens):x}"
@@ -335,7 +353,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     async def process(self, entries: Sequence[InputEntry]) -> BatchReport:
         report = BatchReport()
         work: dict[ScopeId, _Work] = defaultdict(_Work)
-        dead: list[tuple[str, str, bytes]] = []
+        dead: list[tuple[str, str, bytes, str]] = []
         foreign = {entry.stream for entry in entries} - self.input_streams
         if foreign:
             # A caller's mistake, not bad input: acking it here would cross hash slots.
@@ -343,7 +361,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         for entry in entries:
             letter = self._admit(entry, work)
             if letter is not None:
-                dead.append((entry.stream, entry.entry_id, _JSON.encode(letter)))
+                dead.append(
+                    (entry.stream, entry.entry_id, _JSON.encode(letter), letter.reason.value)
+                )
                 report.events.append(letter)
         if dead:
             report.outcomes["dead_letter"] += len(dead)
@@ -447,7 +467,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     async def _run(
         self,
         work: dict[ScopeId, _Work],
-        dead: list[tuple[str, str, bytes]],
+        dead: list[tuple[str, str, bytes, str]],
         report: BatchReport,
     ) -> None:
         todo = sorted(work)
@@ -520,10 +540,19 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             self._sessions.drop((*scope_id, session_id))
 
     async def _commit(self, table: _Keys, plan: dict[str, Any]) -> tuple[set[int], dict[int, str]]:
-        """Run commit.lua: the units whose versions moved, and those refused with why."""
-        failed, refused = await COMMIT.run(
-            self.redis, table.names, [_MSGPACK.encode(plan), *table.blobs]
-        )
+        """Run commit.lua: the units whose versions moved, and those refused with why.
+
+        Raises LeaseLost, with nothing written, when the processor is fenced and the
+        partition's lease no longer holds its token.
+        """
+        try:
+            failed, refused = await COMMIT.run(
+                self.redis, table.names, [_MSGPACK.encode(plan), *table.blobs]
+            )
+        except ResponseError as error:
+            if FENCED_ERROR in str(error):
+                raise LeaseLost(self.partition, str(error)) from error
+            raise
         reasons = {
             int(refused[i]): _text(refused[i + 1])[:_REASON_CHARS]
             for i in range(0, len(refused), 2)
@@ -531,10 +560,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         return {int(index) for index in failed}, reasons
 
     def _plan(
-        self, table: _Keys, units: list[dict[str, Any]], dead: list[tuple[str, str, bytes]]
+        self,
+        table: _Keys,
+        units: list[dict[str, Any]],
+        dead: list[tuple[str, str, bytes, str]],
     ) -> dict[str, Any]:
         p = self.partition
-        return {
+        plan: dict[str, Any] = {
             "g": self.config.group,
             "ek": table(keys.events_stream(p)),
             "em": self.config.events_maxlen,
@@ -546,9 +578,14 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             "ik": [table(stream) for stream in sorted(self.input_streams)],
             "u": units,
             "d": [
-                [table(stream), entry_id, table.blob(letter)] for stream, entry_id, letter in dead
+                [table(stream), entry_id, table.blob(letter), reason]
+                for stream, entry_id, letter, reason in dead
             ],
         }
+        if self.fence is not None:
+            plan["lk"] = table(self.fence.key)
+            plan["lt"] = self.fence.token
+        return plan
 
     async def _load(
         self, todo: Sequence[ScopeId], work: dict[ScopeId, _Work], broken: dict[ScopeId, str]
@@ -752,7 +789,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 arrival.event,
             )
             build.late.append(
-                [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
+                [
+                    table(arrival.stream),
+                    arrival.entry_id,
+                    table.blob(_JSON.encode(letter)),
+                    letter.reason.value,
+                ]
             )
             build.events.append(letter)
 
@@ -816,7 +858,14 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         letter = msgspec.structs.replace(letter, session_id=session_id, seq=seq)
         blob = build.table.blob(_JSON.encode(letter))
         if isinstance(source, Arrival):
-            build.late.append([build.table(source.stream), source.entry_id, blob])
+            build.late.append(
+                [
+                    build.table(source.stream),
+                    source.entry_id,
+                    blob,
+                    DeadLetterReason.UNCOMMITTABLE.value,
+                ]
+            )
         else:
             build.refused_parked.append(blob)
         build.events.append(letter)
@@ -840,7 +889,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     arrival.event,
                 )
                 late.append(
-                    [table(arrival.stream), arrival.entry_id, table.blob(_JSON.encode(letter))]
+                    [
+                        table(arrival.stream),
+                        arrival.entry_id,
+                        table.blob(_JSON.encode(letter)),
+                        letter.reason.value,
+                    ]
                 )
                 events.append(letter)
         unit_plan: dict[str, Any] = {"d": late} if late else {}

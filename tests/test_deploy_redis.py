@@ -273,6 +273,38 @@ def _kind(key: str) -> str:
     return "hash"
 
 
+@pytest.mark.parametrize("partition", PARTITIONS)
+def test_accord_user_can_hold_partition_leases_and_membership(
+    accord: redis.Redis, partition: int
+) -> None:
+    """Partition ownership (store/ownership.py) runs as the accord user: the lease
+    script on `lease:{p}` (acquire, renew, release) and the membership script on
+    `accord:members` (beat, read, leave), with the commands those scripts call."""
+    from store import keys  # noqa: PLC0415  (read the module at test time, as it evolves)
+    from store.scripts import LEASE, MEMBERS  # noqa: PLC0415
+
+    lease = [keys.lease_key(partition)]
+    taken = accord.eval(LEASE.source, 1, *lease, "acquire", "w1", "", 10_000)
+    assert taken[0] == 1
+    token = taken[1]
+    assert accord.eval(LEASE.source, 1, *lease, "renew", "", token, 10_000)[0] == 1
+    assert accord.eval(LEASE.source, 1, *lease, "release", "", token, 0)[0] == 1
+    member = [keys.MEMBERS_KEY]
+    assert accord.eval(MEMBERS.source, 1, *member, "beat", "w1", 10_000)[1] == [b"w1", ANY_SCORE]
+    assert accord.eval(MEMBERS.source, 1, *member, "leave", "w1", 10_000)[1] == []
+
+
+class _AnyScore:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, bytes) and other.isdigit()
+
+    def __hash__(self) -> int:
+        return 0
+
+
+ANY_SCORE = _AnyScore()
+
+
 def test_accord_user_can_read_the_server_clock_and_command_table(accord: redis.Redis) -> None:
     """The expiry watermark and gap timeouts use Redis's TIME (one clock for all
     workers, R9), and redis-py's cluster client reads COMMAND at start."""

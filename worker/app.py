@@ -32,6 +32,7 @@ from worker.engine import Engine
 from worker.health import Health, Watchdog, start_http
 from worker.merged_reader import merged_loop
 from worker.observability import FRAMEWORK_LOGGER, Metrics, get_logger
+from worker.ownership import Fenceable, Ownership
 from worker.reclaim import Reclaimer
 from worker.settings import Settings
 from worker.subscribers import register_subscribers
@@ -41,7 +42,7 @@ from worker.sweeper import Sweeper, SweepTarget
 GRACEFUL_TIMEOUT_S = 15.0
 
 
-class PartitionPort(Processor, SweepTarget, Protocol):
+class PartitionPort(Processor, Fenceable, Protocol):
     """The store's processor of one partition, as the worker drives it."""
 
 
@@ -112,6 +113,8 @@ class Worker:
     health: Health
     metrics: Metrics
     log: Any
+    # Partition ownership by leases (None: a fixed set of partitions, see Settings).
+    ownership: Ownership | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     http: asyncio.Server | None = None
@@ -180,6 +183,10 @@ def build_worker(
     partitions = settings.served()
     ports = {p: partition_factory(redis, p, settings) for p in partitions}
     dispatcher = Dispatcher(dict(ports), metrics, log)
+    # With ownership the reclaimer, sweeper and watchdog see the partitions this worker
+    # holds right now: the ownership loop fills these in place as leases come and go.
+    served: list[int] = [] if settings.owns_by_lease else list(partitions)
+    sweep_targets: dict[int, SweepTarget] = {} if settings.owns_by_lease else dict(ports)
     broker = make_broker(settings)
     if settings.reader == "faststream":
         register_subscribers(
@@ -206,7 +213,7 @@ def build_worker(
         reclaimer=Reclaimer(
             redis,
             dispatcher,
-            partitions,
+            served,
             settings.group,
             settings.consumer,
             settings.reclaim_idle_ms,
@@ -214,13 +221,13 @@ def build_worker(
             log,
             health.reachability,
         ),
-        sweeper=Sweeper(dict(ports), metrics, log, health.reachability),
+        sweeper=Sweeper(sweep_targets, metrics, log, health.reachability),
         watchdog=Watchdog(
             redis,
             health,
             settings.consumer,
             settings.group,
-            partitions,
+            served,
             on_fatal=_fail,
             log=log,
             metrics=metrics,
@@ -230,27 +237,59 @@ def build_worker(
         metrics=metrics,
         log=log,
     )
+    if settings.owns_by_lease:
+        worker.ownership = Ownership(
+            redis,
+            dispatcher,
+            dict(ports),
+            lambda partition, stop: _merged_loop(worker, partition, stop),
+            consumer=settings.consumer,
+            group=settings.group,
+            partitions=settings.partitions,
+            lease_ms=settings.lease_ms,
+            batch_size=settings.batch_size,
+            log=log,
+            on_failure=_fail,
+            served=served,
+            sweep_targets=sweep_targets,
+        )
     _wire_lifecycle(worker)
     return worker
+
+
+def _merged_loop(worker: Worker, partition: int, stop: asyncio.Event) -> Coroutine[Any, Any, None]:
+    settings = worker.settings
+    return merged_loop(
+        worker.redis,
+        worker.dispatcher,
+        partition=partition,
+        group=settings.group,
+        consumer=settings.consumer,
+        count=settings.batch_size,
+        block_ms=settings.block_ms,
+        stop=stop,
+        reachability=worker.health.reachability,
+    )
 
 
 def _spawn_merged_readers(worker: Worker) -> None:
     """In place of the subscribers: one merged reading loop per partition, stopped with
     the other loops at a boundary between store calls."""
-    settings = worker.settings
-    for partition in settings.served():
-        loop = merged_loop(
-            worker.redis,
-            worker.dispatcher,
-            partition=partition,
-            group=settings.group,
-            consumer=settings.consumer,
-            count=settings.batch_size,
-            block_ms=settings.block_ms,
-            stop=worker.stopping,
-            reachability=worker.health.reachability,
-        )
-        worker.spawn(loop, f"read-{partition}")
+    for partition in worker.settings.served():
+        worker.spawn(_merged_loop(worker, partition, worker.stopping), f"read-{partition}")
+
+
+async def _start_reading(worker: Worker) -> None:
+    """The merged readers: by ownership (the partitions leased), or the fixed set."""
+    if worker.ownership is not None:
+        # The first beat now, so a lone worker reads as soon as it is ready.
+        try:
+            await worker.ownership.tick()
+        except Exception as error:  # noqa: BLE001  (the loop retries every beat)
+            worker.log.warning("ownership_failed", error=f"{type(error).__name__}: {error}")
+        worker.spawn(worker.ownership.run(worker.stopping), "ownership")
+    elif worker.settings.reader == "merged":
+        _spawn_merged_readers(worker)
 
 
 def _wire_lifecycle(worker: Worker) -> None:
@@ -281,8 +320,7 @@ def _wire_lifecycle(worker: Worker) -> None:
         worker.spawn(worker.reclaimer.run(worker.stopping, reclaim_every), "reclaim")
         worker.spawn(worker.sweeper.run(worker.stopping, sweep_every), "sweep")
         worker.spawn(worker.watchdog.run(worker.stopping, 2.0), "watchdog")
-        if settings.reader == "merged":
-            _spawn_merged_readers(worker)
+        await _start_reading(worker)
         worker.health.ready = True
         worker.log.info("worker_ready", metrics_port=settings.metrics_port)
 

@@ -17,8 +17,8 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 
 from redis.asyncio import Redis, RedisCluster
@@ -26,6 +26,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from contracts.outputs import OutputEvent
 from contracts.streams import family_of, input_streams
+from store.ownership import LeaseLost
 from worker.observability import Metrics, log_events
 
 AnyRedis = Redis | RedisCluster
@@ -138,6 +139,9 @@ class Dispatcher:
     processors: dict[int, Processor]
     metrics: Metrics
     log: Any
+    # Called with the partition when its commit was refused because this worker's lease
+    # was taken over (store/ownership.py): the worker drops the partition.
+    on_lease_lost: Callable[[int], None] | None = field(default=None, repr=False)
 
     async def handle(self, entries: Sequence[RawEntry]) -> list[Outcome]:
         """Process one batch of one partition; the outcomes of what was committed.
@@ -149,7 +153,15 @@ class Dispatcher:
         """
         if not entries:
             return []
-        outcome = await self._process(entries)
+        try:
+            outcome = await self._process(entries)
+        except LeaseLost as lost:
+            # Not a failure of the batch: another worker owns the partition now, and the
+            # entries stay pending for it. Retrying them one by one would be refused too.
+            self.log.warning("lease_lost", partition=lost.partition, entries=len(entries))
+            if self.on_lease_lost is not None:
+                self.on_lease_lost(lost.partition)
+            return []
         if isinstance(outcome, _RedisDown):
             return []  # retrying entry by entry would only fail again, once per entry
         if outcome is not None:
@@ -170,7 +182,7 @@ class Dispatcher:
         try:
             processor = self.processors[partition_of_stream(stream)]
             outcome = await processor.process(entries)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, LeaseLost):
             raise
         except (RedisError, OSError) as error:
             # Redis went away mid-batch: the entries stay pending, the reading loop backs

@@ -65,7 +65,8 @@ class Reclaimer:
 
     async def reclaim_once(self) -> int:
         total = 0
-        for partition in self.partitions:
+        # A copy: with partition ownership the served partitions change while it runs.
+        for partition in tuple(self.partitions):
             total += await self.reclaim_partition(partition)
         return total
 

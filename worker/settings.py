@@ -54,8 +54,13 @@ class Settings:
     redis_cluster: bool = False
     # Number of partitions P; every producer must use the same value.
     partitions: int = 1
-    # Which partitions this worker serves (None: all of 0..P-1).
+    # Which partitions this worker serves. None (the default): the workers share the
+    # partitions by leases in Redis, each partition read by one live worker at a time
+    # (store/ownership.py); a list is a manual override, read without leases.
     serve_partitions: tuple[int, ...] | None = None
+    # A partition's lease: a crashed worker's partitions move after at most this plus
+    # a beat (lease_ms / 4); a worker that stalls longer loses them (docs/store.md).
+    lease_ms: int = 10_000
     group: str = "accord"
     consumer: str = field(default_factory=_default_consumer)
     # Entries per XREADGROUP (bounded reads; never the whole backlog into one PEL).
@@ -134,6 +139,7 @@ class Settings:
             serve_partitions=tuple(int(p) for p in serve.split(",") if p.strip())
             if serve
             else None,
+            lease_ms=num("ACCORD_LEASE_MS", base.lease_ms),
             group=e.get("ACCORD_GROUP", base.group),
             consumer=e.get("ACCORD_CONSUMER") or _default_consumer(),
             batch_size=num("ACCORD_BATCH_SIZE", base.batch_size),
@@ -166,4 +172,11 @@ class Settings:
         return f"Settings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     def served(self) -> tuple[int, ...]:
+        """Every partition this worker may serve (with ownership: the ones it may own)."""
         return self.serve_partitions or tuple(range(self.partitions))
+
+    @property
+    def owns_by_lease(self) -> bool:
+        """Partitions are shared by leases: no manual list, and the merged reader (the
+        FastStream subscribers are fixed at start, so they serve every partition)."""
+        return self.serve_partitions is None and self.reader == "merged"

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from contracts.outputs import OutputEvent
+from store.ownership import LeaseLost
 from worker.consumer import sleep_or_stop
 from worker.observability import Metrics, log_events
 from worker.outage import Backoff, Reachability
@@ -47,37 +48,48 @@ class Sweeper:
         (the store already passes over a scope it cannot commit, and says why).
         """
         expired = 0
-        for partition, target in self.targets.items():
+        # A copy: with partition ownership the served partitions change while it sweeps.
+        for partition, target in list(self.targets.items()):
             try:
-                skipped = await target.skip_stale_gaps()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # retried next period; the other steps still run
-                self.log.exception("gap_skip_failed", partition=partition)
-            else:
-                if skipped:
-                    self.metrics.gap_skips.inc(skipped)
-                    self.log.warning("gaps_skipped", partition=partition, count=skipped)
-            try:
-                events = await target.sweep_expired()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # retried next period; the other partitions still run
-                self.log.exception("sweep_failed", partition=partition)
-                events = ()
-            if events:
-                expired += len(events)
-                self.metrics.expired.inc(len(events))
-                self.metrics.count_events(events)
-                log_events(self.log, events)
-            for (agent_id, user_id), reason in target.take_isolated().items():
-                self.log.error(
-                    "unit_isolated",
-                    partition=partition,
-                    agent_id=agent_id[:256],
-                    user_id=user_id[:256],
-                    reason=reason,
-                )
+                expired += await self._sweep_partition(partition, target)
+            except LeaseLost as lost:
+                # Another worker owns the partition now: it sweeps it (store/ownership.py).
+                self.log.warning("lease_lost", partition=lost.partition)
+        return expired
+
+    async def _sweep_partition(self, partition: int, target: SweepTarget) -> int:
+        """Gap skips and expiry of one partition; how many records expired."""
+        expired = 0
+        try:
+            skipped = await target.skip_stale_gaps()
+        except (asyncio.CancelledError, LeaseLost):
+            raise
+        except Exception:  # retried next period; the other steps still run
+            self.log.exception("gap_skip_failed", partition=partition)
+        else:
+            if skipped:
+                self.metrics.gap_skips.inc(skipped)
+                self.log.warning("gaps_skipped", partition=partition, count=skipped)
+        try:
+            events = await target.sweep_expired()
+        except (asyncio.CancelledError, LeaseLost):
+            raise
+        except Exception:  # retried next period; the other partitions still run
+            self.log.exception("sweep_failed", partition=partition)
+            events = ()
+        if events:
+            expired += len(events)
+            self.metrics.expired.inc(len(events))
+            self.metrics.count_events(events)
+            log_events(self.log, events)
+        for (agent_id, user_id), reason in target.take_isolated().items():
+            self.log.error(
+                "unit_isolated",
+                partition=partition,
+                agent_id=agent_id[:256],
+                user_id=user_id[:256],
+                reason=reason,
+            )
         return expired
 
     async def run(self, stop: asyncio.Event, interval_s: float) -> None:

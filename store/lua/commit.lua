@@ -17,7 +17,7 @@
 --       {g=group, ek=events idx, em=events maxlen, dk=dead-letters idx, dm=dl maxlen,
 --        tk=stats idx, gk=gaps idx, xk=deadlines idx, ik={input stream idx, ...},
 --        u={unit...},
---        d={{stream idx, id, #dead-letter json}, ...} (undecodable etc.: whatever the units do)}
+--        d={{stream idx, id, #dead-letter json, reason}, ...} (undecodable etc.: whatever the units do)}
 -- Versions are opaque tokens unique to the commit that wrote them (never counts: after
 -- Redis loses acknowledged writes a count comes back with other content; a token does
 -- not). '' stands for a key never written.
@@ -31,16 +31,30 @@
 --        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
 --        vk=view hash idx?, vd=#view document json? (session entries with nv also carry
 --        af=the view field of their applied seq, written as n - 1),
---        d={{stream idx, id, #dead-letter json}, ...} (late after a gap skip, refused),
---        dp={#dead-letter json, ...} (parked entries refused: acked when they were parked),
+--        d={{stream idx, id, #dead-letter json, reason}, ...} (late after a gap skip, refused),
+--        dp={#dead-letter json, ...} (parked entries refused, reason uncommittable: acked
+--        when they were parked),
 --        nk=gaps skipped, nq=seqs skipped}
 -- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}} (0-based).
+-- Fence (optional): lk=lease idx, lt=the committing worker's owner token.
+-- Dead letters carry their reason as a 4th item, counted in stats as `dl:<reason>`.
 local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}
 local refused = {}
 
 -- Chunks of this many values per variadic call: far below Lua's unpack bound.
 local CHUNK = 1000
+
+-- Partition ownership (store/ownership.py): a worker whose lease was taken over or
+-- released writes nothing, checked before the first write. Its entries stay pending
+-- for the partition's new owner.
+if plan.lk then
+  local owner = redis.call('HGET', KEYS[plan.lk], 'o') or ''
+  if owner ~= plan.lt then
+    if owner == '' then owner = 'nobody' end
+    return redis.error_reply('FENCED the lease is held by ' .. owner .. ', not ' .. plan.lt)
+  end
+end
 
 -- cmd(key, fixed..., values[first..last]) for every chunk of `values`, `step` values
 -- forming one item (2 for field/value or score/member pairs).
@@ -156,9 +170,10 @@ local function flush_acks()
   end
 end
 
-local function dead_letter(data)
+local function dead_letter(data, reason)
   xadd(KEYS[plan.dk], plan.dm, data)
   redis.call('HINCRBY', KEYS[plan.tk], 'dead_letters', 1)
+  if reason then redis.call('HINCRBY', KEYS[plan.tk], 'dl:' .. reason, 1) end
 end
 
 -- A dead letter is written only by the consumer whose XACK removed the entry from the
@@ -166,7 +181,7 @@ end
 local function dead_letters(list)
   for _, d in ipairs(list or {}) do
     if redis.call('XACK', KEYS[d[1]], plan.g, d[2]) == 1 then
-      dead_letter(ARGV[d[3]])
+      dead_letter(ARGV[d[3]], d[4])
     end
   end
 end
@@ -256,7 +271,7 @@ local function write(unit)
   gather_acks(unit.a)
   dead_letters(unit.d)
   for _, data in ipairs(unit.dp or {}) do
-    dead_letter(ARGV[data])
+    dead_letter(ARGV[data], 'uncommittable')
   end
   if unit.nk and unit.nk > 0 then
     redis.call('HINCRBY', KEYS[plan.tk], 'gaps_skipped', unit.nk)

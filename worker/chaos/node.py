@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from store.crash import CRASH_POINTS
+from store.ownership import Fence
 from store.processor import PartitionProcessor
 from worker.app import PartitionPort, build_worker, core_for, store_config
 from worker.consumer import AnyRedis, Outcome, RawEntry
@@ -77,6 +78,9 @@ class ChaosPartition:
 
     async def skip_stale_gaps(self) -> int:
         return await self.inner.skip_stale_gaps()
+
+    def set_fence(self, fence: Fence | None) -> None:
+        self.inner.set_fence(fence)
 
 
 async def _ack(redis: AnyRedis, group: str, entries: Sequence[RawEntry]) -> None:

@@ -1,0 +1,229 @@
+"""The worker's side of partition ownership: hold the assigned partitions' leases, read
+only those, hand them over cleanly (protocol in store/ownership.py, docs/store.md).
+
+One loop (`Ownership.run`) beats every `lease_ms / 4`: it renews the membership, computes
+the partitions this worker is assigned, stops reading and releases those it is no
+longer assigned, renews the leases it keeps (a lease found taken over is dropped), and
+acquires the assigned ones that are free. On acquiring a partition it first claims and
+processes every entry pending in the partition's streams, whoever read it (the last
+owner's in-flight batch, crashed or not: the fence refuses that owner's commit), then
+starts the partition's merged reader. While it waits for an assigned partition that is
+still held by someone else, it beats faster, so a hand-over takes a fraction of a beat.
+
+The reclaimer, the sweeper and the watchdog see the held partitions through `served`
+and `sweep_targets`, which this loop updates in place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from redis.exceptions import RedisError
+
+from store import ownership
+from store.intake import reclaim_pending
+from store.ownership import NOT_HELD, Fence
+from worker.consumer import AnyRedis, Dispatcher, RawEntry, sleep_or_stop
+from worker.merged_reader import _id
+from worker.sweeper import SweepTarget
+
+# While an assigned partition is still held by another worker, beat this often (s).
+FAST_BEAT_S = 0.2
+# Reads' worth of pending entries per stream claimed at once when a partition is taken.
+CLAIM_PAGES = 10
+
+
+class Fenceable(SweepTarget, Protocol):
+    """A partition's store processor as ownership drives it."""
+
+    def set_fence(self, fence: Fence | None) -> None: ...
+
+
+ReaderFactory = Callable[[int, asyncio.Event], Coroutine[Any, Any, None]]
+
+
+@dataclass
+class _Held:
+    fence: Fence
+    stop: asyncio.Event
+    reader: asyncio.Task[None] | None = None
+    # Set when a commit was refused: the lease is someone else's now.
+    lost: bool = False
+
+
+@dataclass(repr=False)  # a traceback's locals print it: keep that short
+class Ownership:
+    redis: AnyRedis
+    dispatcher: Dispatcher
+    ports: dict[int, Fenceable]
+    reader: ReaderFactory
+    consumer: str
+    group: str
+    partitions: int
+    lease_ms: int
+    batch_size: int
+    log: Any
+    on_failure: Callable[[str], None]
+    # Shared with the reclaimer, the watchdog and the sweeper; updated in place.
+    served: list[int] = field(default_factory=list)
+    sweep_targets: dict[int, SweepTarget] = field(default_factory=dict)
+    held: dict[int, _Held] = field(default_factory=dict)
+    stopping: bool = False
+
+    def __post_init__(self) -> None:
+        for partition, port in self.ports.items():
+            port.set_fence(Fence(partition, NOT_HELD))
+        self.dispatcher.on_lease_lost = self.lost
+
+    @property
+    def beat_s(self) -> float:
+        return self.lease_ms / 4000
+
+    # -------------------------------------------------------------- the loop
+    async def tick(self) -> bool:
+        """One beat; True when every assigned partition is held."""
+        members = await ownership.beat(self.redis, self.consumer, self.lease_ms)
+        wanted = ownership.assignment(members.names, self.partitions, self.consumer)
+        for partition in sorted(set(self.held) - wanted):
+            await self._release(partition)
+        for partition in sorted(self.held):
+            await self._renew(partition)
+        complete = True
+        for partition in sorted(wanted - set(self.held)):
+            reply = await ownership.acquire(self.redis, partition, self.consumer, self.lease_ms)
+            if reply.held:
+                await self._take(partition, reply.owner)
+            else:
+                complete = False
+        return complete
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Beat until `stop`; then stop every reader, release every lease, and leave."""
+        try:
+            while not stop.is_set():
+                complete = False
+                try:
+                    complete = await self.tick()
+                except (RedisError, OSError) as error:
+                    # Redis away: keep the readers (their commits are fenced); try again.
+                    self.log.warning("ownership_failed", error=f"{type(error).__name__}: {error}")
+                await sleep_or_stop(stop, self.beat_s if complete else FAST_BEAT_S)
+        finally:
+            await self.release_all()
+
+    async def release_all(self) -> None:
+        """A clean stop: hand every partition over at once, then leave the membership."""
+        self.stopping = True
+        for partition in sorted(self.held):
+            with contextlib.suppress(RedisError, OSError):
+                await self._release(partition)
+        with contextlib.suppress(RedisError, OSError):
+            await ownership.leave(self.redis, self.consumer, self.lease_ms)
+
+    def lost(self, partition: int) -> None:
+        """A commit was refused: stop reading the partition now (the next beat forgets it)."""
+        held = self.held.get(partition)
+        if held is None or held.lost:
+            return
+        held.lost = True
+        held.stop.set()
+        self._unserve(partition)
+        self.log.warning("partition_lost", partition=partition)
+
+    # ----------------------------------------------------------- transitions
+    async def _take(self, partition: int, token: str) -> None:
+        fence = Fence(partition, token)
+        self.ports[partition].set_fence(fence)
+        held = self.held[partition] = _Held(fence, asyncio.Event())
+        claimed = await self._claim_pending(partition)
+        if held.lost:
+            return
+        held.reader = asyncio.create_task(
+            self.reader(partition, held.stop), name=f"read-{partition}"
+        )
+        held.reader.add_done_callback(self._reader_ended)
+        self.served.append(partition)
+        self.served.sort()
+        self.sweep_targets[partition] = self.ports[partition]
+        self.log.info("partition_acquired", partition=partition, token=token, claimed=claimed)
+
+    async def _renew(self, partition: int) -> None:
+        held = self.held[partition]
+        if held.lost:
+            await self._forget(partition)
+            return
+        reply = await ownership.renew(self.redis, held.fence, self.lease_ms)
+        if not reply.held:
+            self.lost(partition)
+            await self._forget(partition)
+
+    async def _release(self, partition: int) -> None:
+        held = self.held[partition]
+        held.stop.set()
+        self._unserve(partition)
+        if held.reader is not None:
+            # The reader finishes its batch in hand (one atomic commit) and returns.
+            await asyncio.gather(held.reader, return_exceptions=True)
+        await self._forget(partition)
+        if not held.lost and await ownership.release(self.redis, held.fence):
+            self.log.info("partition_released", partition=partition)
+
+    async def _forget(self, partition: int) -> None:
+        held = self.held.pop(partition)
+        held.stop.set()
+        self._unserve(partition)
+        if held.reader is not None:
+            await asyncio.gather(held.reader, return_exceptions=True)
+        self.ports[partition].set_fence(Fence(partition, NOT_HELD))
+
+    def _unserve(self, partition: int) -> None:
+        if partition in self.served:
+            self.served.remove(partition)
+        self.sweep_targets.pop(partition, None)
+
+    def _reader_ended(self, task: asyncio.Task[None]) -> None:
+        """A reader ends when its partition is released; ending otherwise fails the worker."""
+        if task.cancelled() or self.stopping:
+            return
+        error = task.exception()
+        if error is not None:
+            self.on_failure(f"{task.get_name()} ended: {type(error).__name__}: {error}")
+
+    async def _claim_pending(self, partition: int) -> int:
+        """Claim and process the entries pending in the partition, merged in id order.
+
+        Pending entries belong to the last owner's reads (or this worker's own from an
+        earlier hold): the fence refuses whatever that owner still commits, so they are
+        claimed at once rather than after the reclaimer's idle time. One pass of the
+        store's reclaim (up to `CLAIM_PAGES` reads' worth per stream, more than a
+        worker holds in flight); anything past it, or failing now, the reclaimer takes.
+        """
+        reclaimed = await reclaim_pending(
+            self.redis,
+            partition,
+            self.group,
+            self.consumer,
+            min_idle_ms=0,
+            count=self.batch_size * CLAIM_PAGES,
+        )
+        if reclaimed.deleted:
+            self.log.warning("reclaim_vanished", entries=len(reclaimed.deleted))
+        entries = sorted(
+            (RawEntry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries),
+            key=lambda entry: _id(entry.entry_id),
+        )
+        for stream in {entry.stream for entry in entries}:
+            taken = sum(entry.stream == stream for entry in entries)
+            self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(taken)
+        for first in range(0, len(entries), self.batch_size):
+            if self.held[partition].lost:
+                break
+            await self.dispatcher.handle(entries[first : first + self.batch_size])
+        return len(entries)
+
+
+__all__ = ["Fenceable", "Ownership"]
