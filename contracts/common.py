@@ -55,6 +55,13 @@ class Cause(enum.StrEnum):
     USER_CANCELLED = "user_cancelled"
     DEADLINE_REACHED = "deadline_reached"
     DELIVERY_VERIFIED = "delivery_verified"
+    # R17: a pending amendment of an open agreement and what becomes of it. The
+    # acceptance that completes both sides also replaces the terms (as R5's opens).
+    AMENDMENT_PROPOSED = "amendment_proposed"
+    AMENDMENT_AGENT_ACCEPTED = "amendment_agent_accepted"
+    AMENDMENT_USER_ACCEPTED = "amendment_user_accepted"
+    AMENDMENT_CANCELLED = "amendment_cancelled"
+    AMENDMENT_LAPSED = "amendment_lapsed"
 
 
 class Provenance(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

@@ -11,7 +11,7 @@ from typing import Annotated
 import msgspec
 
 from contracts.common import AgreementState, Cause, Ident, Instant, Provenance, Revision, Seq
-from contracts.records import Acceptances, Binding
+from contracts.records import Acceptances, Amendment, Binding, Evidence
 from contracts.tools import RejectionReason
 
 _OUTPUT = {"tag_field": "type", "frozen": True, "kw_only": True}
@@ -35,6 +35,12 @@ class StateChanged(msgspec.Struct, tag="agreement.state_changed", **_OUTPUT):
     deadline_at: Instant | None = None
     acceptances: Acceptances = Acceptances()
     binding: Binding | None = None
+    # The pending amendment after this change (R17), else None.
+    amendment: Amendment | None = None
+    # The amendment a change concerns when it is no longer pending: the one just
+    # applied, cancelled or lapsed (R17).
+    settled_amendment: Amendment | None = None
+    evidence: Evidence | None = None
 
 
 class ToolOutcome(msgspec.Struct, tag="agreement.tool_outcome", **_OUTPUT):
@@ -60,11 +66,15 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     revision: Revision
     terms: str
     state: AgreementState
+    # The terms of the record's pending amendment, when that is what is meant (R17).
+    amendment_terms: str | None = None
 
 
 class ClarificationKind(enum.StrEnum):
     CONFIRMATION = "confirmation"
     CANCELLATION = "cancellation"
+    AMENDMENT = "amendment"
+    AMENDMENT_CANCELLATION = "amendment_cancellation"
 
 
 class ClarificationRequested(
@@ -104,7 +114,36 @@ class ProposalRefused(msgspec.Struct, tag="agreement.proposal_refused", **_OUTPU
     limit: int | None = None
 
 
-AgreementEvent = StateChanged | ToolOutcome | ClarificationRequested | ProposalRefused
+class ClaimKind(enum.StrEnum):
+    AGREEMENT = "agreement"
+    DELIVERY = "delivery"
+
+
+class ClaimUnverified(msgspec.Struct, tag="agreement.claim_unverified", **_OUTPUT):
+    """An assistant turn claims an agreement or a delivery the state does not back (R18).
+
+    Advisory: nothing changed. `event_id = "{session_id}#{seq}:claim_unverified@{start}"`.
+    `span` is [start, end) of the claim phrase in the turn's text (code points);
+    `checked` the records it was checked against (the scope's open agreements, or
+    the open agreements bound to the named todo). The claim's words are not repeated
+    (R14): the span locates them in the gateway's own copy of the message.
+    """
+
+    event_id: str
+    agent_id: Ident
+    user_id: Ident
+    session_id: Ident
+    seq: Seq
+    kind: ClaimKind
+    span: tuple[int, int]
+    checked: tuple[str, ...]
+    at: Instant
+    message_id: str | None = None
+
+
+AgreementEvent = (
+    StateChanged | ToolOutcome | ClarificationRequested | ProposalRefused | ClaimUnverified
+)
 
 
 class DeadLetterReason(enum.StrEnum):

@@ -31,6 +31,21 @@ class PendingProposal(msgspec.Struct, frozen=True, kw_only=True):
     deadline_at: Instant | None = None
 
 
+class PendingAmendment(msgspec.Struct, frozen=True, kw_only=True):
+    """An amendment this session proposed to an open agreement (R17).
+
+    `terms` are the proposed new terms; `current_terms` stay in force until both
+    sides accept. `revision` is what `soul_agreement_accept` must name.
+    """
+
+    record_id: Ident
+    revision: Revision
+    terms: str
+    current_terms: str
+    status: PendingStatus
+    deadline_at: Instant | None = None
+
+
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     agent_id: Ident
     user_id: Ident
@@ -40,6 +55,8 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     current_agreements: tuple[CurrentAgreement, ...] = ()
     # This session's proposals still waiting for one or both sides. Never "agreed".
     pending_proposals: tuple[PendingProposal, ...] = ()
+    # This session's amendments of open agreements still waiting (R17).
+    pending_amendments: tuple[PendingAmendment, ...] = ()
 
 
 # --------------------------------------------------------------------------------------
@@ -51,7 +68,8 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
 
 # Bumped only when a reader must tell documents apart; fields are only ever added
 # (docs/contracts.md, Schema evolution), so a reader of version N reads 1..N.
-SCOPE_VIEW_SCHEMA_VERSION = 1
+# 2: pending amendments (R17); a version-1 reader would show none of them.
+SCOPE_VIEW_SCHEMA_VERSION = 2
 
 
 class OpenAgreement(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +91,23 @@ class ScopeProposal(msgspec.Struct, frozen=True, kw_only=True):
     deadline_at: Instant | None = None
 
 
+class ScopeAmendment(msgspec.Struct, frozen=True, kw_only=True):
+    """A pending amendment of an open record, with the session that may accept it (R17).
+
+    Shown while the agreement itself is live (`agreement_deadline_at`); `deadline_at`
+    is the deadline of the new terms.
+    """
+
+    record_id: Ident
+    session_id: Ident
+    revision: Revision
+    terms: str
+    current_terms: str
+    status: PendingStatus
+    deadline_at: Instant | None = None
+    agreement_deadline_at: Instant | None = None
+
+
 class ScopeViewDocument(msgspec.Struct, frozen=True, kw_only=True):
     """The JSON value of field `doc` of `view:{p}:<scope>`, rewritten by every commit
     that changes the scope's records. Unfiltered: readers drop what is past its deadline.
@@ -83,6 +118,7 @@ class ScopeViewDocument(msgspec.Struct, frozen=True, kw_only=True):
     user_id: Ident
     agreements: tuple[OpenAgreement, ...] = ()
     proposals: tuple[ScopeProposal, ...] = ()
+    amendments: tuple[ScopeAmendment, ...] = ()
 
 
 class ScopeView(msgspec.Struct, frozen=True, kw_only=True):
@@ -93,6 +129,7 @@ class ScopeView(msgspec.Struct, frozen=True, kw_only=True):
     as_of: Instant
     current_agreements: tuple[CurrentAgreement, ...] = ()
     pending_proposals: tuple[ScopeProposal, ...] = ()
+    pending_amendments: tuple[ScopeAmendment, ...] = ()
 
 
 def _live(deadline_at: datetime | None, as_of: datetime) -> bool:
@@ -112,6 +149,9 @@ def scope_view_as_of(document: ScopeViewDocument, as_of: datetime) -> ScopeView:
             if _live(a.deadline_at, as_of)
         ),
         pending_proposals=tuple(p for p in document.proposals if _live(p.deadline_at, as_of)),
+        pending_amendments=tuple(
+            a for a in document.amendments if _live(a.agreement_deadline_at, as_of)
+        ),
     )
 
 
@@ -136,5 +176,17 @@ def session_view_as_of(
             )
             for p in scope.pending_proposals
             if p.session_id == session_id
+        ),
+        pending_amendments=tuple(
+            PendingAmendment(
+                record_id=a.record_id,
+                revision=a.revision,
+                terms=a.terms,
+                current_terms=a.current_terms,
+                status=a.status,
+                deadline_at=a.deadline_at,
+            )
+            for a in scope.pending_amendments
+            if a.session_id == session_id
         ),
     )

@@ -29,6 +29,7 @@ from store.core_port import CorePort
 from store.intake import ensure_groups, read_new, reclaim
 from store.processor import Entry, PartitionProcessor, provenance_of
 from store.scripts import AnyRedis
+from worker.chaos.oracle import TIMING_KEYS
 
 GROUP = "accord"
 BASE_TS = 1_798_761_600  # 2027-01-01T00:00:00Z: proposals' deadlines lie beyond the test run
@@ -229,7 +230,7 @@ async def snapshot(  # noqa: PLR0913, PLR0917  (what a snapshot is compared by)
 
 def _walk_without_entry_ids(node: Any) -> Any:
     if isinstance(node, dict):
-        return {k: _walk_without_entry_ids(v) for k, v in node.items() if k != "entry_id"}
+        return {k: _walk_without_entry_ids(v) for k, v in node.items() if k not in TIMING_KEYS}
     if isinstance(node, list):
         return [_walk_without_entry_ids(v) for v in node]
     return node

@@ -118,7 +118,7 @@ def test_union_documents_dispatch_on_the_type_tag() -> None:
     exactly one member matches any event."""
     assert _tags(DOCUMENTS["input_event.schema.json"]) == ["chat_turn", "tool_call", "tool_result"]
     outputs = _tags(DOCUMENTS["output_event.schema.json"])
-    assert len(outputs) == len(set(outputs)) == 5
+    assert len(outputs) == len(set(outputs)) == 6
     assert "agreement.dead_letter" in outputs
     assert set(_tags(DOCUMENTS["agreement_event.schema.json"])) == set(outputs) - {
         "agreement.dead_letter"

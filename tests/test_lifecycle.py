@@ -47,17 +47,23 @@ PRO, OPN, FUL, CAN, EXP = (
 
 def test_transition_table_is_exactly_the_designed_lifecycle() -> None:
     """States: proposed -> open -> fulfilled|cancelled|expired, proposed -> cancelled|expired,
-    expired -> fulfilled (R13) and nothing else; terminal states have no way out."""
+    expired -> fulfilled (R13) and nothing else; terminal states have no way out. An
+    amendment (R17) keeps an open record open: every amendment cause is open -> open."""
     arrows = {(before, after) for (before, _), after in TRANSITIONS.items()}
     assert arrows == {
         (None, PRO),
         (PRO, PRO),
         (PRO, CAN),
         (PRO, EXP),
+        (OPN, OPN),
         (OPN, CAN),
         (OPN, EXP),
         (OPN, FUL),
         (EXP, FUL),
+    }
+    amending = {cause for cause in Cause if cause.value.startswith("amendment_")}
+    assert {(b, c, a) for (b, c), a in TRANSITIONS.items() if c in amending} == {
+        (OPN, cause, OPN) for cause in amending
     }
     # open is reached only through the second acceptance (R5), never from a table row alone
     assert all(before not in {FUL, CAN} for before, _ in TRANSITIONS)

@@ -2,10 +2,12 @@
 
 Hypothesis drives random sequences of proposals (some binding a todo, some with a
 deadline), agent acceptances with right and wrong revisions and malformed
-arguments, user confirmations and cancellations with and without a hint, todo
-writes that succeed or fail, time steps, sweeps, noise, and redelivery of the last
-input, in two sessions of one scope. The model below is written from the rules
-(R2-R13), not from the reducer: plain mutable records and a few loops.
+arguments, user confirmations and cancellations with and without a hint, amendments
+of open agreements (R17: proposed, accepted by either side in either order,
+withdrawn, lapsing when the agreement closes), todo writes that succeed or fail,
+time steps, sweeps, noise, and redelivery of the last input, in two sessions of one
+scope. The model below is written from the rules (R2-R13, R17), not from the
+reducer: plain mutable records and a few loops.
 
 Invariants at every step: the reducer agrees with the model on every record's state,
 revision and acceptances and on every answer; revisions rise by exactly one per
@@ -41,7 +43,14 @@ from contracts.outputs import (
     ToolOutcome,
 )
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
-from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Proposal
+from worker.core.intents import (
+    NO_INTENT,
+    Acceptance,
+    Amendment,
+    AmendmentCancellation,
+    Cancellation,
+    Proposal,
+)
 from worker.core.lifecycle import Policy
 from worker.core.state import CLOSED_KEPT, record_id_for
 
@@ -60,6 +69,17 @@ MAX_RECORDS = 6
 
 
 @dataclass
+class Change:
+    """A pending amendment as R17 describes it."""
+
+    session: str
+    terms: str
+    deadline: datetime | None
+    agent: bool = False
+    user: bool = False
+
+
+@dataclass
 class Model:
     """One agreement as the rules describe it."""
 
@@ -72,10 +92,21 @@ class Model:
     revision: int = 1
     agent: bool = False
     user: bool = False
+    change: Change | None = None
 
     def move(self, state: AgreementState) -> None:
         self.state = state
         self.revision += 1
+
+    def close(self, state: AgreementState) -> None:
+        """R17: a pending amendment lapses (its own revision) before the record closes."""
+        if self.change is not None:
+            self.change = None
+            self.revision += 1
+        self.move(state)
+
+    def texts(self) -> tuple[str, ...]:
+        return (self.terms,) if self.change is None else (self.terms, self.change.terms)
 
     def live(self) -> bool:
         """In the reducer's live state: pending or open, or an expired agreement
@@ -100,7 +131,7 @@ class World:
             due = record.deadline is not None and record.deadline <= now
             mine = session is None or record.session == session
             if due and mine and record.state in {PROPOSED, OPEN}:
-                record.move(EXPIRED)
+                record.close(EXPIRED)
         self.settle()
 
     def settle(self) -> None:
@@ -124,11 +155,12 @@ def _rejection(
     """R3, in the order the rule states its conditions (state before revision)."""
     if model is None:
         return RejectionReason.UNKNOWN_RECORD
+    change = model.change  # R17: a pending amendment is what the agent accepts
     checks = [
-        (model.session != session, RejectionReason.OTHER_SESSION),
+        ((change.session if change else model.session) != session, RejectionReason.OTHER_SESSION),
         (model.deadline is not None and now >= model.deadline, RejectionReason.PAST_DEADLINE),
-        (model.state != PROPOSED, RejectionReason.WRONG_STATE),
-        (model.agent, RejectionReason.ALREADY_ACCEPTED),
+        (change is None and model.state != PROPOSED, RejectionReason.WRONG_STATE),
+        (change.agent if change else model.agent, RejectionReason.ALREADY_ACCEPTED),
         (model.revision != revision, RejectionReason.STALE_REVISION),
     ]
     return next((reason for failed, reason in checks if failed), None)
@@ -157,7 +189,7 @@ class LifecycleMachine(RuleBasedStateMachine):
     def _match(self, candidates: list[Model], hint: str | None) -> list[Model]:
         if hint is None:
             return candidates
-        return [c for c in candidates if hint in c.terms]
+        return [c for c in candidates if any(hint in text for text in c.texts())]
 
     def _expect_targeted(
         self, candidates: list[Model], hint: str | None, events: tuple[AgreementEvent, ...]
@@ -173,14 +205,14 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     def _hint(self, data: st.DataObject) -> str | None:
         """Mostly no hint or a live record's exact terms; sometimes a word shared by many."""
-        live = [m.terms for m in self.world.records.values() if m.live()]
+        live = [t for m in self.world.records.values() if m.live() for t in m.texts()]
         exact = st.sampled_from(live) if live else st.none()
         return data.draw(st.one_of(st.none(), exact, st.sampled_from(WORDS)))
 
     def _target(self, data: st.DataObject) -> str:
         """Mostly a live proposal, sometimes any record ever made, or one never made."""
         records = self.world.records.values()
-        proposals = [m.record_id for m in records if m.state == PROPOSED]
+        proposals = [m.record_id for m in records if m.state == PROPOSED or m.change]
         anything = [m.record_id for m in records] + ["agr-unknown"]
         pool = anything if not proposals or data.draw(st.integers(0, 3)) == 0 else proposals
         record_id: str = data.draw(st.sampled_from(pool))
@@ -320,8 +352,12 @@ class LifecycleMachine(RuleBasedStateMachine):
         reason = reason or _rejection(visible, session, now, arguments["expected_revision"])
         if reason is None:
             assert visible is not None
-            visible.agent = True
-            visible.move(OPEN if visible.user else PROPOSED)
+            if visible.change is not None:
+                visible.change.agent = True
+                self._settle_change(visible)
+            else:
+                visible.agent = True
+                visible.move(OPEN if visible.user else PROPOSED)
         assert (outcome.accepted, outcome.reason) == (reason is None, reason)
         if visible is not None:
             assert (outcome.current_revision, outcome.state) == (visible.revision, visible.state)
@@ -346,14 +382,22 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     def _confirm(self, session: str, hint: str | None) -> None:
         self.world.expire(self.talk.now, session)
+        now = self.talk.now
         candidates = [
             r
             for r in self.world.records.values()
-            if r.session == session and r.state == PROPOSED and not r.user
+            if (r.deadline is None or now < r.deadline)
+            and (
+                (r.session == session and r.state == PROPOSED and not r.user)
+                or (r.change is not None and r.change.session == session and not r.change.user)
+            )
         ]
         step = self.talk.turn(Acceptance(target_hint=hint), "I accept", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
-        if target is not None:
+        if target is not None and target.change is not None:
+            target.change.user = True
+            self._settle_change(target)
+        elif target is not None:
             target.user = True
             target.move(OPEN if target.agent else PROPOSED)
         self.world.settle()
@@ -373,7 +417,78 @@ class LifecycleMachine(RuleBasedStateMachine):
         step = self.talk.turn(Cancellation(target_hint=hint), "cancel", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
         if target is not None:
-            target.move(CANCELLED)
+            target.close(CANCELLED)
+        self.world.settle()
+        self.fresh = True
+
+    # --- amendments (R17) ---
+
+    def _settle_change(self, model: Model) -> None:
+        """One more acceptance of the pending amendment; both replace terms, deadline, binding."""
+        change = model.change
+        assert change is not None
+        if change.agent and change.user:
+            model.terms, model.deadline, model.binding = change.terms, change.deadline, None
+            model.change = None
+        model.move(OPEN)
+
+    @rule(
+        data=st.data(),
+        session=st.sampled_from(SESSIONS),
+        word=st.sampled_from(WORDS),
+        deadline_minutes=st.none() | st.sampled_from([30, 90, 240]),
+    )
+    def user_amends(
+        self, data: st.DataObject, session: str, word: str, deadline_minutes: int | None
+    ) -> None:
+        hint = self._hint(data)
+        now = self.talk.now
+        self.world.expire(now, session)
+        self.counter += 1
+        terms = f"{word} v{self.counter:03d}"
+        deadline = None if deadline_minutes is None else now + timedelta(minutes=deadline_minutes)
+        candidates = [
+            r
+            for r in self.world.records.values()
+            if r.state == OPEN and (r.deadline is None or now < r.deadline)
+        ]
+        amendment = Amendment(terms=terms, deadline_at=deadline, target_hint=hint)
+        step = self.talk.turn(amendment, "change", session=session)
+        target = self._expect_targeted(candidates, hint, step.events)
+        if target is not None:
+            target.change = Change(session, terms, deadline)
+            target.move(OPEN)
+        self.world.settle()
+        self.fresh = True
+
+    @precondition(lambda self: any(m.change for m in self.world.records.values()))
+    @rule(data=st.data(), stale=st.booleans())
+    def agent_accepts_amendment_as_offered(self, data: st.DataObject, *, stale: bool) -> None:
+        """The agent accepts a pending amendment in its session, or names the old revision."""
+        offered = [m for m in self.world.records.values() if m.change is not None]
+        model = data.draw(st.sampled_from(offered))
+        assert model.change is not None
+        revision = model.revision - 1 if stale else model.revision
+        self._agent_call(model.record_id, model.change.session, revision, malformed=False)
+
+    @rule(data=st.data(), session=st.sampled_from(SESSIONS))
+    def user_withdraws_amendment(self, data: st.DataObject, session: str) -> None:
+        hint = self._hint(data)
+        now = self.talk.now
+        self.world.expire(now, session)
+        candidates = [
+            r
+            for r in self.world.records.values()
+            if r.change is not None
+            and r.change.session == session
+            and (r.deadline is None or now < r.deadline)
+        ]
+        withdrawal = AmendmentCancellation(target_hint=hint)
+        step = self.talk.turn(withdrawal, "cancel the change", session=session)
+        target = self._expect_targeted(candidates, hint, step.events)
+        if target is not None:
+            target.change = None
+            target.move(OPEN)
         self.world.settle()
         self.fresh = True
 
@@ -413,7 +528,7 @@ class LifecycleMachine(RuleBasedStateMachine):
                     and now == ("completed", origin)
                 )
                 if agreement and moved:
-                    record.move(FULFILLED)
+                    record.close(FULFILLED)
         else:
             assert not step.session_changed
         self.world.settle()
@@ -476,6 +591,21 @@ class LifecycleMachine(RuleBasedStateMachine):
                 model.agent,
                 model.user,
             )
+            assert (changes[-1].terms, changes[-1].deadline_at) == (model.terms, model.deadline)
+            pending = changes[-1].amendment
+            if model.change is None:
+                assert pending is None
+            else:
+                assert pending is not None
+                assert (pending.terms, pending.session_id, pending.deadline_at) == (
+                    model.change.terms,
+                    model.change.session,
+                    model.change.deadline,
+                )
+                assert (pending.acceptances.agent, pending.acceptances.user) == (
+                    model.change.agent,
+                    model.change.user,
+                )
             if model.record_id in live:
                 record = live[model.record_id]
                 assert (record.state, record.revision) == (model.state, model.revision)
@@ -526,6 +656,18 @@ class LifecycleMachine(RuleBasedStateMachine):
                 and (m.deadline is None or now < m.deadline)
             }
             assert {p.record_id for p in view.pending_proposals} == pending
+            amending = {
+                (m.record_id, m.change.terms)
+                for m in self.world.records.values()
+                if m.change is not None
+                and m.change.session == session
+                and (m.deadline is None or now < m.deadline)
+            }
+            assert {(a.record_id, a.terms) for a in view.pending_amendments} == amending
+            # R17: current memory holds the current terms, never a pending amendment's
+            assert {c.terms for c in view.current_agreements} == {
+                m.terms for m in self.world.records.values() if m.record_id in expected
+            }
 
 
 # At least 1,000 examples in CI (the issue's bar); about 20 s of CPU.

@@ -17,7 +17,13 @@ from contracts.common import Role
 from contracts.inputs import ChatTurn
 from worker.core import interpret as interpret_module
 from worker.core import recognizer as recognizer_module
-from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Proposal
+from worker.core.intents import (
+    NO_INTENT,
+    Acceptance,
+    Cancellation,
+    Proposal,
+    without_evidence,
+)
 from worker.core.interpret import interpret, zone_for
 from worker.core.normalize import (
     KEYWORD_SOURCES,
@@ -36,7 +42,8 @@ def _no_deadline_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _user(text: str) -> object:
-    return recognize(text, Role.USER)
+    # What was recognized; where it was (R16 evidence) is tested in test_explain_evidence.py.
+    return without_evidence(recognize(text, Role.USER))
 
 
 # --- normalisation decisions --------------------------------------------------------
@@ -321,7 +328,7 @@ def test_interpret_resolves_the_proposals_deadline_from_the_turns_ts_and_zone_r9
     monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: "by Friday")
     monkeypatch.setattr(interpret_module, "resolve_deadline", fake_resolve)
     turn = _turn("Let's agree: send the report by Friday.", timezone="Asia/Shanghai")
-    intent = interpret(turn, default_timezone="Europe/Paris")
+    intent = without_evidence(interpret(turn, default_timezone="Europe/Paris"))
     assert intent == Proposal(
         terms="send the report by Friday", deadline_phrase="by Friday", deadline_at=due
     )
@@ -330,7 +337,7 @@ def test_interpret_resolves_the_proposals_deadline_from_the_turns_ts_and_zone_r9
 
 def test_interpret_leaves_a_proposal_without_deadline_phrase_and_other_intents_alone() -> None:
     """No phrase (or no proposal): nothing to resolve, the intent passes through."""
-    assert interpret(_turn("I accept this agreement."), "UTC") == Acceptance()
+    assert without_evidence(interpret(_turn("I accept this agreement."), "UTC")) == Acceptance()
     assert interpret(_turn("ok"), "UTC") == NO_INTENT
 
 
@@ -339,7 +346,7 @@ def test_interpret_keeps_the_proposal_when_the_phrase_does_not_resolve_r9(
 ) -> None:
     """A phrase outside the grammar gives no deadline, never a guess; the proposal stands."""
     monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: "someday")
-    intent = interpret(_turn("Let's agree: tidy the garage someday."), "UTC")
+    intent = without_evidence(interpret(_turn("Let's agree: tidy the garage someday."), "UTC"))
     assert intent == Proposal(terms="tidy the garage someday", deadline_phrase="someday")
 
 

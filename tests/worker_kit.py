@@ -28,7 +28,13 @@ from typing import Any, cast
 
 import redis
 
-from contracts.outputs import AgreementEvent, ClarificationRequested, StateChanged, ToolOutcome
+from contracts.outputs import (
+    AgreementEvent,
+    ClaimUnverified,
+    ClarificationRequested,
+    StateChanged,
+    ToolOutcome,
+)
 from contracts.view import SessionView
 from store.embedded import EmbeddedRedis, redis_server_binary
 from worker.app import PartitionFactory, Worker, build_worker, store_partition
@@ -52,6 +58,8 @@ def summarize(event: AgreementEvent) -> str:
         return f"rejected:{reason}:{event.current_revision}"
     if isinstance(event, ClarificationRequested):
         return f"clarify:{event.kind.value}:{len(event.candidates)}"
+    if isinstance(event, ClaimUnverified):
+        return f"claim_unverified:{event.kind.value}"
     return f"refused:{event.reason.value}"
 
 

@@ -1,4 +1,4 @@
-"""The agent's `soul_agreement_accept` call (R3): one check per rejection reason.
+"""The agent's `soul_agreement_accept` call (R3, R17): one check per rejection reason.
 
 Checks run in a fixed order so each call gets exactly one reason: the arguments
 must be exactly `{"record_id", "expected_revision"}`; the record must exist in this
@@ -40,14 +40,26 @@ def rejection(
     session_id: str,
     at: datetime,
 ) -> RejectionReason | None:
-    """Why the agent cannot accept `record` now, or None when it can."""
+    """Why the agent cannot accept `record` now, or None when it can.
+
+    What it accepts is the record's pending amendment when it has one (R17): then the
+    amending session owns it, an open record is in the right state, and only an
+    acceptance of the amendment counts as already given.
+    """
     if record is None:
         return RejectionReason.UNKNOWN_RECORD
+    pending = record.amendment if isinstance(record, AgreementRecord) else None
+    if pending is None:
+        owner, accepted = record.session_id, record.acceptances.agent
+        acceptable = record.state == AgreementState.PROPOSED
+    else:
+        owner, accepted = pending.session_id, pending.acceptances.agent
+        acceptable = record.state == AgreementState.OPEN
     checks = (
-        (record.session_id != session_id, RejectionReason.OTHER_SESSION),
+        (owner != session_id, RejectionReason.OTHER_SESSION),
         (past_deadline(record, at), RejectionReason.PAST_DEADLINE),
-        (record.state != AgreementState.PROPOSED, RejectionReason.WRONG_STATE),
-        (record.acceptances.agent, RejectionReason.ALREADY_ACCEPTED),
+        (not acceptable, RejectionReason.WRONG_STATE),
+        (accepted, RejectionReason.ALREADY_ACCEPTED),
         (record.revision != arguments.expected_revision, RejectionReason.STALE_REVISION),
     )
     for failed, reason in checks:

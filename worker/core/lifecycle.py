@@ -14,9 +14,10 @@ deadline as history time, so the outcome depends only on event time (DESIGN 3).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Final, Literal
 
 import msgspec
 
@@ -34,11 +35,28 @@ from contracts.outputs import (
     input_event_id,
     state_changed_event_id,
 )
-from contracts.records import Acceptances, AgreementRecord, Binding, HistoryEntry, TodoBinding
+from contracts.records import (
+    Acceptances,
+    AgreementRecord,
+    Amendment,
+    Binding,
+    Evidence,
+    HistoryEntry,
+    PassedBy,
+    TodoBinding,
+)
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
-from worker.core import acceptance, targets
+from worker.core import acceptance, claims, targets
 from worker.core.delivery import DeliveryAdapter
-from worker.core.intents import Acceptance, Cancellation, Intent, Proposal
+from worker.core.intents import (
+    Acceptance,
+    AmendmentCancellation,
+    Cancellation,
+    Claims,
+    Intent,
+    Proposal,
+)
+from worker.core.intents import Amendment as AmendmentIntent
 from worker.core.state import (
     CLOSED_KEPT,
     ClosedRecord,
@@ -73,6 +91,14 @@ TRANSITIONS: Final[dict[tuple[AgreementState | None, Cause], AgreementState]] = 
     (OPEN, Cause.DELIVERY_VERIFIED): FULFILLED,
     # R13: ...and a late one an expired agreement, whose history keeps `expired`.
     (EXPIRED, Cause.DELIVERY_VERIFIED): FULFILLED,
+    # R17: an amendment of an open agreement is pending on it, old terms current, until
+    # both sides accept it again (either order; the second one replaces the terms), the
+    # user withdraws it, or it lapses because the agreement closes (recorded first).
+    (OPEN, Cause.AMENDMENT_PROPOSED): OPEN,
+    (OPEN, Cause.AMENDMENT_AGENT_ACCEPTED): OPEN,
+    (OPEN, Cause.AMENDMENT_USER_ACCEPTED): OPEN,
+    (OPEN, Cause.AMENDMENT_CANCELLED): OPEN,
+    (OPEN, Cause.AMENDMENT_LAPSED): OPEN,
 }
 
 # States a deadline can still end (built once: `_expire` runs before every input).
@@ -128,15 +154,28 @@ def _retained(record: AgreementRecord) -> bool:
     return record.state == EXPIRED and record.binding is not None and both
 
 
-def change(
+def change(  # noqa: PLR0913 - one change and everything it may carry
     record: AgreementRecord,
     cause: Cause,
     at: datetime,
     provenance: Provenance,
     acceptances: Acceptances | None = None,
+    *,
+    evidence: Evidence | None = None,
+    amendment: Amendment | msgspec.UnsetType | None = msgspec.UNSET,
+    settled: Amendment | None = None,
 ) -> StateChanged:
-    """Decide one change of an existing record: the next revision, per the table."""
+    """Decide one change of an existing record: the next revision, per the table.
+
+    `amendment` is the pending amendment after the change (unset: unchanged);
+    `settled` an amendment that stops being pending here: when it has both
+    acceptances its terms, deadline and binding replace the current ones (R17).
+    """
     accepted = record.acceptances if acceptances is None else acceptances
+    pending = record.amendment if isinstance(amendment, msgspec.UnsetType) else amendment
+    terms, deadline_at, binding = record.terms, record.deadline_at, record.binding
+    if settled is not None and settled.acceptances.agent and settled.acceptances.user:
+        terms, deadline_at, binding = settled.terms, settled.deadline_at, settled.binding
     revision = record.revision + 1
     return StateChanged(
         event_id=state_changed_event_id(record.record_id, revision),
@@ -148,23 +187,59 @@ def change(
         from_state=record.state,
         to_state=_after(record.state, cause, accepted),
         cause=cause,
-        terms=record.terms,
+        terms=terms,
         at=at,
         provenance=provenance,
-        deadline_at=record.deadline_at,
+        deadline_at=deadline_at,
         acceptances=accepted,
-        binding=record.binding,
+        binding=binding,
+        amendment=pending,
+        settled_amendment=settled,
+        evidence=evidence,
     )
 
 
+def closing(
+    record: AgreementRecord,
+    cause: Cause,
+    at: datetime,
+    provenance: Provenance,
+    evidence: Evidence | None = None,
+) -> tuple[StateChanged, ...]:
+    """A closing change, after the lapse of a pending amendment when there is one (R17)."""
+    if record.amendment is None:
+        return (change(record, cause, at, provenance, evidence=evidence),)
+    lapse = change(
+        record,
+        Cause.AMENDMENT_LAPSED,
+        at,
+        provenance,
+        evidence=evidence,
+        amendment=None,
+        settled=record.amendment,
+    )
+    return lapse, change(evolve(record, lapse), cause, at, provenance, evidence=evidence)
+
+
 def evolve(record: AgreementRecord | None, event: StateChanged) -> AgreementRecord:
-    """Fold one committed change into its record; every change appends history."""
+    """Fold one committed change into its record; every change appends history.
+
+    The entry keeps the terms (deadline, binding) when this change set them, so the
+    history holds every version (R17), and the amendment the change concerns.
+    """
+    version = (event.terms, event.deadline_at, event.binding)
+    sets_terms = record is None or version != (record.terms, record.deadline_at, record.binding)
     entry = HistoryEntry(
         revision=event.revision,
         state=event.to_state,
         cause=event.cause,
         at=event.at,
         provenance=event.provenance,
+        terms=event.terms if sets_terms else None,
+        deadline_at=event.deadline_at if sets_terms else None,
+        binding=event.binding if sets_terms else None,
+        amendment=event.amendment or event.settled_amendment,
+        evidence=event.evidence,
     )
     if record is None:
         return AgreementRecord(
@@ -185,7 +260,11 @@ def evolve(record: AgreementRecord | None, event: StateChanged) -> AgreementReco
         record,
         state=event.to_state,
         revision=event.revision,
+        terms=event.terms,
+        deadline_at=event.deadline_at,
         acceptances=event.acceptances,
+        binding=event.binding,
+        amendment=event.amendment,
         history=(*record.history, entry),
     )
 
@@ -223,15 +302,19 @@ def _expire(
     if not due:
         return ()  # the usual case, before every input: skip the sort and the tuple
     due.sort(key=lambda record: record.deadline_at or now)
+    passed: PassedBy = "watermark" if session_id is None else "input"
+    evidence = Evidence(passed=passed, passed_at=now)
     return tuple(
         # History time is the deadline, so a late sweep and a replay agree.
-        change(
+        expiry
+        for record in due
+        for expiry in closing(
             record,
             Cause.DEADLINE_REACHED,
             record.deadline_at or now,
             Provenance(session_id=record.session_id),
+            evidence,
         )
-        for record in due
     )
 
 
@@ -304,7 +387,8 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     )
 
 
-# --- user turns: proposal (R1, R2, R11), confirmation (R4), cancellation (R8) ---
+# --- user turns: proposal (R1, R2, R11), confirmation (R4), cancellation (R8),
+# amendment (R17); assistant turns: claims (R18) ---
 
 
 def _on_turn(  # noqa: PLR0913 - the turn and everything it is judged against
@@ -318,6 +402,9 @@ def _on_turn(  # noqa: PLR0913 - the turn and everything it is judged against
 ) -> _Outcome:
     if turn.role != Role.USER:
         # R1: assistant, system and tool text never creates, accepts or cancels.
+        # R18: an assistant's claims are checked against the state, which stays as it is.
+        if isinstance(intent, Claims) and turn.role == Role.ASSISTANT:
+            return _Outcome(answers=claims.unverified(scope, session, turn, intent.claims))
         return _Outcome()
     if isinstance(intent, Proposal):
         return _propose(
@@ -328,27 +415,64 @@ def _on_turn(  # noqa: PLR0913 - the turn and everything it is judged against
             provenance=provenance,
             policy=policy,
         )
-    if isinstance(intent, Acceptance):
-        waiting = tuple(
-            record
-            for record in scope.records
-            if record.session_id == turn.session_id
-            and record.state == PROPOSED
-            and not record.acceptances.user
+    if isinstance(intent, AmendmentIntent):
+        return _amend(
+            scope=scope,
+            session=session,
+            turn=turn,
+            amendment=intent,
+            provenance=provenance,
+            policy=policy,
         )
-        return _targeted(waiting, intent.target_hint, turn, provenance, Cause.USER_ACCEPTED)
-    if isinstance(intent, Cancellation):
-        closable = tuple(
-            record
-            for record in scope.records
-            if not acceptance.past_deadline(record, turn.ts)
-            and (
-                record.state == OPEN
-                or (record.state == PROPOSED and record.session_id == turn.session_id)
-            )
-        )
-        return _targeted(closable, intent.target_hint, turn, provenance, Cause.USER_CANCELLED)
+    if isinstance(intent, Acceptance | Cancellation | AmendmentCancellation):
+        return _targeted(scope, turn, intent, provenance)
     return _Outcome()
+
+
+def _refused(turn: ChatTurn, terms: str, scope: ScopeState, policy: Policy) -> _Outcome | None:
+    """The refusal a proposal gets past the scope's limits, else None."""
+    if len(terms) > policy.max_terms_chars:
+        return _refusal(turn, RefusalReason.TERMS_TOO_LONG, policy.max_terms_chars)
+    if scope.live_count(turn.ts) >= policy.max_records_per_scope:
+        return _refusal(turn, RefusalReason.TOO_MANY_RECORDS, policy.max_records_per_scope)
+    return None
+
+
+def _refusal(turn: ChatTurn, reason: RefusalReason, limit: int) -> _Outcome:
+    refused = ProposalRefused(
+        event_id=input_event_id(turn.session_id, turn.seq, "proposal_refused"),
+        agent_id=turn.agent_id,
+        user_id=turn.user_id,
+        session_id=turn.session_id,
+        seq=turn.seq,
+        reason=reason,
+        at=turn.ts,
+        message_id=turn.message_id,
+        limit=limit,
+    )
+    return _Outcome(answers=(refused,))
+
+
+def _bind(terms: Proposal, session: SessionState) -> Binding | None:
+    return next((b for adapter in ADAPTERS.values() if (b := adapter.bind(terms, session))), None)
+
+
+def _stated(intent: Proposal | AmendmentIntent, turn: ChatTurn) -> Evidence:
+    """R16: the rule and span that matched, and how the deadline was read."""
+    return Evidence(
+        input_at=turn.ts,
+        rule=intent.rule,
+        span=intent.span,
+        deadline=intent.deadline,
+        resolution=None if not isinstance(intent, AmendmentIntent) else _resolution(intent),
+        hint_span=intent.hint_span if isinstance(intent, AmendmentIntent) else None,
+    )
+
+
+def _resolution(
+    intent: Acceptance | Cancellation | AmendmentCancellation | AmendmentIntent,
+) -> Literal["only_candidate", "quoted_hint"]:
+    return "only_candidate" if intent.target_hint is None else "quoted_hint"
 
 
 def _propose(  # noqa: PLR0913 - as _on_turn
@@ -365,28 +489,9 @@ def _propose(  # noqa: PLR0913 - as _on_turn
         # The same input again while its record is live. (Exactly once is the store's
         # ordering gate: redelivered inputs never reach the core in normal operation.)
         return _Outcome()
-    refusal: tuple[RefusalReason, int] | None = None
-    if len(proposal.terms) > policy.max_terms_chars:
-        refusal = (RefusalReason.TERMS_TOO_LONG, policy.max_terms_chars)
-    elif scope.live_count(turn.ts) >= policy.max_records_per_scope:
-        refusal = (RefusalReason.TOO_MANY_RECORDS, policy.max_records_per_scope)
-    if refusal is not None:
-        reason, limit = refusal
-        refused = ProposalRefused(
-            event_id=input_event_id(turn.session_id, turn.seq, "proposal_refused"),
-            agent_id=turn.agent_id,
-            user_id=turn.user_id,
-            session_id=turn.session_id,
-            seq=turn.seq,
-            reason=reason,
-            at=turn.ts,
-            message_id=turn.message_id,
-            limit=limit,
-        )
-        return _Outcome(answers=(refused,))
-    binding = next(
-        (b for adapter in ADAPTERS.values() if (b := adapter.bind(proposal, session))), None
-    )
+    refused = _refused(turn, proposal.terms, scope, policy)
+    if refused is not None:
+        return refused
     created = StateChanged(
         event_id=state_changed_event_id(record_id, 1),
         record_id=record_id,
@@ -401,30 +506,193 @@ def _propose(  # noqa: PLR0913 - as _on_turn
         at=turn.ts,
         provenance=provenance,
         deadline_at=proposal.deadline_at,
-        binding=binding,
+        binding=_bind(proposal, session),
+        evidence=_stated(proposal, turn),
     )
     return _Outcome(changes=(created,))
 
 
-def _targeted(
-    candidates: tuple[AgreementRecord, ...],
-    hint: str | None,
+def _amend(  # noqa: PLR0913 - as _on_turn
+    *,
+    scope: ScopeState,
+    session: SessionState,
     turn: ChatTurn,
+    amendment: AmendmentIntent,
     provenance: Provenance,
-    cause: Cause,
+    policy: Policy,
 ) -> _Outcome:
-    """Confirm or cancel the one record meant, else ask which (R4, R8)."""
-    target, listed = targets.resolve(candidates, hint)
-    if target is not None:
-        accepted = target.acceptances
-        if cause == Cause.USER_ACCEPTED:
-            accepted = Acceptances(agent=accepted.agent, user=True)
-        return _Outcome(changes=(change(target, cause, turn.ts, provenance, accepted),))
-    kind = (
-        ClarificationKind.CONFIRMATION
-        if cause == Cause.USER_ACCEPTED
-        else ClarificationKind.CANCELLATION
+    """R17: new terms for the one identified open agreement, pending both acceptances."""
+    amendable = tuple(
+        record
+        for record in scope.records
+        if record.state == OPEN and not acceptance.past_deadline(record, turn.ts)
     )
+    target, listed = targets.resolve(amendable, amendment.target_hint)
+    if target is None:
+        return _clarify(turn, ClarificationKind.AMENDMENT, listed)
+    if len(amendment.terms) > policy.max_terms_chars:
+        # An amendment adds no record, so only the terms limit applies.
+        return _refusal(turn, RefusalReason.TERMS_TOO_LONG, policy.max_terms_chars)
+    # The binding comes from the amending session's own todo snapshot, as a proposal's.
+    as_proposal = Proposal(terms=amendment.terms, todo_target=amendment.todo_target)
+    pending = Amendment(
+        revision=target.revision + 1,
+        session_id=turn.session_id,
+        terms=amendment.terms,
+        proposed_at=turn.ts,
+        deadline_at=amendment.deadline_at,
+        binding=_bind(as_proposal, session),
+    )
+    if target.amendment is not None and _same_amendment(target.amendment, pending):
+        return _Outcome()  # the same input again (as in _propose)
+    proposed = change(
+        target,
+        Cause.AMENDMENT_PROPOSED,
+        turn.ts,
+        provenance,
+        evidence=_stated(amendment, turn),
+        amendment=pending,
+        # A newer amendment replaces a pending one, which the history keeps.
+        settled=target.amendment,
+    )
+    return _Outcome(changes=(proposed,))
+
+
+def _same_amendment(pending: Amendment, again: Amendment) -> bool:
+    """Whether `again` is the pending amendment stated by the same input once more."""
+
+    def said(a: Amendment) -> tuple[object, ...]:
+        return (a.session_id, a.proposed_at, a.terms, a.deadline_at, a.binding)
+
+    return said(pending) == said(again)
+
+
+def _targeted(
+    scope: ScopeState,
+    turn: ChatTurn,
+    intent: Acceptance | Cancellation | AmendmentCancellation,
+    provenance: Provenance,
+) -> _Outcome:
+    """Confirm, cancel or withdraw the one record meant, else ask which (R4, R8, R17)."""
+    kind, candidates = _candidates(scope, turn, intent)
+    target, listed = targets.resolve(candidates, intent.target_hint)
+    if target is None:
+        return _clarify(turn, kind, listed)
+    evidence = Evidence(
+        input_at=turn.ts,
+        rule=intent.rule,
+        span=intent.span,
+        resolution=_resolution(intent),
+        hint_span=intent.hint_span,
+    )
+    decide = _USER_ACTS[kind]
+    return _Outcome(changes=decide(target, turn.ts, provenance, evidence))
+
+
+def _candidates(
+    scope: ScopeState,
+    turn: ChatTurn,
+    intent: Acceptance | Cancellation | AmendmentCancellation,
+) -> tuple[ClarificationKind, tuple[AgreementRecord, ...]]:
+    """What the user's act may mean: the kind of act and its candidate records."""
+    session_id, ts = turn.session_id, turn.ts
+    live = tuple(r for r in scope.records if not acceptance.past_deadline(r, ts))
+    if isinstance(intent, Acceptance):
+        # This session's proposals and amendments still awaiting the user.
+        return ClarificationKind.CONFIRMATION, tuple(
+            r
+            for r in live
+            if (r.state == PROPOSED and r.session_id == session_id and not r.acceptances.user)
+            or (
+                r.amendment is not None
+                and r.amendment.session_id == session_id
+                and not r.amendment.acceptances.user
+            )
+        )
+    if isinstance(intent, Cancellation):
+        return ClarificationKind.CANCELLATION, tuple(
+            r
+            for r in live
+            if r.state == OPEN or (r.state == PROPOSED and r.session_id == session_id)
+        )
+    return ClarificationKind.AMENDMENT_CANCELLATION, tuple(
+        r for r in live if r.amendment is not None and r.amendment.session_id == session_id
+    )
+
+
+def _user_accepts(
+    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
+) -> tuple[StateChanged, ...]:
+    pending = record.amendment
+    if pending is None:
+        accepted = Acceptances(agent=record.acceptances.agent, user=True)
+        return (change(record, Cause.USER_ACCEPTED, at, provenance, accepted, evidence=evidence),)
+    confirmed = _accept_amendment(
+        record, pending, "user", at=at, provenance=provenance, evidence=evidence
+    )
+    return (confirmed,)
+
+
+def _user_cancels(
+    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
+) -> tuple[StateChanged, ...]:
+    return closing(record, Cause.USER_CANCELLED, at, provenance, evidence)
+
+
+def _user_withdraws(
+    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
+) -> tuple[StateChanged, ...]:
+    withdrawn = change(
+        record,
+        Cause.AMENDMENT_CANCELLED,
+        at,
+        provenance,
+        evidence=evidence,
+        amendment=None,
+        settled=record.amendment,
+    )
+    return (withdrawn,)
+
+
+_USER_ACTS: Final[
+    dict[
+        ClarificationKind,
+        Callable[[AgreementRecord, datetime, Provenance, Evidence], tuple[StateChanged, ...]],
+    ]
+] = {
+    ClarificationKind.CONFIRMATION: _user_accepts,
+    ClarificationKind.CANCELLATION: _user_cancels,
+    ClarificationKind.AMENDMENT_CANCELLATION: _user_withdraws,
+}
+
+
+def _accept_amendment(  # noqa: PLR0913 - the amendment, the side and the change's data
+    record: AgreementRecord,
+    pending: Amendment,
+    side: Literal["agent", "user"],
+    *,
+    at: datetime,
+    provenance: Provenance,
+    evidence: Evidence,
+) -> StateChanged:
+    """One side's acceptance of a pending amendment; the second replaces the terms (R17)."""
+    accepted = Acceptances(
+        agent=pending.acceptances.agent or side == "agent",
+        user=pending.acceptances.user or side == "user",
+    )
+    updated = msgspec.structs.replace(pending, acceptances=accepted)
+    cause = Cause.AMENDMENT_AGENT_ACCEPTED if side == "agent" else Cause.AMENDMENT_USER_ACCEPTED
+    if accepted.agent and accepted.user:
+        # The second acceptance replaces the terms, as R5's second acceptance opens.
+        return change(
+            record, cause, at, provenance, evidence=evidence, amendment=None, settled=updated
+        )
+    return change(record, cause, at, provenance, evidence=evidence, amendment=updated)
+
+
+def _clarify(
+    turn: ChatTurn, kind: ClarificationKind, listed: tuple[AgreementRecord, ...]
+) -> _Outcome:
     asked = ClarificationRequested(
         event_id=input_event_id(turn.session_id, turn.seq, "clarification"),
         agent_id=turn.agent_id,
@@ -433,7 +701,13 @@ def _targeted(
         seq=turn.seq,
         kind=kind,
         candidates=tuple(
-            Candidate(record_id=r.record_id, revision=r.revision, terms=r.terms, state=r.state)
+            Candidate(
+                record_id=r.record_id,
+                revision=r.revision,
+                terms=r.terms,
+                state=r.state,
+                amendment_terms=None if r.amendment is None else r.amendment.terms,
+            )
             for r in listed
         ),
         at=turn.ts,
@@ -442,7 +716,7 @@ def _targeted(
     return _Outcome(answers=(asked,))
 
 
-# --- the agent's acceptance tool (R3) ---
+# --- the agent's acceptance tool (R3, R17) ---
 
 
 def _on_call(
@@ -465,9 +739,23 @@ def _on_call(
         reason = acceptance.rejection(record, arguments, call.session_id, call.ts)
     changes: tuple[StateChanged, ...] = ()
     if reason is None and isinstance(record, AgreementRecord):
-        accepted = Acceptances(agent=True, user=record.acceptances.user)
-        changes = (change(record, Cause.AGENT_ACCEPTED, call.ts, provenance, accepted),)
-        record = evolve(record, changes[0])
+        evidence = Evidence(input_at=call.ts, arguments=arguments)
+        if record.amendment is not None:
+            accepted_change = _accept_amendment(
+                record,
+                record.amendment,
+                "agent",
+                at=call.ts,
+                provenance=provenance,
+                evidence=evidence,
+            )
+        else:
+            accepted = Acceptances(agent=True, user=record.acceptances.user)
+            accepted_change = change(
+                record, Cause.AGENT_ACCEPTED, call.ts, provenance, accepted, evidence=evidence
+            )
+        changes = (accepted_change,)
+        record = evolve(record, accepted_change)
     outcome = ToolOutcome(
         event_id=input_event_id(call.session_id, call.seq, "tool_outcome"),
         agent_id=call.agent_id,
@@ -501,10 +789,21 @@ def _on_result(
     if after == session:
         return _Outcome()
     delivered = tuple(
-        change(record, Cause.DELIVERY_VERIFIED, result.ts, provenance)
+        delivery
         for record in scope.records
         if record.binding is not None
         and record.state in {OPEN, EXPIRED}
         and ADAPTERS[type(record.binding)].delivered(record.binding, session, after)
+        for delivery in closing(
+            record,
+            Cause.DELIVERY_VERIFIED,
+            result.ts,
+            provenance,
+            Evidence(
+                input_at=result.ts,
+                origin_seq=record.binding.origin_seq,
+                snapshot_seq=result.seq,
+            ),
+        )
     )
     return _Outcome(changes=delivered, session=after)

@@ -56,6 +56,8 @@ class Kind(enum.Enum):
     PROPOSAL = "proposal"
     ACCEPTANCE = "acceptance"
     CANCELLATION = "cancellation"
+    AMENDMENT = "amendment"  # R17: new terms for an open agreement
+    AMENDMENT_CANCELLATION = "amendment_cancellation"  # R17: withdraw a pending amendment
 
 
 _FLAGS: Final = re.IGNORECASE
@@ -63,6 +65,7 @@ _EN_DETERMINER: Final = r"(?:this|the|that|our)"
 _ZH_DETERMINER: Final = r"(?:这个|这项|这条|这份|该|此|那个|上面的|上面这个|我们的|咱们的)"
 _ZH_SUBJECT: Final = r"(?:我们俩|咱们俩|我们|咱们|咱俩|我俩)"
 _HINT_AFTER: Final = rf"(?:\s*[:]?\s*{quoted('hint')})?"
+_ZH_AMEND_VERB: Final = r"(?:修改为|修改成|更改为|改成|改为|换成)"
 
 
 # (kind, pattern). A proposal pattern ends where the terms begin.
@@ -74,9 +77,11 @@ class Phrase(NamedTuple):
     # skips most patterns (the full search costs microseconds each).
     needs: tuple[frozenset[str], ...]
     pattern: re.Pattern[str]
+    # The rule id that explains a match (R16); stable, stored in history evidence.
+    rule: str = ""
 
 
-PHRASES: Final[tuple[Phrase, ...]] = (
+_PHRASES: Final[tuple[Phrase, ...]] = (
     Phrase(
         Kind.PROPOSAL,
         (frozenset({"let"}), frozenset({"agree"})),
@@ -87,6 +92,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             r"|make\s+(?:an|this|the\s+following)\s+agreement\s*[:])",
             _FLAGS,
         ),
+        "en.proposal",
     ),
     Phrase(
         Kind.PROPOSAL,
@@ -98,6 +104,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             r"(?:\s*[:,]|(?![的了过吗么呢着是]|俗成|好了|好的|一下[了吗]))",
             _FLAGS,
         ),
+        "zh.proposal",
     ),
     Phrase(
         Kind.ACCEPTANCE,
@@ -107,6 +114,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:{_EN_DETERMINER}|your)\s+agreement\b{_HINT_AFTER}",
             _FLAGS,
         ),
+        "en.acceptance",
     ),
     Phrase(
         Kind.ACCEPTANCE,
@@ -116,6 +124,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:{quoted('lead')}\s*)?(?:{_ZH_DETERMINER}|你的|这一)?\s*约定{_HINT_AFTER}",
             _FLAGS,
         ),
+        "zh.acceptance",
     ),
     Phrase(
         Kind.CANCELLATION,
@@ -126,6 +135,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             rf"cancel\s+(?:{_EN_DETERMINER}|my)\s+agreement\b{_HINT_AFTER}",
             _FLAGS,
         ),
+        "en.cancellation",
     ),
     Phrase(
         Kind.CANCELLATION,
@@ -135,6 +145,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
             _FLAGS,
         ),
+        "zh.cancellation",
     ),
     Phrase(
         Kind.CANCELLATION,
@@ -144,6 +155,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:\s*{quoted('hint')})?\s*(?:就)?(?:作废|取消)(?:掉)?",
             _FLAGS,
         ),
+        "zh.cancellation.suffix",
     ),
     Phrase(
         Kind.CANCELLATION,
@@ -153,10 +165,69 @@ PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:\s*{quoted('hint')})?\s*(?:给)?(?:取消|作废)(?:掉)?",
             _FLAGS,
         ),
+        "zh.cancellation.ba",
     ),
 )
 
+# R17: "Let's change our agreement: ...", "我们把约定改成...", and withdrawing one.
+_AMENDMENT_PHRASES: Final[tuple[Phrase, ...]] = (
+    Phrase(
+        Kind.AMENDMENT,
+        (
+            frozenset({"let"}),
+            frozenset({"agreement"}),
+            frozenset({"change", "amend", "update", "revise", "modify"}),
+        ),
+        re.compile(
+            rf"(?:let{APOSTROPHE}?s|let\s+us)\s+(?:change|amend|update|revise|modify)\s+"
+            rf"{_EN_DETERMINER}\s+agreement(?:\s*{quoted('hint')})?\s*(?:[:]|\s+to\s*[:]?)",
+            _FLAGS,
+        ),
+        "en.amendment",
+    ),
+    Phrase(
+        Kind.AMENDMENT,
+        (frozenset({"约定"}), frozenset({"改成", "改为", "换成", "更改为"})),
+        re.compile(
+            rf"(?:{_ZH_SUBJECT})?(?:就)?(?:把|将)\s*(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定"
+            rf"(?:\s*{quoted('hint')})?\s*{_ZH_AMEND_VERB}\s*[:,]?",
+            _FLAGS,
+        ),
+        "zh.amendment",
+    ),
+    Phrase(
+        Kind.AMENDMENT_CANCELLATION,
+        (frozenset({"cancel", "withdraw"}), frozenset({"change", "amendment"})),
+        re.compile(
+            rf"(?:please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+)?)?"
+            rf"(?:cancel|withdraw)\s+(?:{_EN_DETERMINER}|my)\s+(?:change|amendment)\b{_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "en.amendment_cancellation",
+    ),
+    Phrase(
+        Kind.AMENDMENT_CANCELLATION,
+        (frozenset({"取消", "撤回"}), frozenset({"修改", "更改", "改动"})),
+        re.compile(
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*(?:取消|撤回)(?:掉)?\s*"
+            rf"(?:{quoted('lead')}\s*)?(?:这个|这次|这项|那个|该|此)?\s*(?:修改|更改|改动){_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "zh.amendment_cancellation",
+    ),
+)
+
+PHRASES: Final[tuple[Phrase, ...]] = (*_PHRASES, *_AMENDMENT_PHRASES)
+
+# The words of the one family that needs neither "agree" nor "约定" (withdrawing an
+# amendment): the recognizer's fast path lets a turn holding one of them through.
+WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动")
+
 NEEDED_WORDS: Final = frozenset().union(*(group for phrase in PHRASES for group in phrase.needs))
+
+# Pattern -> rule id, for the evidence of a match (R16).
+RULE_OF: Final[dict[re.Pattern[str], str]] = {phrase.pattern: phrase.rule for phrase in PHRASES}
 
 # Short words that may open a sentence before a phrase: "OK, let's agree: ...",
 # "好的, 我们约定: ...", "算了, 取消这个约定吧". Anything else in front (a reporting

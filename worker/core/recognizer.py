@@ -24,7 +24,15 @@ from itertools import islice
 
 from contracts.common import Role
 from worker.core.deadlines import find_deadline_phrase
-from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Intent, Proposal
+from worker.core.intents import (
+    NO_INTENT,
+    Acceptance,
+    Amendment,
+    AmendmentCancellation,
+    Cancellation,
+    Intent,
+    Proposal,
+)
 from worker.core.markup import Quotations, mask_quoted_markup
 from worker.core.normalize import Folded, fold, may_hold_trigger
 from worker.core.phrases import (
@@ -39,9 +47,11 @@ from worker.core.phrases import (
     PAST_TERMS,
     PHRASES,
     QUOTE_PAIRS,
+    RULE_OF,
     SENTENCE_END,
     TODO_TARGETS,
     TRAILING_COURTESY,
+    WITHDRAW_WORDS,
     ZH_INTERROGATIVE,
     ZH_NARRATIVE,
     Kind,
@@ -61,7 +71,7 @@ _WORD_OR_QUESTION = re.compile(r"[\w?]")
 
 def recognize(text: str, role: Role | str) -> Intent:
     """The one explicit agreement intent in `text` said by `role`, else NO_INTENT."""
-    if role != Role.USER or not may_hold_trigger(text):
+    if role != Role.USER or not (may_hold_trigger(text) or _may_withdraw(text)):
         return NO_INTENT
     folded = fold(text)
     if folded is None:
@@ -86,12 +96,22 @@ def recognize(text: str, role: Role | str) -> Intent:
     return found[0] if found else NO_INTENT
 
 
+def _may_withdraw(text: str) -> bool:
+    """Whether the turn may withdraw an amendment ("cancel the change", R17).
+
+    The one phrase family without "agree" or "约定". Unfolded text only: a disguised
+    keyword here can make the bridge miss a withdrawal, never invent one.
+    """
+    lowered = text.lower()
+    return any(word in lowered for word in WITHDRAW_WORDS)
+
+
 def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
     """Phrase matches by position, one per position; None when there are too many."""
     lowered = scan.lower()
     present = {word for word in NEEDED_WORDS if word in lowered}
     by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
-    for kind, needs, pattern in PHRASES:
+    for kind, needs, pattern, _rule in PHRASES:
         if any(present.isdisjoint(group) for group in needs):
             continue
         for match in islice(pattern.finditer(scan), MAX_CANDIDATES + 1):
@@ -125,18 +145,56 @@ def _opens_sentence(scan: str, at: int) -> bool:
         head = stripped[: lead.start()]
 
 
+def _span(folded: Folded, start: int, end: int) -> tuple[int, int]:
+    """Folded [start, end) as [start, end) of the original text (R16 evidence)."""
+    if folded.starts is None or folded.ends is None or start >= end:
+        return start, end
+    return folded.starts[start], folded.ends[end - 1]
+
+
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
-    if kind is Kind.PROPOSAL:
-        return _read_proposal(match, scan, folded)
+    if kind is Kind.PROPOSAL or kind is Kind.AMENDMENT:
+        return _read_terms(kind, match, scan, folded)
     end = SENTENCE_END.search(scan, match.end())
     sentence_rest = scan[match.end() : end.start() if end is not None else len(scan)]
     if _WORD_OR_QUESTION.search(COURTESY.sub("", sentence_rest)) is not None:
         return None
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
     hint = folded.original(*span).strip() if span is not None else None
-    if kind is Kind.ACCEPTANCE:
-        return Acceptance(target_hint=hint or None)
-    return Cancellation(target_hint=hint or None)
+    act = _ACTS[kind]
+    return act(
+        target_hint=hint or None,
+        hint_span=_span(folded, *span) if span is not None and hint else None,
+        rule=RULE_OF.get(match.re),
+        span=_span(folded, *match.span()),
+    )
+
+
+_ACTS: dict[Kind, type[Acceptance | Cancellation | AmendmentCancellation]] = {
+    Kind.ACCEPTANCE: Acceptance,
+    Kind.CANCELLATION: Cancellation,
+    Kind.AMENDMENT_CANCELLATION: AmendmentCancellation,
+}
+
+
+def _read_terms(
+    kind: Kind, match: re.Match[str], scan: str, folded: Folded
+) -> Proposal | Amendment | None:
+    """A proposal's terms, or an amendment's new terms with its target hint (R17)."""
+    proposal = _read_proposal(match, scan, folded)
+    if proposal is None or kind is Kind.PROPOSAL:
+        return proposal
+    span = quoted_span(match, "hint") or quoted_span(match, "lead")
+    hint = folded.original(*span).strip() if span is not None else None
+    return Amendment(
+        terms=proposal.terms,
+        deadline_phrase=proposal.deadline_phrase,
+        todo_target=proposal.todo_target,
+        rule=proposal.rule,
+        span=proposal.span,
+        target_hint=hint or None,
+        hint_span=_span(folded, *span) if span is not None and hint else None,
+    )
 
 
 def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal | None:
@@ -160,6 +218,8 @@ def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal 
         terms=terms,
         deadline_phrase=find_deadline_phrase(terms),
         todo_target=_todo_target(scan, start, stop, folded),
+        rule=RULE_OF.get(match.re),
+        span=_span(folded, match.start(), stop),
     )
 
 

@@ -1,4 +1,4 @@
-"""Which record a user confirmation or cancellation means (R4, R8).
+"""Which record a user confirmation, cancellation or amendment means (R4, R8, R17).
 
 Exactly one candidate resolves; with a target hint, exactly one candidate whose
 terms contain the hint (after normalisation) resolves. Anything else is ambiguous:
@@ -25,6 +25,13 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", folded).strip(_EDGE)
 
 
+def texts(record: AgreementRecord) -> tuple[str, ...]:
+    """What a hint may name: the terms, and a pending amendment's new terms (R17)."""
+    if record.amendment is None:
+        return (record.terms,)
+    return (record.terms, record.amendment.terms)
+
+
 def resolve(
     candidates: tuple[AgreementRecord, ...], hint: str | None
 ) -> tuple[AgreementRecord | None, tuple[AgreementRecord, ...]]:
@@ -34,7 +41,7 @@ def resolve(
     lists every candidate, so the user sees what can be meant.
     """
     wanted = normalise(hint) if hint is not None else ""
-    matching = tuple(c for c in candidates if wanted in normalise(c.terms))
+    matching = tuple(c for c in candidates if any(wanted in normalise(t) for t in texts(c)))
     if len(matching) == 1:
         return matching[0], ()
     return None, matching or candidates
