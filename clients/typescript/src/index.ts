@@ -13,7 +13,9 @@ import { ACCEPT_TOOL } from "./generated/tools.js";
 import type {
   AgreementEvent,
   CurrentAgreement,
+  PendingAmendment,
   PendingProposal,
+  ScopeAmendment,
   ScopeProposal,
   ScopeView,
   ScopeViewDocument,
@@ -155,6 +157,8 @@ export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date): ScopeVie
       .filter((a) => live(a.deadline_at, asOf))
       .map((a): CurrentAgreement => ({ record_id: a.record_id, terms: a.terms })),
     pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, asOf)),
+    // R17: shown while the agreement itself is live.
+    pending_amendments: (document.amendments ?? []).filter((a) => live(a.agreement_deadline_at, asOf)),
   };
 }
 
@@ -176,6 +180,18 @@ export function sessionViewAsOf(document: ScopeViewDocument, sessionId: string, 
           terms: p.terms,
           status: p.status,
           deadline_at: p.deadline_at ?? null,
+        }),
+      ),
+    pending_amendments: (scope.pending_amendments ?? [])
+      .filter((a: ScopeAmendment) => a.session_id === sessionId)
+      .map(
+        (a): PendingAmendment => ({
+          record_id: a.record_id,
+          revision: a.revision,
+          terms: a.terms,
+          current_terms: a.current_terms,
+          status: a.status,
+          deadline_at: a.deadline_at ?? null,
         }),
       ),
   };

@@ -47,12 +47,22 @@ export interface TodoItem {
   status: TodoStatus;
 }
 
-export type AgreementEvent = StateChanged | ToolOutcome | ClarificationRequested | ProposalRefused;
+export type AgreementEvent = StateChanged | ToolOutcome | ClarificationRequested | ProposalRefused | ClaimUnverified;
 
 export type AgreementState = "cancelled" | "expired" | "fulfilled" | "open" | "proposed";
 
 export type Cause =
-  "agent_accepted" | "deadline_reached" | "delivery_verified" | "proposed" | "user_accepted" | "user_cancelled";
+  | "agent_accepted"
+  | "amendment_agent_accepted"
+  | "amendment_cancelled"
+  | "amendment_lapsed"
+  | "amendment_proposed"
+  | "amendment_user_accepted"
+  | "deadline_reached"
+  | "delivery_verified"
+  | "proposed"
+  | "user_accepted"
+  | "user_cancelled";
 
 export type RejectionReason =
   | "already_accepted"
@@ -63,9 +73,11 @@ export type RejectionReason =
   | "unknown_record"
   | "wrong_state";
 
-export type ClarificationKind = "cancellation" | "confirmation";
+export type ClarificationKind = "amendment" | "amendment_cancellation" | "cancellation" | "confirmation";
 
 export type RefusalReason = "terms_too_long" | "too_many_records";
+
+export type ClaimKind = "agreement" | "delivery";
 
 export interface StateChanged {
   type: "agreement.state_changed";
@@ -84,6 +96,9 @@ export interface StateChanged {
   deadline_at?: string | null;
   acceptances?: Acceptances;
   binding?: TodoBinding | null;
+  amendment?: Amendment | null;
+  settled_amendment?: Amendment | null;
+  evidence?: Evidence | null;
 }
 
 export interface Provenance {
@@ -105,6 +120,47 @@ export interface TodoBinding {
   session_id: string;
   content: string;
   origin_seq: number;
+}
+
+export interface Amendment {
+  revision: number;
+  session_id: string;
+  terms: string;
+  proposed_at: string;
+  deadline_at?: string | null;
+  binding?: TodoBinding | null;
+  acceptances?: Acceptances1;
+}
+
+export interface Acceptances1 {
+  agent?: boolean;
+  user?: boolean;
+}
+
+export interface Evidence {
+  input_at?: string | null;
+  rule?: string | null;
+  span?: never[] | null;
+  deadline?: DeadlineEvidence | null;
+  arguments?: AcceptArguments | null;
+  resolution?: ("only_candidate" | "quoted_hint") | null;
+  hint_span?: never[] | null;
+  origin_seq?: number | null;
+  snapshot_seq?: number | null;
+  passed?: ("input" | "watermark") | null;
+  passed_at?: string | null;
+}
+
+export interface DeadlineEvidence {
+  written: string;
+  timezone: string;
+  convention?: string | null;
+  resolved?: string | null;
+}
+
+export interface AcceptArguments {
+  record_id: string;
+  expected_revision: number;
 }
 
 export interface ToolOutcome {
@@ -141,6 +197,7 @@ export interface Candidate {
   revision: number;
   terms: string;
   state: AgreementState;
+  amendment_terms?: string | null;
 }
 
 export interface ProposalRefused {
@@ -156,6 +213,24 @@ export interface ProposalRefused {
   limit?: number | null;
 }
 
+export interface ClaimUnverified {
+  type: "agreement.claim_unverified";
+  event_id: string;
+  agent_id: string;
+  user_id: string;
+  session_id: string;
+  seq: number;
+  kind: ClaimKind;
+  /**
+   * @minItems 2
+   * @maxItems 2
+   */
+  span: never[];
+  checked: string[];
+  at: string;
+  message_id?: string | null;
+}
+
 export interface SessionView {
   agent_id: string;
   user_id: string;
@@ -163,6 +238,7 @@ export interface SessionView {
   as_of: string;
   current_agreements?: CurrentAgreement[];
   pending_proposals?: PendingProposal[];
+  pending_amendments?: PendingAmendment[];
 }
 
 export interface CurrentAgreement {
@@ -178,12 +254,22 @@ export interface PendingProposal {
   deadline_at?: string | null;
 }
 
+export interface PendingAmendment {
+  record_id: string;
+  revision: number;
+  terms: string;
+  current_terms: string;
+  status: "awaiting_agent" | "awaiting_both" | "awaiting_user";
+  deadline_at?: string | null;
+}
+
 export interface ScopeView {
   agent_id: string;
   user_id: string;
   as_of: string;
   current_agreements?: CurrentAgreement[];
   pending_proposals?: ScopeProposal[];
+  pending_amendments?: ScopeAmendment[];
 }
 
 export interface ScopeProposal {
@@ -195,21 +281,28 @@ export interface ScopeProposal {
   deadline_at?: string | null;
 }
 
+export interface ScopeAmendment {
+  record_id: string;
+  session_id: string;
+  revision: number;
+  terms: string;
+  current_terms: string;
+  status: "awaiting_agent" | "awaiting_both" | "awaiting_user";
+  deadline_at?: string | null;
+  agreement_deadline_at?: string | null;
+}
+
 export interface ScopeViewDocument {
   schema_version?: number;
   agent_id: string;
   user_id: string;
   agreements?: OpenAgreement[];
   proposals?: ScopeProposal[];
+  amendments?: ScopeAmendment[];
 }
 
 export interface OpenAgreement {
   record_id: string;
   terms: string;
   deadline_at?: string | null;
-}
-
-export interface AcceptArguments {
-  record_id: string;
-  expected_revision: number;
 }
