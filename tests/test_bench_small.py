@@ -71,6 +71,9 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert figures["latency"]["samples"] > 0
     assert figures["latency"]["missing"] == 0
     assert figures["worker_rss_mb"] > 0
+    # The gateway's view read, under the drain and idle, through the real client.
+    assert figures["view_read"]["loaded"]["samples"] > 0
+    assert figures["view_read"]["idle"]["samples"] == 300
     assert figures["redis_session_bytes"]["sampled"] > 0
     assert set(figures["ratios"]) == {
         "e2e_vs_baseline",
@@ -78,6 +81,7 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
         "faststream_batch_vs_baseline",
         "floor_vs_baseline",
         "e2e_merged_vs_floor",
+        "view_read_p50_loaded_vs_idle",
         "scaling_2_vs_1_process",
     }
     assert all(math.isfinite(v) for v in figures["recognizer"].values())

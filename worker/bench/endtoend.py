@@ -37,6 +37,7 @@ from typing import Any, cast
 import msgspec
 from redis.asyncio import Redis
 
+from client import AccordClient
 from contracts.streams import DATA_FIELD
 from store import keys
 from store.keys import heartbeat_pattern
@@ -258,6 +259,45 @@ async def paced_latency(
         "p50_ms": statistics.median(latencies),
         "p99_ms": _percentile(latencies, 0.99),
         "max_ms": max(latencies),
+    }
+
+
+VIEW_READ_PERIOD_S = 0.005
+
+
+def view_scopes(workload: Workload) -> list[tuple[str, str]]:
+    """The scopes with agreements (their view has a document to decode), in write order."""
+    flows = [d for d in workload.documents if d.get("name") == "soul_agreement_accept"]
+    return list(dict.fromkeys((d["agent_id"], d["user_id"]) for d in flows or workload.documents))
+
+
+async def view_reads(
+    url: str, partitions: int, scopes: Sequence[tuple[str, str]], stop: asyncio.Event | int
+) -> list[float]:
+    """Scope views read as a gateway reads them (`AccordClient.scope_view`: one HGET,
+    decode, filter by deadline), one every VIEW_READ_PERIOD_S until `stop` is set (or
+    `stop` reads when it is a count); each read's latency in ms."""
+    client = AccordClient(Redis.from_url(url), partitions=partitions)
+    latencies: list[float] = []
+    try:
+        while not (stop.is_set() if isinstance(stop, asyncio.Event) else len(latencies) >= stop):
+            agent_id, user_id = scopes[len(latencies) % len(scopes)]
+            started = time.perf_counter()
+            await client.scope_view(agent_id, user_id)
+            latencies.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(VIEW_READ_PERIOD_S)
+    finally:
+        await client.aclose()
+    return latencies
+
+
+def percentiles(latencies: Sequence[float]) -> dict[str, float]:
+    if not latencies:
+        return {"samples": 0, "p50_ms": float("nan"), "p99_ms": float("nan")}
+    return {
+        "samples": len(latencies),
+        "p50_ms": statistics.median(latencies),
+        "p99_ms": _percentile(latencies, 0.99),
     }
 
 

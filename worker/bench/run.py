@@ -11,6 +11,7 @@ timing; `Figures.ok` is the correctness of the run only.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import statistics
@@ -32,7 +33,10 @@ from worker.bench.endtoend import (
     drain_start,
     exactly_once,
     paced_latency,
+    percentiles,
     session_bytes,
+    view_reads,
+    view_scopes,
     write,
 )
 from worker.bench.floor import floor_loop
@@ -77,6 +81,9 @@ class Figures:
     # CPU microseconds per entry, consumer side ("client") and Redis side, per phase.
     cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
     latency: dict[str, float] = field(default_factory=dict)
+    # Scope view reads (the client's one HGET) while one worker drains the backlog, and
+    # the same reads on the idle server right after, as the baseline.
+    view_read: dict[str, dict[str, float]] = field(default_factory=dict)
     worker_rss_mb: float = 0.0
     redis_session_bytes: dict[str, float] = field(default_factory=dict)
     recognizer: dict[str, float] = field(default_factory=dict)
@@ -99,6 +106,10 @@ class Figures:
             "floor_vs_baseline": share(self.floor_per_s, self.baseline_per_s),
             "e2e_merged_vs_floor": share(self.e2e_merged_per_s, self.floor_per_s),
             "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_merged_per_s),
+            "view_read_p50_loaded_vs_idle": share(
+                self.view_read.get("loaded", {}).get("p50_ms", 0),
+                self.view_read.get("idle", {}).get("p50_ms", 0),
+            ),
         }
 
     def to_json(self) -> str:
@@ -142,6 +153,12 @@ class Figures:
                 f" p50 {lat.get('p50_ms', 0):.2f} ms, p99 {lat.get('p99_ms', 0):.2f} ms"
                 f" ({lat.get('samples', 0):.0f} samples)"
             ),
+            *(
+                f"view read ({name}): p50 {v['p50_ms']:.3f} ms, p99 {v['p99_ms']:.3f} ms"
+                f" ({v['samples']:.0f} reads)"
+                for name, v in self.view_read.items()
+            ),
+            f"view read p50 under load: {r['view_read_p50_loaded_vs_idle']:.2f}x idle",
             *(
                 f"CPU per entry, {name}: {cpu['client']:.1f} us consumer + "
                 f"{cpu['redis']:.1f} us Redis"
@@ -215,7 +232,20 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
         await workers.ready(redis, plan.timeout_s)
         written_from = await drain_start(redis, workers)
         ids = await write(redis, entries(workload))
+        # From the end of the writes (they share this event loop) to the end of the drain.
+        stop_reads = asyncio.Event()
+        scopes = view_scopes(workload)
+        reads = (
+            asyncio.create_task(view_reads(url, workload.partitions, scopes, stop_reads))
+            if latency_load is not None
+            else None
+        )
         drain = await drain_rate(redis, workers, ids, plan.timeout_s, written_from)
+        if reads is not None:
+            stop_reads.set()
+            figures.view_read["loaded"] = percentiles(await reads)
+            idle = await view_reads(url, workload.partitions, scopes, 300)
+            figures.view_read["idle"] = percentiles(idle)
         rate = drain.per_s
         figures.cpu_us_per_entry[f"{processes}_process_{reader}"] = _cpu([drain])
         checked = [workload]
