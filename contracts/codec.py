@@ -16,9 +16,11 @@ from typing import Any, cast
 
 import msgspec
 
+from contracts.common import Ident, Seq
 from contracts.inputs import ChatTurn, InputEvent, TodoItem, ToolCall, ToolResult
 from contracts.outputs import DeadLetterReason
 from contracts.streams import DATA_FIELD
+from contracts.tools import ACCEPT_TOOL_NAME, TODO_WRITE_TOOL_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,12 @@ class Limits:
     max_todos: int = 500
     max_todo_content_bytes: int = 2 * 1024
     max_argument_bytes: int = 4 * 1024
+    # The window around an entry's id time (when Redis stored it) that its `ts` must
+    # fall in, in seconds: a gateway's clock skew and queueing behind, never a turn
+    # stamped decades away (which would expire agreements or overflow deadline
+    # arithmetic). Checked only where the entry id is known (`decode_entry(entry_ms=)`).
+    max_ts_behind_s: int = 10 * 366 * 86_400
+    max_ts_ahead_s: int = 60 * 86_400
 
 
 DEFAULT_LIMITS = Limits()
@@ -91,7 +99,9 @@ def _zone_is_known(name: str) -> bool:
     return name in _known_zones()
 
 
-def _check_limits(event: InputEvent, limits: Limits, raw_bytes: int) -> None:
+def _check_limits(event: InputEvent, limits: Limits, raw_bytes: int) -> InputEvent:
+    """Refuse what is over a limit, or drop it when accord never reads it (the event
+    then goes on without that part: its envelope still moves the session on)."""
     # A decoded string is never longer in UTF-8 than its JSON text in the entry
     # (escapes only lengthen the JSON, and msgspec refuses lone surrogates), so a
     # string check is skipped when the whole entry is within that string's limit.
@@ -113,11 +123,38 @@ def _check_limits(event: InputEvent, limits: Limits, raw_bytes: int) -> None:
     elif isinstance(event, ToolCall):
         size = len(msgspec.json.encode(event.arguments))
         if size > limits.max_argument_bytes:
+            if event.name != ACCEPT_TOOL_NAME:
+                # Another tool's arguments (a 5 KB `write_file`) are never read.
+                return msgspec.structs.replace(event, arguments={})
             raise ContractError(
                 "$.arguments", f"longer than {limits.max_argument_bytes} bytes", oversize
             )
     elif isinstance(event, ToolResult) and event.todos is not None:
-        _check_todos(event.todos, limits, raw_bytes)
+        try:
+            _check_todos(event.todos, limits, raw_bytes)
+        except ContractError:
+            if event.name == TODO_WRITE_TOOL_NAME and event.ok:
+                raise
+            # Only a successful todo_write's snapshot is ever read (R12).
+            return msgspec.structs.replace(event, todos=None)
+    return event
+
+
+def check_ts(event: InputEvent, entry_ms: int, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse a `ts` outside the window around the entry's id time (`Limits`)."""
+    ts_ms = event.ts.timestamp() * 1000
+    if ts_ms < entry_ms - limits.max_ts_behind_s * 1000:
+        raise ContractError(
+            "$.ts",
+            f"more than {limits.max_ts_behind_s} s before the entry was stored",
+            DeadLetterReason.CONTRACT_VIOLATION,
+        )
+    if ts_ms > entry_ms + limits.max_ts_ahead_s * 1000:
+        raise ContractError(
+            "$.ts",
+            f"more than {limits.max_ts_ahead_s} s after the entry was stored",
+            DeadLetterReason.CONTRACT_VIOLATION,
+        )
 
 
 def _check_todos(todos: list[TodoItem], limits: Limits, raw_bytes: int) -> None:
@@ -155,15 +192,27 @@ def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEve
         raise ContractError(
             "$", "nested too deeply to decode", DeadLetterReason.UNDECODABLE
         ) from error
-    _check_limits(event, limits, len(raw))
-    return event
+    return _check_limits(event, limits, len(raw))
 
 
 def decode_entry(
     fields: Mapping[bytes, bytes] | Mapping[str, str] | Mapping[str, bytes],
     limits: Limits = DEFAULT_LIMITS,
+    entry_ms: int | None = None,
 ) -> InputEvent:
-    """Decode a stream entry: its `__data__` field holds the event's JSON."""
+    """Decode a stream entry: its `__data__` field holds the event's JSON.
+
+    With `entry_ms` (the entry id's time) its `ts` must lie in the window of `limits`.
+    """
+    event = _decode_fields(fields, limits)
+    if entry_ms is not None:
+        check_ts(event, entry_ms, limits)
+    return event
+
+
+def _decode_fields(
+    fields: Mapping[bytes, bytes] | Mapping[str, str] | Mapping[str, bytes], limits: Limits
+) -> InputEvent:
     # The worker's entries come from redis-py with bytes keys: one lookup, not a scan that
     # decodes every key (the scan cost more than the JSON decode on the hot path).
     by_name = cast("Mapping[Any, bytes | str]", fields)
@@ -179,6 +228,41 @@ def decode_entry(
             DATA_FIELD, f"entry has no {DATA_FIELD} field", DeadLetterReason.UNDECODABLE
         )
     return decode_event(data, limits)
+
+
+class Envelope(msgspec.Struct, frozen=True):
+    """Who and where an input is, read leniently from a document whose body is refused."""
+
+    agent_id: Ident
+    user_id: Ident
+    session_id: Ident
+    seq: Seq
+
+
+_ENVELOPE: msgspec.json.Decoder[Envelope] = msgspec.json.Decoder(Envelope)
+
+
+def decode_envelope(
+    fields: Mapping[bytes, bytes] | Mapping[str, str] | Mapping[str, bytes],
+    limits: Limits = DEFAULT_LIMITS,
+) -> Envelope | None:
+    """The envelope of an entry, when its ids and seq are valid whatever the rest is.
+
+    None when there is none: not JSON, over the entry limit, nested past the
+    interpreter's depth, or an id or seq that breaks the contract (such values are
+    never logged or kept as ids).
+    """
+    by_name = cast("Mapping[Any, bytes | str]", fields)
+    data = by_name.get(_DATA_KEY, by_name.get(DATA_FIELD))
+    if data is None:
+        return None
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if len(raw) > limits.max_entry_bytes:
+        return None
+    try:
+        return _ENVELOPE.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def encode(value: msgspec.Struct) -> bytes:

@@ -46,7 +46,7 @@ from typing import Any, Generic, Protocol
 import msgspec
 from redis.exceptions import ResponseError
 
-from contracts.codec import ContractError, Limits, decode_entry, decode_event
+from contracts.codec import ContractError, Limits, decode_entry, decode_envelope, decode_event
 from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import (
@@ -84,6 +84,8 @@ _NO_LIMITS = Limits(
     max_todos=2**62,
     max_todo_content_bytes=2**62,
     max_argument_bytes=2**62,
+    max_ts_behind_s=2**40,
+    max_ts_ahead_s=2**40,
 )
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
 _MSGPACK = msgspec.msgpack.Encoder()
@@ -380,9 +382,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 f"delivered {entry.delivery_count} times (limit {self.config.delivery_limit})",
             )
         try:
-            event = decode_entry(entry.fields, self.config.limits)
+            event = decode_entry(entry.fields, self.config.limits, entry_ms(entry.entry_id))
         except ContractError as error:
-            return self._dead_letter(entry, error.reason, str(error))
+            letter = self._dead_letter(entry, error.reason, str(error))
+            envelope = decode_envelope(entry.fields, self.config.limits)
+            if envelope is None:
+                return letter
+            return msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
         if self._partition_of(event.agent_id, event.user_id) != self.partition:
             return self._dead_letter(
                 entry, DeadLetterReason.WRONG_PARTITION, "scope hashes to another partition", event

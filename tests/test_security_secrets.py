@@ -101,7 +101,9 @@ HOSTILE: dict[str, tuple[str, dict[str, str]]] = {
                 "type": "tool_call",
                 **envelope("e"),
                 "call_id": "c-e",
-                "name": "web_search",
+                # The accept tool: its arguments are read, so over the limit they are
+                # refused (another tool's oversize arguments are dropped, not refused).
+                "name": "soul_agreement_accept",
                 "arguments": {"query": SECRET, "pad": "x" * 300},
             }
         ),

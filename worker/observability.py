@@ -215,6 +215,16 @@ class BatchHistogram:
         yield family
 
 
+# Characters of an unverified id that reach a log line.
+_ID_HEAD = 64
+
+
+def _head(value: str | None) -> str | None:
+    if value is None or len(value) <= _ID_HEAD:
+        return value
+    return value[:_ID_HEAD] + f"…(+{len(value) - _ID_HEAD})"
+
+
 def log_events(log: Any, events: Iterable[OutputEvent]) -> None:  # noqa: ANN401
     """One INFO line per published event, with ids and states but never text or terms."""
     for event in events:
@@ -232,7 +242,9 @@ def log_events(log: Any, events: Iterable[OutputEvent]) -> None:  # noqa: ANN401
         elif isinstance(event, ToolOutcome):
             log.info(
                 "tool_outcome",
-                record_id=event.record_id,
+                # A rejected call's record id is the model's own text (up to the argument
+                # limit): only its head is logged.
+                record_id=event.record_id if event.accepted else _head(event.record_id),
                 session_id=event.session_id,
                 seq=event.seq,
                 call_id=event.call_id,

@@ -131,6 +131,8 @@ class Settings:
                 "ACCORD_MAX_TODO_CONTENT_BYTES", base.limits.max_todo_content_bytes
             ),
             max_argument_bytes=num("ACCORD_MAX_ARGUMENT_BYTES", base.limits.max_argument_bytes),
+            max_ts_behind_s=num("ACCORD_MAX_TS_BEHIND_S", base.limits.max_ts_behind_s),
+            max_ts_ahead_s=num("ACCORD_MAX_TS_AHEAD_S", base.limits.max_ts_ahead_s),
         )
         return cls(
             redis_url=e.get("REDIS_URL") or None,
