@@ -35,5 +35,11 @@ class StoreConfig:
     # checked against Redis's version in the commit, and versions are tokens unique to one
     # commit, so a rolled-back key never matches a cached one (docs/reliability.md).
     cache_size: int = 4096
+    # A session may hold this many parked entries (early seqs behind a gap), and this
+    # many bytes of them; past either, its gap is skipped at once, as after the gap
+    # timeout (recorded in `k`, counted in `stats:{p}`). A flood bound, far above what a
+    # conversation parks while a seq is in flight (docs/operations.md, memory model).
+    max_parked_entries: int = 2_000
+    max_parked_bytes: int = 8 * 1024 * 1024
     # Test hook: the named step at which the process dies (store/crash.py).
     crash_at: str | None = None

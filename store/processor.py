@@ -732,6 +732,16 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             work.arrivals.get(session_id, ()),
             skip_gap=session_id in work.skip_gap and _gap_stale(before, work.skip_seen_by),
         )
+        if plan.park and not plan.skipped_now and self._over_parked_limits(before, plan):
+            # A flood of early entries behind one gap: give the gap up now rather than
+            # hold them all (past the limits memory, not time, is what runs out).
+            plan = plan_session(
+                before.next_seq,
+                before.skipped,
+                before.parked,
+                work.arrivals.get(session_id, ()),
+                skip_gap=True,
+            )
         table = build.table
         if plan.duplicates or plan.late:
             self._not_applied(build, plan)
@@ -775,6 +785,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             raw_core=None,
             core=session,
         )
+
+    def _over_parked_limits(self, before: SessionSnapshot[SessionT], plan: GatePlan) -> bool:
+        """Whether the session would hold more parked entries, or bytes, than allowed."""
+        waiting = [e for seq, e in before.parked.items() if seq >= plan.next_seq]
+        count = len(waiting) + len(plan.park)
+        if count > self.config.max_parked_entries:
+            return True
+        size = sum(len(e.data) for e in waiting) + sum(len(a.data) for _, a in plan.park)
+        return size > self.config.max_parked_bytes
 
     def _not_applied(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
         """Ack the plan's duplicates; turn its late arrivals into dead letters."""

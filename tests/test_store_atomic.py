@@ -48,6 +48,11 @@ def processor(client: redis.asyncio.Redis, **config: Any) -> PartitionProcessor[
     return PartitionProcessor(client, 0, FakeCore(), StoreConfig(**config))
 
 
+def unbounded(client: redis.asyncio.Redis, **config: Any) -> PartitionProcessor[Any, Any]:
+    """A processor that parks 10,000 entries of one session (far past the defaults)."""
+    return processor(client, max_parked_entries=10**6, max_parked_bytes=2**40, **config)
+
+
 async def write(
     client: redis.asyncio.Redis,
     seqs: range | list[int],
@@ -92,7 +97,7 @@ async def test_a_drain_of_ten_thousand_parked_entries_commits_atomically(
 ) -> None:
     """R15: seq 1 missing, seqs 2..10,100 parked; seq 1 arrives and the drain of 10,100
     proposals (records, events, deadline index members, parked fields) commits whole."""
-    store = processor(client)
+    store = unbounded(client)
     await write(client, range(2, PARKED + 1))
     await process_all(store, client)
     assert await client.hlen(keys.parked_key(0, *SCOPE, "s")) == PARKED - 1
@@ -114,7 +119,7 @@ async def test_a_gap_skip_drain_and_a_sweep_of_ten_thousand_commit_atomically(
 ) -> None:
     """R15, R9: the gap before 10,099 parked proposals is skipped (one drain), then
     every one of them expires in one sweep (10,100 index members removed at once)."""
-    store = processor(client, gap_timeout_ms=0)
+    store = unbounded(client, gap_timeout_ms=0)
     await write(client, range(2, PARKED + 1))
     await process_all(store, client)
     assert await store.skip_stale_gaps() == 1
@@ -216,3 +221,41 @@ async def test_one_bad_session_does_not_stop_gap_skips_and_expiry_elsewhere(
     assert await applied(client, scope=bad) == []
     expired = await store.sweep_expired()
     assert {e.record_id for e in expired} == {"t/1", "s/2", "s/3"}
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+@pytest.mark.parametrize("limit", [{"max_parked_entries": 5}, {"max_parked_bytes": 1_000}])
+async def test_a_session_past_its_parked_limits_gives_its_gap_up_at_once(
+    client: redis.asyncio.Redis, limit: dict[str, int]
+) -> None:
+    """R15 under a flood: seq 1 missing, seqs 2..9 arrive (about 190 bytes each); past
+    5 parked entries (or 1,000 bytes) the gap is skipped at once, recorded and counted,
+    and nothing stays parked; a late seq 1 is then a dead letter."""
+    store = processor(client, gap_timeout_ms=3_600_000, **limit)
+    await write(client, range(2, 10))
+    await process_all(store, client)
+    assert await applied(client) == list(range(2, 10))
+    assert not await client.exists(keys.parked_key(0, *SCOPE, "s"))
+    session: Any = await client.hgetall(keys.session_key(0, *SCOPE, "s"))
+    assert session[b"k"] == b"1-1"
+    assert await client.hget(keys.stats_key(0), "gaps_skipped") == b"1"
+    await write(client, [1])
+    await process_all(store, client)
+    raw: Any = await client.xrange(keys.dead_letters_stream(0))
+    assert [msgspec.json.decode(f[b"__data__"], type=DeadLetter).reason for _, f in raw] == [
+        DeadLetterReason.LATE_AFTER_GAP_SKIP
+    ]
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_under_the_parked_limits_a_gap_waits(client: redis.asyncio.Redis) -> None:
+    """R15: at the limit (5 parked entries) nothing is skipped: seq 1 still applies first."""
+    store = processor(client, gap_timeout_ms=3_600_000, max_parked_entries=5)
+    await write(client, range(2, 7))
+    await process_all(store, client)
+    assert await client.hlen(keys.parked_key(0, *SCOPE, "s")) == 5
+    await write(client, [1])
+    await process_all(store, client)
+    assert await applied(client) == list(range(1, 7))

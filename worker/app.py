@@ -65,6 +65,8 @@ def store_config(settings: Settings) -> StoreConfig:
         partitions=settings.partitions,
         group=settings.group,
         gap_timeout_ms=settings.gap_timeout_ms,
+        max_parked_entries=settings.max_parked_entries,
+        max_parked_bytes=settings.max_parked_bytes,
         delivery_limit=settings.delivery_limit,
         events_maxlen=settings.events_maxlen,
         dead_letters_maxlen=settings.dead_letters_maxlen,

@@ -75,6 +75,10 @@ class Settings:
     reader: str = "merged"
     # A gap in a session's seq open this long is skipped (recorded and counted).
     gap_timeout_ms: int = 30_000
+    # Parked entries (and their bytes) a session may hold before its gap is skipped at
+    # once (store.config.StoreConfig; docs/operations.md, memory model).
+    max_parked_entries: int = 2_000
+    max_parked_bytes: int = 8 * 1024 * 1024
     # An entry delivered this many times without being applied goes to dead letters.
     delivery_limit: int = 5
     # An entry idle this long in another consumer's PEL is reclaimed (XAUTOCLAIM).
@@ -148,6 +152,8 @@ class Settings:
             block_ms=num("ACCORD_BLOCK_MS", base.block_ms),
             reader=_reader(e.get("ACCORD_READER") or base.reader),
             gap_timeout_ms=num("ACCORD_GAP_TIMEOUT_MS", base.gap_timeout_ms),
+            max_parked_entries=num("ACCORD_MAX_PARKED_ENTRIES", base.max_parked_entries),
+            max_parked_bytes=num("ACCORD_MAX_PARKED_BYTES", base.max_parked_bytes),
             delivery_limit=num("ACCORD_DELIVERY_LIMIT", base.delivery_limit),
             reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),
             prune_idle_ms=num("ACCORD_PRUNE_IDLE_MS", base.prune_idle_ms),
