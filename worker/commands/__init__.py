@@ -19,6 +19,7 @@ def register(app: typer.Typer) -> None:
         recognize,
         replay,
         schema,
+        status,
         version,
         view,
         worker,
@@ -35,6 +36,7 @@ def register(app: typer.Typer) -> None:
     recognize.register(app)
     replay.register(app)
     schema.register(app)
+    status.register(app)
     version.register(app)
     view.register(app)
     worker.register(app)

@@ -1,0 +1,145 @@
+"""Who reads what, and how far behind: one read of the fleet for `accord status` and the
+console (what `kafka-consumer-groups --describe` gives a Kafka operator).
+
+Per partition: its owner (the lease holder, docs/store.md "Partition ownership") and
+time left on the lease, lag (entries not yet delivered to the group), pending entries
+(delivered, not acked), sessions with parked entries waiting on a gap, and dead letters
+by reason. Per consumer: the partitions it holds, its pending entries, and how long ago
+it last beat (None: not a live member, e.g. a dead consumer still holding entries, or a
+worker with a manual ACCORD_SERVE_PARTITIONS, which takes no part in ownership).
+
+Read-only; every time is Redis's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from contracts.streams import input_streams
+from store import keys, ownership
+from store.scripts import AnyRedis
+
+# On Redis 6.2 (no `lag` in XINFO GROUPS) undelivered entries are counted up to this.
+LAG_CAP = 10_000
+
+
+class PartitionStatus(msgspec.Struct, frozen=True):
+    partition: int
+    # The lease holder's consumer name, None when the lease is free or expired.
+    owner: str | None
+    # Milliseconds left on the owner's lease (None without an owner).
+    lease_ms_left: int | None
+    # Entries not yet delivered to the group, over the three input streams.
+    lag: int
+    # Entries delivered and not yet acknowledged, over the three input streams.
+    pending: int
+    # Sessions with entries parked behind a gap in their seq.
+    parked_gaps: int
+    # Dead letters by reason (stats:{p} counts them as they are written).
+    dead_letters: dict[str, int]
+    dead_letters_total: int
+
+
+class ConsumerStatus(msgspec.Struct, frozen=True):
+    consumer: str
+    partitions: list[int]
+    pending: int
+    # Since its last ownership beat, ms; None when it is not a live member.
+    heartbeat_age_ms: int | None
+
+
+class FleetStatus(msgspec.Struct, frozen=True):
+    group: str
+    at_ms: int
+    partitions: list[PartitionStatus]
+    consumers: list[ConsumerStatus]
+
+
+def _text(value: Any) -> str:  # noqa: ANN401  (a redis-py reply item)
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+async def _lag(redis: AnyRedis, stream: str, group: str) -> int:
+    try:
+        groups: Any = await redis.xinfo_groups(stream)
+    except Exception:  # noqa: BLE001  (no such stream yet: nothing to read)
+        return 0
+    found = next((g for g in groups if _text(g["name"]) == group), None)
+    if found is None:
+        return 0
+    lag = found.get("lag")
+    if lag is not None:
+        return int(lag)
+    after: Any = await redis.xrange(
+        stream, min="(" + _text(found["last-delivered-id"]), count=LAG_CAP
+    )
+    return len(after)
+
+
+async def _pending(redis: AnyRedis, stream: str, group: str) -> tuple[int, dict[str, int]]:
+    """(pending entries, per consumer) of one stream."""
+    try:
+        summary: Any = await redis.xpending(stream, group)
+    except Exception:  # noqa: BLE001  (no stream or group yet)
+        return 0, {}
+    per = {_text(c["name"]): int(c["pending"]) for c in summary.get("consumers") or ()}
+    return int(summary.get("pending") or 0), per
+
+
+async def fleet_status(
+    redis: AnyRedis, partitions: int, group: str, *, live_ms: int = 10_000
+) -> FleetStatus:
+    """The status of partitions 0..partitions-1 and of the consumers serving them.
+
+    `live_ms`: how long a member counts as live after its last beat (the workers'
+    ACCORD_LEASE_MS).
+    """
+    members = await ownership.members(redis, live_ms)
+    rows: list[PartitionStatus] = []
+    held: dict[str, list[int]] = {name: [] for name in members.last_beat_ms}
+    pending_of: dict[str, int] = {}
+    for partition in range(partitions):
+        token, expires = await ownership.lease_of(redis, partition)
+        left = None if expires is None else expires - members.now_ms
+        owner = ownership.owner_consumer(token) if token and left and left > 0 else None
+        if owner is not None:
+            held.setdefault(owner, []).append(partition)
+        lag = pending = 0
+        for stream in input_streams(partition):
+            lag += await _lag(redis, stream, group)
+            count, per = await _pending(redis, stream, group)
+            pending += count
+            for consumer, n in per.items():
+                pending_of[consumer] = pending_of.get(consumer, 0) + n
+        stats: Any = await redis.hgetall(keys.stats_key(partition))
+        counts = {_text(k): int(v) for k, v in stats.items()}
+        rows.append(
+            PartitionStatus(
+                partition=partition,
+                owner=owner,
+                lease_ms_left=left if owner is not None else None,
+                lag=lag,
+                pending=pending,
+                parked_gaps=int(await redis.zcard(keys.gaps_key(partition))),
+                dead_letters={k[3:]: n for k, n in sorted(counts.items()) if k.startswith("dl:")},
+                dead_letters_total=counts.get("dead_letters", 0),
+            )
+        )
+    for consumer in pending_of:
+        held.setdefault(consumer, [])
+    consumers = [
+        ConsumerStatus(
+            consumer=name,
+            partitions=sorted(parts),
+            pending=pending_of.get(name, 0),
+            heartbeat_age_ms=(
+                members.now_ms - members.last_beat_ms[name]
+                if name in members.last_beat_ms
+                else None
+            ),
+        )
+        for name, parts in sorted(held.items())
+    ]
+    return FleetStatus(group, members.now_ms, rows, consumers)
