@@ -22,6 +22,8 @@ from typing import Any
 
 import msgspec
 
+from contracts.codec import ContractError
+from contracts.codec import decode_event as decode_input
 from contracts.outputs import AgreementEvent, DeadLetter, StateChanged
 from contracts.partition import partition_of
 from contracts.streams import (
@@ -58,8 +60,23 @@ def load_transcript(path: Path) -> list[Line]:
             raise ReplayError(f"{path}:{number}: not JSON: {error}") from error
         if not isinstance(value, dict) or value.get("type") not in _FAMILY:
             raise ReplayError(f"{path}:{number}: not an input event (type chat_turn|tool_call|...)")
+        try:
+            decode_input(json.dumps(_placeholder_target(value), ensure_ascii=False))
+        except ContractError as error:
+            raise ReplayError(f"{path}:{number}: {error}") from error
         lines.append(value)
     return lines
+
+
+def _placeholder_target(line: Line) -> Line:
+    """The line as the contract will see it once `"@proposal:N"` names a real record."""
+    arguments = line.get("arguments")
+    if not isinstance(arguments, dict):
+        return line
+    target = arguments.get("record_id")
+    if isinstance(target, str) and target.startswith(PROPOSAL_REF):
+        return {**line, "arguments": {**arguments, "record_id": "agr-placeholder"}}
+    return line
 
 
 def rebase(lines: Sequence[Line], start: datetime) -> list[Line]:
@@ -112,6 +129,8 @@ class Gateway:
     redis: AnyRedis
     partitions: int
     group: str = "accord"
+    # How long any wait for the worker may take (a reference to a proposal waits too).
+    timeout_s: float = 20.0
     # stream -> entry ids this gateway wrote (for the processed check).
     written: dict[str, list[str]] = field(default_factory=dict)
     # partition -> last agreement-events id read.
@@ -148,13 +167,14 @@ class Gateway:
                 return False
         return True
 
-    async def wait_processed(self, timeout_s: float = 20.0) -> None:
+    async def wait_processed(self, timeout_s: float | None = None) -> None:
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
         deadline = time.monotonic() + timeout_s
         delay = 0.002
         while not await self.processed():
             if time.monotonic() > deadline:
                 raise ReplayError(
-                    f"inputs not processed within {timeout_s:.0f}s: is a worker running "
+                    f"inputs not processed within {timeout_s:g}s: is a worker running "
                     f"on group {self.group!r}?"
                 )
             await asyncio.sleep(delay)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from rich.markup import escape
@@ -18,6 +18,7 @@ from contracts.outputs import (
 )
 from contracts.records import AgreementRecord
 from contracts.view import SessionView
+from worker.zones import shown, zone_name
 
 _STATE_STYLE = {
     "proposed": "yellow",
@@ -67,10 +68,7 @@ def event_line(event: AgreementEvent, origin: datetime | None = None) -> str:
         if event.accepted:
             rev = event.current_revision
             return f"tool outcome for {event.call_id}: [green]accepted[/] (now rev {rev})"
-        return (
-            f"tool outcome for {event.call_id}: [red]rejected[/] "
-            f"({event.reason.value if event.reason else '?'}, current rev {event.current_revision})"
-        )
+        return f"tool outcome for {event.call_id}: [red]rejected[/] ({_rejection(event)})"
     if isinstance(event, ClarificationRequested):
         names = "; ".join(escape(c.terms) for c in event.candidates)
         return f"[cyan]clarification requested[/] ({event.kind.value}): which one? {names}"
@@ -79,8 +77,44 @@ def event_line(event: AgreementEvent, origin: datetime | None = None) -> str:
     return escape(repr(event))  # pragma: no cover
 
 
-def view_table(view: SessionView) -> Table:
-    table = Table(title=f"session {view.session_id} as of {view.as_of.isoformat()}", expand=False)
+def _rejection(event: ToolOutcome) -> str:
+    """The reason, and the current revision only when the record has one."""
+    reason = event.reason.value if event.reason else "rejected"
+    if event.current_revision is None:
+        return reason
+    return f"{reason}, current rev {event.current_revision}"
+
+
+def event_summary(event: AgreementEvent, where: tzinfo = UTC) -> str:
+    """One `accord events` line: time, session, user, record, what changed, the terms.
+
+    Never message text: a line names the inputs by session and seq, not by content.
+    """
+    session, user = escape(event.session_id), escape(event.user_id)
+    who = f"{shown(event.at, where)} session {session} user {user}"
+    if isinstance(event, StateChanged):
+        arrow = f"{state(event.from_state)} -> {state(event.to_state)}"
+        return (
+            f"{who} [bold]{event.record_id[:12]}[/] rev {event.revision} {arrow} "
+            f"({event.cause.value}): {escape(event.terms)}"
+        )
+    if isinstance(event, ToolOutcome):
+        record = f"[bold]{event.record_id[:12]}[/] " if event.record_id else ""
+        call = f"{who} {record}tool call {escape(event.call_id)}"
+        if event.accepted:
+            return f"{call} [green]accepted[/] (rev {event.current_revision})"
+        return f"{call} [red]rejected[/] ({_rejection(event)})"
+    if isinstance(event, ClarificationRequested):
+        names = "; ".join(f"{c.record_id[:12]} {escape(c.terms)}" for c in event.candidates)
+        return f"{who} [cyan]clarification requested[/] ({event.kind.value}): {names}"
+    if isinstance(event, ProposalRefused):  # pragma: no branch  (closed union)
+        return f"{who} [red]proposal refused[/] ({event.reason.value})"
+    return escape(repr(event))  # pragma: no cover
+
+
+def view_table(view: SessionView, where: tzinfo = UTC) -> Table:
+    title = f"session {escape(view.session_id)} as of {shown(view.as_of, where)} {zone_name(where)}"
+    table = Table(title=title, expand=False)
     table.add_column("kind")
     table.add_column("record")
     table.add_column("status")
@@ -91,30 +125,37 @@ def view_table(view: SessionView) -> Table:
         )
     for pending in view.pending_proposals:
         status = pending.status.replace("_", " ")
+        deadline = f" (deadline {shown(pending.deadline_at, where)})" if pending.deadline_at else ""
         table.add_row(
             "pending proposal",
             f"{pending.record_id[:12]} rev {pending.revision}",
             f"[yellow]{status}[/]",
-            escape(pending.terms),
+            escape(pending.terms) + deadline,
         )
     if not view.current_agreements and not view.pending_proposals:
         table.add_row("-", "-", "-", "no current agreements, no pending proposals")
     return table
 
 
-def history_table(record: AgreementRecord) -> Table:
+def history_table(record: AgreementRecord, where: tzinfo = UTC) -> Table:
+    """Every revision; times in one zone (named in the header), never cut at 80 columns."""
     title = f"record {record.record_id}: {escape(record.terms)}"
     table = Table(title=title, expand=False)
-    for column in ("rev", "state", "cause", "at", "stream", "seq"):
-        table.add_column(column)
+    table.add_column("rev", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("cause", overflow="fold")
+    table.add_column(f"at ({zone_name(where)})", no_wrap=True, min_width=19)
+    table.add_column("input", overflow="fold")
     for entry in record.history:
+        source = entry.provenance.stream or "-"
+        if entry.provenance.seq is not None:
+            source += f" #{entry.provenance.seq}"
         table.add_row(
             str(entry.revision),
             state(entry.state),
             entry.cause.value,
-            entry.at.isoformat(),
-            entry.provenance.stream or "-",
-            str(entry.provenance.seq) if entry.provenance.seq is not None else "-",
+            shown(entry.at, where),
+            source,
         )
     return table
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
+from datetime import tzinfo
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -14,10 +15,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rich.console import Console
+from rich.markup import escape
 
 from worker.connection import DEFAULT_URL, connect
 from worker.consumer import AnyRedis
 from worker.settings import Settings, redacted_url
+from worker.zones import DEFAULT_ZONE, TZ_HELP, zone
 
 T = TypeVar("T")
 
@@ -30,6 +33,10 @@ console = Console()
 err_console = Console(stderr=True)
 
 JSON_HELP = "Print JSON (one document per line) instead of human-readable output."
+
+# Every command that shows a time takes `--tz` with this default and help.
+TZ_DEFAULT = DEFAULT_ZONE
+TZ_OPTION_HELP = TZ_HELP
 
 
 def wants_json(flag: bool) -> bool:  # noqa: FBT001  (a CLI flag)
@@ -98,3 +105,12 @@ def unreachable_line(settings: Settings, error: BaseException) -> str:
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
+
+
+def zone_or_exit(name: str) -> tzinfo:
+    """The `--tz` zone, or one line and exit 2 when there is no such zone."""
+    try:
+        return zone(name)
+    except ValueError as error:
+        err_console.print(f"[red]{escape(str(error))}[/]")
+        raise typer.Exit(2) from error

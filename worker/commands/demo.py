@@ -28,6 +28,23 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Start Redis (embedded unless REDIS_URL) and a worker, replay every scenario."""
         start = time.monotonic()
+        known = [stem[:2] for stem, _, _ in SCENARIOS]
+        unknown = [s for s in scenario or () if s not in known]
+        if unknown:
+            typer.echo(
+                f"accord demo: unknown scenario {', '.join(map(repr, unknown))}; "
+                f"choose from {' '.join(known)}",
+                err=True,
+            )
+            raise typer.Exit(2)
+        strange = [name for name in language or () if name not in LANGUAGES]
+        if strange:
+            typer.echo(
+                f"accord demo: unknown language {', '.join(map(repr, strange))}; "
+                f"choose from {' '.join(LANGUAGES)}",
+                err=True,
+            )
+            raise typer.Exit(2)
         base = settings_or_exit()
         languages = tuple(language or LANGUAGES)
         scenarios = tuple(s for s in SCENARIOS if not scenario or s[0][:2] in scenario)

@@ -11,16 +11,19 @@ from contracts.outputs import AgreementEvent
 from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, stream_name
 from worker.commands._shared import (
     JSON_HELP,
+    TZ_DEFAULT,
+    TZ_OPTION_HELP,
     console,
     print_json,
     require_url,
     run_with_redis,
     settings_or_exit,
     wants_json,
+    zone_or_exit,
 )
 from worker.consumer import AnyRedis
 from worker.gateway import decode_event
-from worker.render import event_line
+from worker.render import event_summary
 
 _DATA = DATA_FIELD.encode()
 
@@ -32,9 +35,11 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--follow", "-f", help="Keep following new events (Ctrl-C stops).")
         ] = False,
         last: Annotated[int, typer.Option("--last", help="Start with the last N events.")] = 20,
+        tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Show agreement events of every partition this deployment has."""
+        where = zone_or_exit(tz)
         settings = require_url(settings_or_exit())
         json_out = wants_json(as_json)
 
@@ -42,7 +47,7 @@ def register(app: typer.Typer) -> None:
             if json_out:
                 print_json(event)
             else:
-                console.print(event_line(event))
+                console.print(event_summary(event, where), soft_wrap=True)
 
         streams = [stream_name(AGREEMENT_EVENTS, p) for p in range(settings.partitions)]
         try:

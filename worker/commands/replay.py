@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from contracts.outputs import AgreementEvent
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -23,6 +25,20 @@ from worker.commands._shared import (
 from worker.consumer import AnyRedis
 from worker.gateway import Gateway, Line, ReplayError, load_transcript, rebase, suffix_ids
 from worker.render import timeline
+
+
+def used_ids(sent: list[Line]) -> list[str]:
+    """The ids the replay wrote under, and the `accord view` command for each session."""
+    scopes = dict.fromkeys((line["agent_id"], line["user_id"]) for line in sent)
+    sessions = dict.fromkeys(
+        (line["agent_id"], line["user_id"], line["session_id"]) for line in sent
+    )
+    out = [f"replayed as agent {a!r} user {u!r}; to look at it:" for a, u in scopes]
+    out += [
+        f"  accord view {shlex.quote(s)} --agent {shlex.quote(a)} --user {shlex.quote(u)}"
+        for a, u, s in sessions
+    ]
+    return out
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +56,9 @@ def register(app: typer.Typer) -> None:
                 help="Suffix user and session ids so a second replay is not a duplicate.",
             ),
         ] = True,
-        timeout: Annotated[float, typer.Option(help="Seconds to wait for processing.")] = 30.0,
+        timeout: Annotated[
+            float, typer.Option(help="Seconds any wait for the worker may take.")
+        ] = 30.0,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Publish FILE through the input streams, wait until processed, print the events."""
@@ -57,7 +75,7 @@ def register(app: typer.Typer) -> None:
         json_out = wants_json(as_json)
 
         async def body(redis: AnyRedis) -> tuple[list[Line], Gateway]:
-            gateway = Gateway(redis, settings.partitions, settings.group)
+            gateway = Gateway(redis, settings.partitions, settings.group, timeout_s=timeout)
             await gateway.mark_start()
             with Progress(
                 TextColumn("publishing"),
@@ -79,9 +97,17 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1) from error
         sessions = {line["session_id"] for line in sent}
         events = [e for e in gateway.events if e.session_id in sessions]
-        if json_out:
-            for event in events:
-                print_json(event)
-            return
+        _print_result(sent, events, json_out=json_out)
+
+
+def _print_result(sent: list[Line], events: list[AgreementEvent], *, json_out: bool) -> None:
+    if json_out:
+        for event in events:
+            print_json(event)
+    else:
         for text in timeline(sent, events):
             console.print(text)
+    # With --json stdout stays pure JSON lines, so the ids go to stderr then.
+    show = err_console if json_out else console
+    for line in used_ids(sent):
+        show.print(line, soft_wrap=True, highlight=False, markup=False)

@@ -6,42 +6,62 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
+from contracts.partition import partition_of
 from contracts.view import SessionView
+from store.lookup import scope_exists, session_exists
 from store.reads import session_view
 from worker.app import core_for
 from worker.commands._shared import (
     JSON_HELP,
+    TZ_DEFAULT,
+    TZ_OPTION_HELP,
     console,
+    err_console,
     print_json,
     require_url,
     run_with_redis,
     settings_or_exit,
     wants_json,
+    zone_or_exit,
 )
 from worker.consumer import AnyRedis
 from worker.render import view_table
+from worker.zones import parse_instant
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def view(
+    def view(  # noqa: PLR0913, PLR0917  (the view's coordinates and output options)
         session: Annotated[str, typer.Argument(help="The session id.")],
         agent: Annotated[str, typer.Option("--agent", help="The scope's agent_id.")],
         user: Annotated[str, typer.Option("--user", help="The scope's user_id.")],
         as_of: Annotated[
-            datetime | None,
-            typer.Option("--as-of", help="An instant (default: now); naive means UTC."),
+            str | None,
+            typer.Option(
+                "--as-of",
+                help="An RFC 3339 instant, e.g. 2026-03-02T10:00:00Z (default: now; naive: UTC).",
+            ),
         ] = None,
+        tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Current agreements of the scope and this session's pending proposals."""
+        where = zone_or_exit(tz)
+        try:
+            instant = parse_instant(as_of) if as_of is not None else datetime.now(UTC)
+        except ValueError as error:
+            err_console.print(f"[red]--as-of: {escape(str(error))}[/]")
+            raise typer.Exit(2) from error
         settings = require_url(settings_or_exit())
-        instant = as_of or datetime.now(UTC)
-        if instant.tzinfo is None:
-            instant = instant.replace(tzinfo=UTC)
 
-        async def body(redis: AnyRedis) -> SessionView:
+        async def body(redis: AnyRedis) -> SessionView | str:
+            partition = partition_of(agent, user, settings.partitions)
+            if not await session_exists(redis, partition, agent, user, session):
+                if await scope_exists(redis, partition, agent, user):
+                    return f"unknown session {session!r} (agent {agent!r}, user {user!r})"
+                return f"unknown scope: agent {agent!r}, user {user!r}"
             return await session_view(
                 redis,
                 core_for(settings),
@@ -53,7 +73,10 @@ def register(app: typer.Typer) -> None:
             )
 
         result = run_with_redis(settings, body)
+        if isinstance(result, str):
+            err_console.print(f"[red]{escape(result)}[/]")
+            raise typer.Exit(1)
         if wants_json(as_json):
             print_json(result)
         else:
-            console.print(view_table(result))
+            console.print(view_table(result, where))

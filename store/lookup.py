@@ -1,0 +1,65 @@
+"""Operator look-ups: which records an id prefix names, whether a scope or session exists.
+
+Every output shows a record by its first 12 characters (`agr-d241f48f`), so a person
+types that back. A record id does not name its partition, so a prefix is looked up in
+each (P is small) by SCAN MATCH over `record:{p}:<prefix>*`, with the glob characters
+of the prefix escaped; the full id is tried first with one GET per partition.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from store import keys
+from store.scripts import AnyRedis
+
+# Enough to show a person what an ambiguous prefix matches; more is never useful.
+MAX_MATCHES = 20
+_GLOB = re.compile(r"([*?\[\]\\])")
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _glob_escape(text: str) -> str:
+    return _GLOB.sub(r"\\\1", text)
+
+
+async def records_named(
+    redis: AnyRedis, partitions: int, prefix: str, limit: int = MAX_MATCHES
+) -> list[tuple[int, str]]:
+    """(partition, full record id) of the records whose id is or starts with `prefix`.
+
+    An exact id wins over longer ids that start with it; at most `limit` matches.
+    """
+    if not prefix:
+        return []
+    for partition in range(partitions):
+        raw: Any = await redis.get(keys.record_key(partition, prefix))
+        if raw is not None:
+            return [(partition, prefix)]
+    found: list[tuple[int, str]] = []
+    for partition in range(partitions):
+        head = keys.record_key(partition, "")
+        pattern = _glob_escape(head) + _glob_escape(prefix) + "*"
+        async for name in redis.scan_iter(match=pattern, count=1000):
+            found.append((partition, _text(name)[len(head) :]))
+            if len(found) >= limit:
+                return sorted(found)
+    return sorted(found)
+
+
+async def scope_exists(redis: AnyRedis, partition: int, agent_id: str, user_id: str) -> bool:
+    """True once any input of the scope was committed (its hash has a version)."""
+    raw: Any = await redis.hget(keys.scope_key(partition, agent_id, user_id), "v")
+    return raw is not None
+
+
+async def session_exists(
+    redis: AnyRedis, partition: int, agent_id: str, user_id: str, session_id: str
+) -> bool:
+    """True once any input of the session was committed (its next expected seq is set)."""
+    raw: Any = await redis.hget(keys.session_key(partition, agent_id, user_id, session_id), "n")
+    return raw is not None
