@@ -11,12 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from redis.exceptions import NoPermissionError
+
 from store import keys
 from store.scripts import AnyRedis
 
 # Enough to show a person what an ambiguous prefix matches; more is never useful.
 MAX_MATCHES = 20
 _GLOB = re.compile(r"([*?\[\]\\])")
+
+
+class PrefixLookupError(RuntimeError):
+    """The Redis user may not SCAN (the worker's least-privilege user): give a full id."""
 
 
 def _text(value: bytes | str) -> str:
@@ -41,13 +47,20 @@ async def records_named(
         if raw is not None:
             return [(partition, prefix)]
     found: list[tuple[int, str]] = []
-    for partition in range(partitions):
-        head = keys.record_key(partition, "")
-        pattern = _glob_escape(head) + _glob_escape(prefix) + "*"
-        async for name in redis.scan_iter(match=pattern, count=1000):
-            found.append((partition, _text(name)[len(head) :]))
-            if len(found) >= limit:
-                return sorted(found)
+    try:
+        for partition in range(partitions):
+            head = keys.record_key(partition, "")
+            pattern = _glob_escape(head) + _glob_escape(prefix) + "*"
+            async for name in redis.scan_iter(match=pattern, count=1000):
+                found.append((partition, _text(name)[len(head) :]))
+                if len(found) >= limit:
+                    return sorted(found)
+    except NoPermissionError as error:
+        message = (
+            f"no record {prefix!r}, and this Redis user may not SCAN to look up a shorter "
+            "id: give the full record id, or use an operator's user"
+        )
+        raise PrefixLookupError(message) from error
     return sorted(found)
 
 

@@ -12,6 +12,7 @@ def register(app: typer.Typer) -> None:
         bench,
         chaos,
         check,
+        console,
         demo,
         dlq,
         events,
@@ -29,6 +30,7 @@ def register(app: typer.Typer) -> None:
     bench.register(app)
     chaos.register(app)
     check.register(app)
+    console.register(app)
     demo.register(app)
     dlq.register(app)
     events.register(app)

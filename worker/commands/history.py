@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from contracts.records import AgreementRecord
-from store.lookup import records_named
+from store.lookup import PrefixLookupError, records_named
 from store.reads import record_history
 from worker.commands._shared import (
     JSON_HELP,
@@ -48,7 +48,11 @@ def register(app: typer.Typer) -> None:
             found = await record_history(redis, partition, record_id)
             return [] if found is None else found
 
-        found = run_with_redis(settings, body)
+        try:
+            found = run_with_redis(settings, body)
+        except PrefixLookupError as error:
+            err_console.print(f"[red]{escape(str(error))}[/]")
+            raise typer.Exit(2) from error
         if isinstance(found, list):
             if not found:
                 err_console.print(f"[red]unknown record {escape(repr(record))}[/]")

@@ -1,0 +1,245 @@
+"""The console's HTML: pure functions from what `data` read to one page each.
+
+Every value that came from Redis or the request goes through `text()`: HTML-escaped,
+and control characters shown as `\\xNN` so a terminal sequence or a NUL in a message
+can neither hide nor rewrite what is around it. No script, no external asset: one
+inline stylesheet, forms that GET, so the page works offline and under a strict CSP.
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, tzinfo
+from urllib.parse import urlencode
+
+from contracts.outputs import DeadLetter
+from contracts.records import AgreementRecord
+from worker.console.data import DeadLetters, PartitionRow, ScopePage
+from worker.zones import shown, zone_name
+
+ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Shanghai", "Asia/Tokyo")
+
+_STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
+header{background:#1d2430;color:#fff;padding:8px 16px;display:flex;gap:18px;align-items:center}
+header a{color:#cfe3ff;text-decoration:none}header b{margin-right:12px}
+header form{margin-left:auto}main{padding:12px 16px;max-width:1200px}
+table{border-collapse:collapse;margin:6px 0 16px;background:#fff;width:100%}
+th,td{border:1px solid #d8dde5;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#eef1f5}code{font-size:12px}.muted{color:#6b7585}
+.state{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;color:#fff}
+.proposed{background:#b7791f}.open{background:#2f855a}.fulfilled{background:#22543d}
+.cancelled{background:#c53030}.expired{background:#805ad5}.error{color:#c53030}
+h2{margin:18px 0 4px;font-size:16px}
+"""
+
+
+def text(value: object) -> str:
+    """HTML-escaped, with control characters made visible (`\\x1b`, `\\x00`)."""
+    raw = "" if value is None else str(value)
+    visible = "".join(
+        f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c
+        for c in raw
+    )
+    return html.escape(visible, quote=True)
+
+
+def link(path: str, label: object, **query: str) -> str:
+    target = path + ("?" + urlencode(query) if query else "")
+    return f'<a href="{html.escape(target, quote=True)}">{text(label)}</a>'
+
+
+def state_badge(state: object) -> str:
+    name = text(getattr(state, "value", state))
+    return f'<span class="state {name}">{name}</span>'
+
+
+def layout(title: str, body: str, tz: str) -> str:
+    zones = "".join(
+        f'<option value="{text(z)}"{" selected" if z == tz else ""}>{text(z)}</option>'
+        for z in dict.fromkeys((tz, *ZONES))
+    )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{text(title)} · accord console</title><style>{_STYLE}</style></head><body>"
+        "<header><b>accord console</b>"
+        + link("/", "Scopes", tz=tz)
+        + link("/partitions", "Partitions", tz=tz)
+        + link("/dead-letters", "Dead letters", tz=tz)
+        + "<form method=get><label>times in <select name=tz id=tz>"
+        + zones
+        + "</select></label> <button>show</button></form></header>"
+        f"<main><h1>{text(title)}</h1>{body}</main></body></html>"
+    )
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]], empty: str) -> str:
+    cells = ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
+    if not cells:
+        return f'<p class="muted">{text(empty)}</p>'
+    header = "".join(f"<th>{text(h)}</th>" for h in head)
+    return f"<table><tr>{header}</tr>{''.join(cells)}</table>"
+
+
+def _when(at: datetime | None, where: tzinfo) -> str:
+    return "-" if at is None else text(shown(at, where))
+
+
+def search_form(tz: str, agent: str = "", user: str = "") -> str:
+    return (
+        '<form method=get action="/scope" id=search>'
+        f'<input type=hidden name=tz value="{text(tz)}">'
+        f'<label>agent <input name=agent value="{text(agent)}" required></label> '
+        f'<label>user <input name=user value="{text(user)}" required></label> '
+        "<button>look up the scope</button></form>"
+        '<form method=get action="/record"><input type=hidden name=tz '
+        f'value="{text(tz)}"><label>record id (or its start) <input name=id></label> '
+        "<button>show the record</button></form>"
+    )
+
+
+def home(tz: str) -> str:
+    intro = (
+        "<p>Look up a user-agent scope: its current agreements, the proposals each "
+        "session is waiting on, and the records it closed. Read-only.</p>"
+    )
+    return layout("Scopes", intro + search_form(tz), tz)
+
+
+def _record_row(record: AgreementRecord, where: tzinfo, tz: str) -> list[str]:
+    sides = [side for side in ("agent", "user") if getattr(record.acceptances, side)]
+    return [
+        link("/record", record.record_id[:12], id=record.record_id, tz=tz),
+        state_badge(record.state),
+        str(record.revision),
+        text(record.terms),
+        text(" and ".join(sides) or "none"),
+        _when(record.deadline_at, where),
+        _when(record.history[-1].at if record.history else record.created_at, where),
+    ]
+
+
+_RECORD_HEAD = ("record", "state", "rev", "terms", "accepted by", "deadline", "last change")
+
+
+def scope(page: ScopePage, where: tzinfo, tz: str) -> str:
+    title = f"Scope {page.agent_id} / {page.user_id}"
+    form = search_form(tz, page.agent_id, page.user_id)
+    if not page.known:
+        return layout(title, form + '<p class="error">unknown scope: nothing recorded</p>', tz)
+    parts = [form, f'<p class="muted">partition {page.partition}</p>']
+    parts.append("<h2>Current agreements</h2>")
+    rows = [_record_row(r, where, tz) for r in page.current]
+    parts.append(_table(_RECORD_HEAD, rows, "no current agreements"))
+    parts.append("<h2>Pending proposals, per session</h2>")
+    if not page.pending:
+        parts.append('<p class="muted">no pending proposals</p>')
+    for session, records in page.pending.items():
+        parts.append(f"<h3>session <code>{text(session)}</code></h3>")
+        parts.append(_table(_RECORD_HEAD, [_record_row(r, where, tz) for r in records], ""))
+    if page.overdue:
+        parts.append("<h2>Past their deadline, expiry not yet recorded</h2>")
+        parts.append(_table(_RECORD_HEAD, [_record_row(r, where, tz) for r in page.overdue], ""))
+    parts.append("<h2>Closed records</h2>")
+    rows = [_record_row(r, where, tz) for r in page.closed]
+    parts.append(_table(_RECORD_HEAD, rows, "no closed records"))
+    return layout(title, "".join(parts), tz)
+
+
+# An expiry has no input entry: its cause is the deadline itself.
+_DEADLINE = '<span class="muted">the deadline</span>'
+
+
+def record(found: AgreementRecord, where: tzinfo, tz: str) -> str:
+    scope_link = link("/scope", f"{found.agent_id} / {found.user_id}",
+                      agent=found.agent_id, user=found.user_id, tz=tz)  # fmt: skip
+    facts = [
+        ["record", f"<code>{text(found.record_id)}</code>"],
+        ["scope", scope_link],
+        ["proposed in session", f"<code>{text(found.session_id)}</code>"],
+        ["state", f"{state_badge(found.state)} revision {found.revision}"],
+        ["terms", text(found.terms)],
+        ["deadline", _when(found.deadline_at, where)],
+    ]
+    if found.binding is not None:
+        facts.append(["bound to todo", text(found.binding.content)])
+    rows = []
+    for entry in found.history:
+        source = entry.provenance
+        evidence = [
+            f"{name} <code>{text(value)}</code>"
+            for name, value in (
+                ("stream", source.stream),
+                ("entry", source.entry_id),
+                ("session", source.session_id),
+                ("seq", source.seq),
+                ("message", source.message_id),
+                ("call", source.call_id),
+            )
+            if value is not None
+        ]
+        rows.append([
+            str(entry.revision), state_badge(entry.state), text(entry.cause.value),
+            _when(entry.at, where), ", ".join(evidence) or _DEADLINE,
+        ])  # fmt: skip
+    body = (
+        _table(("", ""), facts, "")
+        + "<h2>Timeline</h2>"
+        + _table(("rev", "state", "cause", f"at ({zone_name(where)})", "evidence"), rows, "")
+    )
+    return layout(f"Record {found.record_id[:12]}", body, tz)
+
+
+def record_choice(prefix: str, matches: Sequence[str], tz: str) -> str:
+    if not matches:
+        return layout("Record", f'<p class="error">unknown record {text(prefix)}</p>', tz)
+    items = "".join(f"<li>{link('/record', m, id=m, tz=tz)}</li>" for m in matches)
+    return layout(
+        "Record", f"<p>{text(prefix)} names {len(matches)} records:</p><ul>{items}</ul>", tz
+    )
+
+
+def partitions(rows: Sequence[PartitionRow], where: tzinfo, tz: str) -> str:
+    out = []
+    for row in rows:
+        for stream, (lag, pending) in row.streams.items():
+            oldest = "-"
+            if row.oldest_gap_ms is not None:
+                since = datetime.fromtimestamp(row.oldest_gap_ms / 1000, UTC)
+                oldest = f"oldest parked since {shown(since, where)}"
+            out.append([
+                str(row.partition), f"<code>{text(stream)}</code>",
+                "?" if lag is None else str(lag), str(pending),
+                f"{row.parked_sessions} ({text(oldest)})", str(row.gaps_skipped),
+                text(", ".join(row.owners) or "no live worker"),
+            ])  # fmt: skip
+    head = ("p", "stream", "lag", "pending", "parked gaps", "gaps skipped", "owner")
+    return layout("Partitions", _table(head, out, "no partitions"), tz)
+
+
+def dead_letters(found: DeadLetters, where: tzinfo, tz: str) -> str:
+    summary = _table(
+        ("reason", "count"),
+        [[text(reason), str(n)] for reason, n in found.by_reason.most_common()],
+        "no dead letters",
+    )
+    rows = [_letter_row(p, i, letter, where) for p, i, letter in found.letters]
+    detail = _table(("p", "id", "at", "reason", "input", "tries", "detail"), rows, "")
+    return layout("Dead letters", "<h2>By reason</h2>" + summary + detail, tz)
+
+
+def _letter_row(partition: int, entry_id: str, letter: DeadLetter, where: tzinfo) -> list[str]:
+    where_from = f"{letter.stream} {letter.entry_id}"
+    if letter.session_id:
+        where_from += f" ({letter.session_id}#{letter.seq})"
+    return [
+        str(partition), f"<code>{text(entry_id)}</code>", _when(letter.at, where),
+        text(letter.reason.value), text(where_from), str(letter.delivery_count),
+        text(letter.detail),
+    ]  # fmt: skip
+
+
+def problem(title: str, message: str, tz: str) -> str:
+    return layout(title, f'<p class="error">{text(message)}</p>', tz)

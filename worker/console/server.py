@@ -1,0 +1,203 @@
+"""The console as FastStream ASGI routes (AsgiFastStream, served by uvicorn).
+
+Read-only by construction: every route answers GET and HEAD only (anything else is
+405) and calls only the reads in `worker.console.data`. Authentication is off only
+when the console listens on a loopback address; anywhere else it needs a token from
+the environment (`ACCORD_CONSOLE_TOKEN`), sent as `Authorization: Bearer <token>` or
+as the password of HTTP Basic (what a browser prompts for).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import ipaddress
+import socket
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import parse_qs
+
+import uvicorn
+from faststream.asgi import AsgiFastStream, AsgiResponse
+from faststream.asgi.types import Receive, Scope, Send
+
+from store.lookup import PrefixLookupError, records_named
+from store.reads import record_history
+from worker.connection import connect
+from worker.console import data, pages
+from worker.consumer import AnyRedis
+from worker.settings import Settings
+from worker.zones import DEFAULT_ZONE, zone
+
+Query = dict[str, str]
+Render = Callable[[AnyRedis, Query], Awaitable[tuple[int, str]]]
+
+# No script may run and nothing may load from elsewhere: the pages need neither.
+_HEADERS = {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may read: anyone on loopback without a token, else the token's holder."""
+
+    token: str | None
+
+    def allows(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        if self.token is None:
+            return True
+        expected = self.token.encode()
+        for name, value in headers:
+            if name.lower() != b"authorization":
+                continue
+            kind, _, credential = value.partition(b" ")
+            if kind.lower() == b"bearer":
+                return hmac.compare_digest(credential.strip(), expected)
+            if kind.lower() == b"basic":
+                try:
+                    decoded = base64.b64decode(credential.strip(), validate=True)
+                except (binascii.Error, ValueError):
+                    return False
+                return hmac.compare_digest(decoded.partition(b":")[2], expected)
+        return False
+
+
+def _query(scope: Scope) -> Query:
+    raw = scope.get("query_string", b"").decode("utf-8", "replace")
+    return {name: values[-1] for name, values in parse_qs(raw).items()}
+
+
+class Page:
+    """One read-only route: authenticate, parse the query, render, answer."""
+
+    def __init__(self, console: Console, render: Render) -> None:
+        self.console = console
+        self.render = render
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in {"GET", "HEAD"}:
+            response = AsgiResponse(b"read-only console: GET only", 405, {"allow": "GET, HEAD"})
+        elif not self.console.access.allows(scope.get("headers", [])):
+            challenge = {"www-authenticate": 'Basic realm="accord console"'}
+            response = AsgiResponse(b"token required", 401, challenge)
+        else:
+            query = _query(scope)
+            try:
+                zone(query.setdefault("tz", DEFAULT_ZONE))
+            except ValueError as error:
+                status, body = 400, pages.problem("Time zone", str(error), DEFAULT_ZONE)
+            else:
+                status, body = await self.render(self.console.redis(), query)
+            response = AsgiResponse(body.encode(), status, _HEADERS)
+        await response(scope, receive, send)
+
+
+class Console:
+    """The routes of one console over one deployment (settings: partitions, group)."""
+
+    def __init__(self, settings: Settings, access: Access) -> None:
+        self.settings = settings
+        self.access = access
+        self._redis: AnyRedis | None = None
+
+    def redis(self) -> AnyRedis:
+        if self._redis is None:
+            self._redis = connect(self.settings)
+        return self._redis
+
+    async def close(self) -> None:
+        if self._redis is not None:
+            await self._redis.aclose()
+
+    def app(self) -> AsgiFastStream:
+        routes = [
+            ("/", self.home),
+            ("/scope", self.scope),
+            ("/record", self.record),
+            ("/partitions", self.partitions),
+            ("/dead-letters", self.dead_letters),
+        ]
+        # No broker: the console reads with its own client and runs no subscriber.
+        return AsgiFastStream(asgi_routes=[(path, Page(self, render)) for path, render in routes])
+
+    async def home(self, _redis: AnyRedis, query: Query) -> tuple[int, str]:
+        tz = query["tz"]
+        return 200, pages.home(tz)
+
+    async def scope(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        tz = query["tz"]
+        where = zone(tz)
+        agent, user = query.get("agent", ""), query.get("user", "")
+        if not agent or not user:
+            return 400, pages.problem("Scope", "give both an agent and a user", tz)
+        found = await data.scope_page(
+            redis, self.settings.partitions, agent, user, datetime.now(UTC)
+        )
+        return (200 if found.known else 404), pages.scope(found, where, tz)
+
+    async def record(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        tz = query["tz"]
+        where = zone(tz)
+        prefix = query.get("id", "").strip()
+        try:
+            matches = await records_named(redis, self.settings.partitions, prefix)
+        except PrefixLookupError as error:
+            return 404, pages.problem("Record", str(error), tz)
+        if len(matches) != 1:
+            ids = [record_id for _, record_id in matches]
+            return (404 if not ids else 300), pages.record_choice(prefix, ids, tz)
+        found = await record_history(redis, *matches[0])
+        if found is None:
+            return 404, pages.record_choice(prefix, [], tz)
+        return 200, pages.record(found, where, tz)
+
+    async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        tz = query["tz"]
+        rows = await data.partition_rows(redis, self.settings.partitions, self.settings.group)
+        return 200, pages.partitions(rows, zone(tz), tz)
+
+    async def dead_letters(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        tz = query["tz"]
+        found = await data.dead_letters(redis, self.settings.partitions)
+        return 200, pages.dead_letters(found, zone(tz), tz)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: any free one), made before serving so it can be named."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    return sock
+
+
+async def serve(console: Console, sock: socket.socket) -> None:
+    """Serve until stopped (SIGINT/SIGTERM), then close the Redis client.
+
+    Lifespan is off: FastStream's lifespan starts brokers, and the console has none.
+    """
+    config = uvicorn.Config(console.app(), log_level="warning", access_log=False, lifespan="off")
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        await console.close()
