@@ -22,7 +22,7 @@ from client.errors import (
     InvalidInputError,
 )
 from client.scripts import run_append
-from contracts.codec import ContractError, decode_event
+from contracts.codec import ContractError, check_ts, decode_event
 from contracts.common import MAX_SEQ
 from contracts.inputs import INPUT_STREAM_OF
 from contracts.keys import (
@@ -216,6 +216,8 @@ class Session:
             # The largest seq stands in for the real one, so the size checks are the
             # worker's for any seq the script may allocate.
             event = decode_event(_ENCODER.encode({**document, "seq": MAX_SEQ}), self.client.limits)
+            # The worker bounds ts around the entry id's time; the id is about now.
+            check_ts(event, int(_now().timestamp() * 1000), self.client.limits)
         except ContractError as error:
             raise InvalidInputError(error.field, error.message) from error
         family = INPUT_STREAM_OF[type(event)]

@@ -11,6 +11,7 @@ import asyncio
 import json
 import random
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -142,7 +143,8 @@ async def test_the_idempotency_memory_is_bounded(aredis: redis.asyncio.Redis) ->
         (lambda s: s.user("hi", timezone="Mars/Olympus_Mons"), "$.timezone"),
         (lambda s: s.user("hi", message_id="m" * 300), "$.message_id"),
         (lambda s: s.tool_call("", {}), "$.name"),
-        (lambda s: s.tool_call("t", {"blob": "y" * 5000}), "$.arguments"),
+        (lambda s: s.tool_call("soul_agreement_accept", {"blob": "y" * 5000}), "$.arguments"),
+        (lambda s: s.user("hi", ts=datetime.now(UTC) + timedelta(days=100)), "$.ts"),
         (
             lambda s: s.tool_result(
                 "c", ok=True, name="todo_write", todos=[{"content": "", "status": "pending"}]
@@ -189,3 +191,11 @@ async def test_retries_exhausted_is_a_typed_error_and_safe_to_retry(flaky: Flaky
     again = await session.user("hi", message_id="m-1")
     assert again.seq == 1
     assert len(await _entries(flaky, "chat-turn:{0}")) == 1
+
+
+async def test_what_the_worker_drops_is_written_not_refused(aredis: redis.asyncio.Redis) -> None:
+    """Another tool's oversize arguments are never read by the worker (it drops them and
+    the session moves on), so the client writes the call instead of refusing it."""
+    session = AccordClient(aredis).session("a", "u", "s")
+    appended = await session.tool_call("write_file", {"content": "y" * 5000})
+    assert appended.seq == 1

@@ -115,6 +115,9 @@ export interface Limits {
   maxTodos: number;
   maxTodoContentBytes: number;
   maxArgumentBytes: number;
+  /** How far `ts` may lie before / after the entry's id time (the worker's envelope check). */
+  maxTsBehindS: number;
+  maxTsAheadS: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -123,6 +126,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxTodos: 500,
   maxTodoContentBytes: 2 * 1024,
   maxArgumentBytes: 4 * 1024,
+  maxTsBehindS: 10 * 366 * 86_400,
+  maxTsAheadS: 60 * 86_400,
 };
 
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
@@ -338,7 +343,9 @@ export class Session {
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       throw new InvalidInputError("$.arguments", "must be an object");
     }
-    if (bytes(JSON.stringify(args)) > this.client.limits.maxArgumentBytes) {
+    // Another tool's oversize arguments are never read: the worker drops them, so they are
+    // written; only the accept tool's are refused.
+    if (name === ACCEPT_TOOL_NAME && bytes(JSON.stringify(args)) > this.client.limits.maxArgumentBytes) {
       throw new InvalidInputError("$.arguments", `longer than ${this.client.limits.maxArgumentBytes} bytes`);
     }
     const appended = await this.write({ type: "tool_call", call_id: callId, name, arguments: args }, callId, options.ts);
@@ -359,19 +366,22 @@ export class Session {
     const body: Record<string, unknown> = { type: "tool_result", call_id: callId, name, ok };
     if (options.todos != null) {
       const { maxTodos, maxTodoContentBytes } = this.client.limits;
-      if (options.todos.length > maxTodos) throw new InvalidInputError("$.todos", `more than ${maxTodos} items`);
+      let oversize: InvalidInputError | null = null;
+      if (options.todos.length > maxTodos) oversize = new InvalidInputError("$.todos", `more than ${maxTodos} items`);
       options.todos.forEach((item, i) => {
         if (typeof item.content !== "string" || item.content.length === 0) {
           throw new InvalidInputError(`$.todos[${i}].content`, "must be a non-empty string");
         }
-        if (bytes(item.content) > maxTodoContentBytes) {
-          throw new InvalidInputError(`$.todos[${i}].content`, `longer than ${maxTodoContentBytes} bytes`);
-        }
         if (!["pending", "in_progress", "completed"].includes(item.status)) {
           throw new InvalidInputError(`$.todos[${i}].status`, "must be pending, in_progress or completed");
         }
+        if (oversize === null && bytes(item.content) > maxTodoContentBytes) {
+          oversize = new InvalidInputError(`$.todos[${i}].content`, `longer than ${maxTodoContentBytes} bytes`);
+        }
       });
-      body.todos = options.todos.map((item) => ({ content: item.content, status: item.status }));
+      // Only a successful todo_write's list is read (R12); the worker drops any other.
+      if (oversize !== null && name === "todo_write" && ok) throw oversize;
+      if (oversize === null) body.todos = options.todos.map((item) => ({ content: item.content, status: item.status }));
     }
     return this.write(body, callId, options.ts);
   }
@@ -399,6 +409,13 @@ export class Session {
   private async write(body: Record<string, unknown>, key: string, ts: Date | undefined): Promise<Appended> {
     checkIdent(body.type === "chat_turn" ? "$.message_id" : "$.call_id", key);
     if (ts !== undefined && Number.isNaN(ts.getTime())) throw new InvalidInputError("$.ts", "invalid date");
+    const { maxTsBehindS, maxTsAheadS } = this.client.limits;
+    if (ts !== undefined && ts.getTime() < Date.now() - maxTsBehindS * 1000) {
+      throw new InvalidInputError("$.ts", `more than ${maxTsBehindS} s before now`);
+    }
+    if (ts !== undefined && ts.getTime() > Date.now() + maxTsAheadS * 1000) {
+      throw new InvalidInputError("$.ts", `more than ${maxTsAheadS} s after now`);
+    }
     const document = {
       ...body,
       agent_id: this.agentId,
