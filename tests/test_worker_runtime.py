@@ -114,7 +114,10 @@ async def test_health_endpoints_and_metrics(client: Redis, redis_url: str) -> No
         assert (await _get(port, "/readyz"))[0] == 200
         status, metrics = await _get(port, "/metrics")
         assert status == 200
-        assert 'accord_transitions_total{from_state="none",to_state="proposed"} 1.0' in metrics
+        assert (
+            'accord_transitions_total{cause="proposed",from_state="none",to_state="proposed"} 1.0'
+            in metrics
+        )
         assert 'accord_input_entries_total{outcome="applied",stream="chat-turn"} 1.0' in metrics
         assert "accord_entry_latency_seconds_bucket" in metrics
 

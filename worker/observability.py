@@ -99,8 +99,8 @@ class Metrics:
         )
         self.transitions = Counter(
             "accord_transitions",
-            "Committed record state changes, by from and to state.",
-            ["from_state", "to_state"],
+            "Committed record state changes, by from and to state and cause.",
+            ["from_state", "to_state", "cause"],
             registry=r,
         )
         self.tool_outcomes = Counter(
@@ -161,7 +161,7 @@ class Metrics:
         for event in events:
             if isinstance(event, StateChanged):
                 source = event.from_state.value if event.from_state is not None else "none"
-                self.transitions.labels(source, event.to_state.value).inc()
+                self.transitions.labels(source, event.to_state.value, event.cause.value).inc()
             elif isinstance(event, ToolOutcome):
                 reason = "accepted" if event.accepted else str(event.reason or "rejected")
                 self.tool_outcomes.labels(reason).inc()
