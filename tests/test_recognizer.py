@@ -136,7 +136,8 @@ def test_fast_path_rejects_ordinary_chat_and_passes_disguised_keywords() -> None
         ("Let's agree: start with the conclusion. Thanks!", "start with the conclusion"),
         ("我们约定：先说结论。谢谢！", "先说结论"),
         ('Let\'s agree: "Deep work" is 9 to 11.', '"Deep work" is 9 to 11'),
-        ("Let's agree: start with the conclusion.\n\nAlso, lunch?", None),
+        # A question in another sentence asks something else (sentence-level reading).
+        ("Let's agree: start with the conclusion.\n\nAlso, lunch?", "start with the conclusion"),
         (
             "Let's agree: start with the conclusion.\n\nAlso, see you at lunch.",
             "start with the conclusion",

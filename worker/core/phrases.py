@@ -130,7 +130,8 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         Kind.CANCELLATION,
         (frozenset({"cancel"}), frozenset({"agreement"})),
         re.compile(
-            rf"(?:please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            r"(?:(?:could|would|can|will)\s+you\s+(?:please|kindly)\s+"
+            rf"|please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
             r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+|hereby\s+)?)?"
             rf"cancel\s+(?:{_EN_DETERMINER}|my)\s+agreement\b{_HINT_AFTER}",
             _FLAGS,
@@ -141,8 +142,9 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         Kind.CANCELLATION,
         (frozenset({"约定"}), frozenset({"取消"})),
         re.compile(
-            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉)?\s*"
-            rf"(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉|一下)?\s*"
+            rf"(?:{quoted('lead')}\s*|关于(?P<about>[^,;.!?。\n]{{1,40}}?)的(?:那个|这个)?)?"
+            rf"{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
             _FLAGS,
         ),
         "zh.cancellation",
@@ -235,7 +237,8 @@ RULE_OF: Final[dict[re.Pattern[str], str]] = {phrase.pattern: phrase.rule for ph
 LEAD_WORD_AT_END: Final = re.compile(
     r"(?:^|(?<=[\s.!?。…]))"
     r"(?:ok(?:ay)?|alright|all\s+right|so|then|well|great|good|fine|now|and|also|yes|yeah"
-    r"|sure|hi|hey|hello|actually|hmm+|right|好的?|好吧|嗯+|那么?|那就|行吧?|算了|还是|对了"
+    r"|sure|hi|hey|hello|actually|hmm+|right|thanks|thank\s+you(?:\s+so\s+much)?"
+    r"|好的?|好吧|嗯+|那么?|那就|行吧?|算了|还是|对了|谢谢|多谢|感谢"
     r"|另外|还有|所以|那好)"
     r"\s*[,、!.。~]?\s*\Z",
     _FLAGS,
@@ -256,7 +259,6 @@ TRAILING_COURTESY: Final = re.compile(
     _FLAGS,
 )
 
-SENTENCE_END: Final = re.compile(r"[.!。\n]")
 PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n")
 
 # A turn ending like this asks rather than states (checked on the end only: a
@@ -316,4 +318,64 @@ TODO_TARGETS: Final = (
 )
 NEGATED_BEFORE: Final = re.compile(
     rf"(?:\bdon{APOSTROPHE}?t|\bdo\s+not|\bnever|\bnot|不要|别|不用|无需|不必|不)\s*\Z", _FLAGS
+)
+
+
+# A confirmation or cancellation may open a clause after a reason ("这周事情太多, 取消这个
+# 约定吧", "This doesn't help me anymore, cancel this agreement"), but not after a
+# condition or someone else's words ("If it rains, cancel …", "他说, 取消这个约定").
+CLAUSE_GUARD: Final = re.compile(
+    r"\b(?:if|unless|when|whenever|once|after|before|until|till|suppose|supposing|assuming"
+    r"|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks|wrote|writes"
+    r"|according|maybe|perhaps|might|should|would|could|shall)\b"
+    r"|如果|要是|假如|假设|万一|除非|只要|一旦|的话|等到|说|问|告诉|写|据|是否|也许|或许|可能|应该",
+    _FLAGS,
+)
+
+# A clause after a confirmation or cancellation may give a reason ("…, this doesn't help
+# me anymore", "…, 算了吧"), but not a condition, a contrast, a hedge or a retraction.
+TAIL_REFUSED: Final = re.compile(
+    r"\s*(?:(?:but|only|if|unless|as\s+long\s+as|so\s+long\s+as|provided|except|when|once"
+    r"|after|until|till|on\s+condition|in\s+case|or|maybe|perhaps|probably|i\s+guess"
+    r"|i\s+think|not|never|though|although|however|jk|lol|haha)\b"
+    r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概)"
+    r"|.*(?:kidding|joking|开玩笑|逗你|说着玩|不是真的|哈哈)",
+    _FLAGS,
+)
+
+# "Please cancel the agreement about the report": an unquoted hint naming the subject.
+ABOUT_HINT: Final = re.compile(
+    r"\s*(?:about|regarding|concerning|on|re:?)\s+(?:(?:the|my|our|that|this)\s+)?"
+    r"(?P<about>\w[^,;:!?\n]{0,60}?)\s*\Z",
+    _FLAGS,
+)
+
+# The sentence right after a phrase may ask about it or take it back: "Let's agree: X.
+# OK?", "...。好吗?", "Cancel this agreement. Just kidding!"
+_EN_TAG: Final = (
+    r"ok(?:ay)?|right|agreed|deal|yes|sounds?\s+good|good|fine|alright|all\s+right"
+    r"|what\s+do\s+you\s+(?:think|say)|how\s+about\s+(?:it|that|this)|works?\s+for\s+you"
+    r"|(?:does|would|will|is|can)\s+(?:that|this|it)\b"
+    r"|(?:do|would|will|can|could)\s+you\s+(?:agree|accept|do\s+(?:that|this|it)|live\s+with)"
+    r"|are\s+you\s+(?:ok|okay|fine|good|happy)\s+with"
+)
+_ZH_TAG: Final = (
+    r"好吗|好不好|好么|行吗|行不行|行不|行么|可以吗|可不可以|可以不|可以么|怎么样|如何|成吗|同意吗|同意不"
+    r"|你看(?:呢|怎么样|如何|行吗|可以吗)|你觉得(?:呢|怎么样|如何|可以吗|行吗|好吗)|对吧|是吧"
+    r"|没问题吧|能做到吗"
+)
+_TAKEN_BACK: Final = (
+    r"(?:actually\s+)?(?:no|not)\b|wait\b|never\s*mind|just\s+kidding|kidding|joking|jk\b"
+    r"|haha|lol\b|等等|等一下|开玩笑|逗你|哈哈|不对|还是算了|算了不"
+)
+NEXT_SENTENCE_ASKS: Final = re.compile(
+    rf"\s*(?:(?:{_EN_TAG})[^.!?。\n]{{0,40}}?\s*\?|(?:{_ZH_TAG})\s*\??(?=[\s.!。…]|\Z)"
+    rf"|{_TAKEN_BACK})",
+    _FLAGS,
+)
+
+# "我们约定见面的地点", "我们约定好明天在咖啡馆碰头": 约定 run straight into a meeting is
+# people fixing a time or place to meet, not an agreement between user and agent.
+ZH_MEETING: Final = re.compile(
+    r"(?:一下)?(?:时间|地点|日期|地方|在哪|.*?(?:见面|碰面|会面|碰头|聚会|集合|会合|相见|约会))"
 )

@@ -4,15 +4,20 @@ Precision comes first: a false agreement is worse than a missed one. A phrase of
 grammar (`phrases.py`, the README table) counts only when all of these hold:
 
 - the turn is the user's (R1: assistant, system and tool text never count);
-- the phrase opens a sentence, after at most a few lead words ("OK, ", "好的, ");
-  a reporting verb, a conditional, a negation or a colon in front of it means it is
-  not the user's own act;
+- the turn is read one sentence at a time (`sentences.py`): the phrase opens its
+  sentence, after at most a few lead words ("OK, ", "好的, "), bullets or emoji; a
+  reporting verb, a conditional, a negation or a colon in front of it means it is
+  not the user's own act (a confirmation or cancellation may also follow a reason
+  clause: "这周事情太多, 取消这个约定吧");
 - it is not inside code, a block quote or an open quotation (reported speech);
-- the turn does not end as a question ("...?", "...好吗");
+- its sentence is not a question, and the next sentence does not ask about it or
+  take it back ("OK?", "好吗?", "just kidding"); questions elsewhere ask other things;
 - it is the only phrase in the turn: two are ambiguous, and ambiguity is no intent;
-- an acceptance or cancellation is followed in its sentence only by an optional quoted
-  target hint and courtesy words ("..., but only if" is a condition, not a yes).
+- an acceptance or cancellation is followed in its clause only by an optional target
+  hint (quoted, or "about X") and courtesy words, and a later clause gives a reason,
+  not a condition, contrast, hedge or retraction ("..., but only if" is not a yes).
 
+The terms and the deadline come from the proposal's sentence alone.
 Pure: no I/O, no clock. The terms are the user's own prose (R14), cut from the
 original text (see `normalize.py` for why not from the folded one).
 """
@@ -36,6 +41,8 @@ from worker.core.intents import (
 from worker.core.markup import Quotations, mask_quoted_markup
 from worker.core.normalize import Folded, fold, may_hold_trigger
 from worker.core.phrases import (
+    ABOUT_HINT,
+    CLAUSE_GUARD,
     COURTESY,
     COURTESY_REACH,
     DISAGREE,
@@ -43,21 +50,24 @@ from worker.core.phrases import (
     LEAD_WORD_REACH,
     NEEDED_WORDS,
     NEGATED_BEFORE,
+    NEXT_SENTENCE_ASKS,
     PARAGRAPH_BREAK,
     PAST_TERMS,
     PHRASES,
     QUOTE_PAIRS,
     RULE_OF,
-    SENTENCE_END,
+    TAIL_REFUSED,
     TODO_TARGETS,
     TRAILING_COURTESY,
     WITHDRAW_WORDS,
     ZH_INTERROGATIVE,
+    ZH_MEETING,
     ZH_NARRATIVE,
     Kind,
     ends_as_question,
     quoted_span,
 )
+from worker.core.sentences import is_emoji, sentence_end, sentence_start
 
 # Folded text: full-width punctuation is ASCII already (NFKC).
 _SENTENCE_TERMINATORS = frozenset(".!?。…")
@@ -67,6 +77,14 @@ _QUOTE_CLOSER = dict(QUOTE_PAIRS)
 _LOOK_BACK = 200
 MAX_CANDIDATES = 8
 _WORD_OR_QUESTION = re.compile(r"[\w?]")
+# Bullets and arrows opening a line ("- Let's agree", "• 我们约定", "→ …") are layout.
+_BULLETS = "-*•·‣◦→⇒►▶▸~"
+_CLAUSE_MARKS = frozenset(",;、")
+# Kinds whose phrase is followed by terms (not a yes, a cancel or a withdrawal).
+_TERMS_KINDS = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
+_CLAUSE_SPLIT = re.compile(r"[,;、]")
+# "Could you please cancel this agreement?" asks only in form: it is a request.
+_POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
 
 
 def recognize(text: str, role: Role | str) -> Intent:
@@ -77,8 +95,6 @@ def recognize(text: str, role: Role | str) -> Intent:
     if folded is None:
         return NO_INTENT
     scan = mask_quoted_markup(folded.text)
-    if ends_as_question(scan):
-        return NO_INTENT
     # Code may have hidden every keyword, and most phrases need words the turn lacks.
     candidates = _candidates(scan)
     if candidates is None:
@@ -86,12 +102,13 @@ def recognize(text: str, role: Role | str) -> Intent:
     quotations = Quotations(scan)
     found: list[Intent] = []
     for at, kind, match in candidates:
-        if not _opens_sentence(scan, at) or quotations.open_at(at):
+        if not _opens_sentence(scan, at, kind) or quotations.open_at(at):
             continue
         intent = _read(kind, match, scan, folded)
         if intent is not None:
             found.append(intent)
             if len(found) > 1:
+                # Two explicit acts in one turn: which one the user meant is a guess.
                 return NO_INTENT
     return found[0] if found else NO_INTENT
 
@@ -123,22 +140,34 @@ def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
     return sorted(by_start.values(), key=lambda candidate: candidate[0])
 
 
-def _opens_sentence(scan: str, at: int) -> bool:
+def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
+    """Whether the phrase at `at` opens a sentence (or, for a yes or a cancel, a clause).
+
+    Lead words ("OK, ", "好的, "), bullets and emoji may stand before it. A confirmation
+    or cancellation may also follow a reason clause and a comma ("这周事情太多, 取消…"),
+    unless that clause is a condition or reported speech.
+    """
     # Only the end of what precedes matters: look at a bounded window of it.
     reach = max(0, at - _LOOK_BACK)
     head = scan[reach:at]
     while True:
-        stripped = head.rstrip()
+        stripped = head.rstrip().rstrip(_BULLETS).rstrip()
         if not stripped:
             return reach == 0 or "\n" in head or scan[:reach].isspace()
-        if stripped[-1] == ":":
+        last = stripped[-1]
+        if last == ":":
             # "He wrote:\nLet's agree: ..." introduces someone's words.
             return False
-        if "\n" in head[len(stripped) :]:
+        if "\n" in head[len(stripped) :] or is_emoji(last):
             return True
         core = stripped.rstrip(_CLOSING_MARKS)
-        if core and core[-1] in _SENTENCE_TERMINATORS:
+        if core and (core[-1] in _SENTENCE_TERMINATORS or is_emoji(core[-1])):
             return True
+        if last in _CLAUSE_MARKS and len(stripped) > 1 and is_emoji(stripped[-2]):
+            return True  # "Hi 👋, let's agree: ..."
+        if kind not in _TERMS_KINDS and last in _CLAUSE_MARKS:
+            clause = stripped[sentence_start(stripped, 0, len(stripped)) :]
+            return CLAUSE_GUARD.search(clause) is None
         lead = LEAD_WORD_AT_END.search(stripped, max(0, len(stripped) - LEAD_WORD_REACH))
         if lead is None:
             return False
@@ -153,13 +182,28 @@ def _span(folded: Folded, start: int, end: int) -> tuple[int, int]:
 
 
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
-    if kind is Kind.PROPOSAL or kind is Kind.AMENDMENT:
+    if kind in _TERMS_KINDS:
         return _read_terms(kind, match, scan, folded)
-    end = SENTENCE_END.search(scan, match.end())
-    sentence_rest = scan[match.end() : end.start() if end is not None else len(scan)]
-    if _WORD_OR_QUESTION.search(COURTESY.sub("", sentence_rest)) is not None:
+    stop, mark = sentence_end(scan, match.end(), len(scan))
+    polite = _POLITE_REQUEST.match(match.group()) is not None
+    if (mark == "?" and not polite) or ends_as_question(scan, match.start(), stop):
+        return None
+    if _asked_after(scan, stop, mark):
+        return None
+    rest = scan[match.end() : stop]
+    clause = _CLAUSE_SPLIT.search(rest)
+    own = rest if clause is None else rest[: clause.start()]
+    if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
         return None
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
+    about = ABOUT_HINT.match(own) if span is None else None
+    if about is not None:
+        offset = match.end()
+        span = (offset + about.start("about"), offset + about.end("about"))
+    elif _WORD_OR_QUESTION.search(COURTESY.sub("", own)) is not None:
+        return None
+    if span is None and match.re.groupindex.get("about") and match.start("about") >= 0:
+        span = match.span("about")
     hint = folded.original(*span).strip() if span is not None else None
     act = _ACTS[kind]
     return act(
@@ -197,12 +241,29 @@ def _read_terms(
     )
 
 
+def _asked_after(scan: str, stop: int, mark: str) -> bool:
+    """Whether the next sentence asks about this one or takes it back ("OK?", "Just kidding")."""
+    if not mark or mark == "?":
+        return False
+    return NEXT_SENTENCE_ASKS.match(scan, stop + len(mark)) is not None
+
+
 def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal | None:
     start = match.end()
     paragraph = PARAGRAPH_BREAK.search(scan, start)
     stop = paragraph.start() if paragraph is not None else len(scan)
+    line_end = scan.find("\n", start, stop)
+    listed = line_end >= 0 and not scan[start:line_end].strip()
     while start < stop and scan[start].isspace():
         start += 1
+    if not listed:
+        # The terms are the rest of the phrase's sentence; a list after "Let's agree:"
+        # and a line break runs to the end of its paragraph.
+        closer = _QUOTE_CLOSER.get(scan[start]) if start < stop else None
+        close_at = scan.find(closer, start + 1, stop) if closer is not None else -1
+        stop, mark = sentence_end(scan, max(start, close_at + 1), stop)
+        if mark == "?" or _asked_after(scan, stop, mark):
+            return None
     if ends_as_question(scan, start, stop):
         return None
     start, stop = _unwrap_quoted_terms(scan, start, stop)
@@ -231,9 +292,12 @@ def _declines(match: re.Match[str], scan: str, start: int, stop: int) -> bool:
         return False
     if ZH_NARRATIVE.search(scan, 0, match.start()):
         return True
+    # Without a colon or comma, 约定 running into a meeting fixes a time or place to meet.
+    separated = match.group().rstrip().endswith((":", ","))
+    if not separated and ZH_MEETING.match(scan, start, stop) is not None:
+        return True
     # Without a colon or comma the phrase runs into its terms, and "我们约定几点见面"
     # asks; with one ("我们约定: ...问我读了什么") the user states terms.
-    separated = match.group().rstrip().endswith((":", ","))
     return not separated and ZH_INTERROGATIVE.search(scan, start, stop) is not None
 
 
