@@ -12,12 +12,20 @@ from __future__ import annotations
 import pytest
 
 from contracts.common import Role
-from worker.core.intents import NO_INTENT, Acceptance, Cancellation, Intent, Proposal
+from worker.core.intents import (
+    NO_INTENT,
+    Acceptance,
+    Cancellation,
+    Intent,
+    Proposal,
+    without_evidence,
+)
 from worker.core.recognizer import recognize
 
 
 def _user(text: str) -> Intent:
-    return recognize(text, Role.USER)
+    # What was recognized; where it was (R16 evidence) is tested in test_explain_evidence.py.
+    return without_evidence(recognize(text, Role.USER))
 
 
 # --- sentence-level proposals -----------------------------------------------------------
