@@ -39,7 +39,7 @@ from redis.asyncio import Redis
 
 from client import AccordClient
 from contracts.streams import DATA_FIELD
-from store import keys
+from store import keys, ownership
 from store.keys import heartbeat_pattern
 from worker.bench.loops import GROUP, Drain, redis_cpu_s, streams_of
 from worker.bench.workload import Workload, entries
@@ -85,63 +85,103 @@ async def acked(redis: Redis, ids: dict[str, list[tuple[int, int]]]) -> int:
     return done
 
 
+# How the worker processes of a phase are started:
+# - "separate": `count` processes of `accord worker`, as a KEDA Deployment's pods are, with
+#   the default partition ownership (leases: each partition read by one of them);
+# - "supervised": one `accord worker -n count`, which runs `count` children the same way;
+# - "manual": `count` processes, each with its own ACCORD_SERVE_PARTITIONS (no leases).
+LAUNCHES = ("separate", "supervised", "manual")
+
+
 @dataclass
 class Workers:
-    """`accord worker` processes on one Redis, each serving its share of the partitions."""
+    """`accord worker` processes on one Redis, sharing the partitions (see LAUNCHES)."""
 
     url: str
     partitions: int
     count: int
     log_dir: Path
     reader: str = "faststream"
+    launch: str = "separate"
     procs: tuple[subprocess.Popen[bytes], ...] = ()
 
     def start(self) -> None:
         procs = []
-        for index in range(self.count):
-            serve = [p for p in range(self.partitions) if p % self.count == index]
-            env = {
-                **os.environ,
-                "REDIS_URL": self.url,
-                "ACCORD_PARTITIONS": str(self.partitions),
-                "ACCORD_SERVE_PARTITIONS": ",".join(map(str, serve)),
-                "ACCORD_CONSUMER": f"bench-{index}",
-                "ACCORD_METRICS_PORT": "0",
-                "ACCORD_LOG_LEVEL": "WARNING",
-                "ACCORD_READER": self.reader,
-            }
-            log = (self.log_dir / f"worker-{self.reader}-{self.count}-{index}.log").open("ab")
-            command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
-            procs.append(subprocess.Popen(command, env=env, stdout=log, stderr=log))  # noqa: S603
+        command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
+        base = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")},
+            "REDIS_URL": self.url,
+            "ACCORD_PARTITIONS": str(self.partitions),
+            "ACCORD_METRICS_PORT": "0",
+            "ACCORD_LOG_LEVEL": "WARNING",
+            "ACCORD_READER": self.reader,
+        }
+        launches = 1 if self.launch == "supervised" else self.count
+        for index in range(launches):
+            env = dict(base)
+            args = list(command)
+            if self.launch == "supervised":
+                args += ["-n", str(self.count)]
+            else:
+                env["ACCORD_CONSUMER"] = f"bench-{index}"
+            if self.launch == "manual":
+                serve = [p for p in range(self.partitions) if p % self.count == index]
+                env["ACCORD_SERVE_PARTITIONS"] = ",".join(map(str, serve))
+            name = f"worker-{self.reader}-{self.launch}-{self.count}-{index}.log"
+            log = (self.log_dir / name).open("ab")
+            procs.append(subprocess.Popen(args, env=env, stdout=log, stderr=log))  # noqa: S603
             log.close()
         self.procs = tuple(procs)
+
+    def pids(self) -> list[int]:
+        """The worker processes: the started ones, and the children of a supervisor."""
+        found = []
+        for proc in self.procs:
+            if self.launch != "supervised":
+                found.append(proc.pid)
+                continue
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text()
+                found.extend(int(pid) for pid in children.split())
+        return found
 
     def peak_rss_bytes(self) -> list[int]:
         """Each worker's high-water resident set (VmHWM), read while it still runs."""
         out = []
-        for proc in self.procs:
-            status = Path(f"/proc/{proc.pid}/status").read_text()
+        for pid in self.pids():
+            status = Path(f"/proc/{pid}/status").read_text()
             line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
             out.append(int(line.split()[1]) * 1024)
         return out
 
     async def ready(self, redis: Redis, timeout_s: float) -> None:
-        """Wait until every worker's watchdog has written its first heartbeat."""
+        """Wait until every worker's watchdog has written its first heartbeat and, with
+        partition ownership, until every partition is owned and every worker owns some
+        (the fair share a joining worker takes; docs/store.md)."""
         deadline = time.perf_counter() + timeout_s
         while True:
             beats = [key async for key in redis.scan_iter(match=heartbeat_pattern())]
-            if len(beats) >= self.count:
+            if len(beats) >= self.count and await self._balanced(redis):
                 # The subscribers start with the app, before the watchdog's first beat.
                 return
             if time.perf_counter() > deadline or not self.alive():
                 raise RuntimeError(f"{self.count - len(beats)} worker(s) did not start")
             await asyncio.sleep(0.05)
 
+    async def _balanced(self, redis: Redis) -> bool:
+        if self.launch == "manual" or self.reader != "merged":
+            return True
+        owners = []
+        for partition in range(self.partitions):
+            token, _ = await ownership.lease_of(redis, partition)
+            owners.append(ownership.owner_consumer(token))
+        return all(owners) and len(set(owners)) == min(self.count, self.partitions)
+
     def cpu_s(self) -> float:
         """CPU seconds the workers used so far (user + system, /proc/<pid>/stat)."""
         total = 0
-        for proc in self.procs:
-            fields = Path(f"/proc/{proc.pid}/stat").read_text().rpartition(")")[2].split()
+        for pid in self.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
             total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
         return total / os.sysconf("SC_CLK_TCK")
 

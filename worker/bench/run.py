@@ -51,14 +51,15 @@ class Plan:
     blocks: int
     latency_sessions: int
     rounds: int
-    partitions: int = 2
+    # Several partitions, so two workers split them 2/2 and a move is a real hand-over.
+    partitions: int = 4
     load_share: float = 0.2
     timeout_s: float = 300.0
 
 
 PLANS = {
     # CI: well under a minute including two worker start-ups; figures are printed only.
-    "small": Plan(sessions=100, blocks=6, latency_sessions=40, rounds=1, timeout_s=40),
+    "small": Plan(sessions=100, blocks=6, latency_sessions=40, rounds=1, timeout_s=120),
     "full": Plan(sessions=2000, blocks=10, latency_sessions=500, rounds=3),
 }
 
@@ -77,7 +78,10 @@ class Figures:
     # then with the merged reader (the default), which also serves latency, RSS and scaling.
     e2e_per_s: float = 0.0
     e2e_merged_per_s: float = 0.0
+    # Two processes sharing the partitions by ownership: two separate `accord worker`
+    # processes (as KEDA's pods), and one `accord worker -n 2`.
     e2e_two_processes_per_s: float = 0.0
+    e2e_worker_n2_per_s: float = 0.0
     # CPU microseconds per entry, consumer side ("client") and Redis side, per phase.
     cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
     latency: dict[str, float] = field(default_factory=dict)
@@ -106,6 +110,9 @@ class Figures:
             "floor_vs_baseline": share(self.floor_per_s, self.baseline_per_s),
             "e2e_merged_vs_floor": share(self.e2e_merged_per_s, self.floor_per_s),
             "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_merged_per_s),
+            "scaling_worker_n2_vs_1_process": share(
+                self.e2e_worker_n2_per_s, self.e2e_merged_per_s
+            ),
             "view_read_p50_loaded_vs_idle": share(
                 self.view_read.get("loaded", {}).get("p50_ms", 0),
                 self.view_read.get("idle", {}).get("p50_ms", 0),
@@ -144,9 +151,14 @@ class Figures:
                 f" {r['e2e_merged_vs_floor']:.2f}x floor)"
             ),
             (
-                f"accord end to end, 2 processes, merged reader:   "
+                f"accord end to end, 2 separate processes:         "
                 f"{self.e2e_two_processes_per_s:,.0f} entries/s"
                 f" ({r['scaling_2_vs_1_process']:.2f}x one process)"
+            ),
+            (
+                f"accord end to end, accord worker -n 2:           "
+                f"{self.e2e_worker_n2_per_s:,.0f} entries/s"
+                f" ({r['scaling_worker_n2_vs_1_process']:.2f}x one process)"
             ),
             (
                 f"latency XADD->event at {lat.get('rate', 0):,.0f}/s:"
@@ -221,10 +233,12 @@ def _cpu(drains: list[Drain]) -> dict[str, float]:
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
     plan: Plan, processes: int, reader: str, figures: Figures, logs: Path,
+    launch: str = "separate",
 ) -> float:  # fmt: skip
     await redis.flushall()
     await ensure_groups(redis, range(workload.partitions), GROUP)
-    workers = Workers(url, workload.partitions, processes, logs, reader)
+    workers = Workers(url, workload.partitions, processes, logs, reader, launch)
+    phase = f"{processes}_process_{reader}" + (f"_{launch}" if processes > 1 else "")
     workers.start()
     try:
         # Start-up (imports, connections) is left out: the backlog is written once every
@@ -247,7 +261,7 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
             idle = await view_reads(url, workload.partitions, scopes, 300)
             figures.view_read["idle"] = percentiles(idle)
         rate = drain.per_s
-        figures.cpu_us_per_entry[f"{processes}_process_{reader}"] = _cpu([drain])
+        figures.cpu_us_per_entry[phase] = _cpu([drain])
         checked = [workload]
         if latency_load is not None:
             figures.latency = await paced_latency(
@@ -261,7 +275,7 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     check = await exactly_once(redis, checked)
     check["worker_exit_codes"] = codes
     check["ok"] = check["ok"] and all(code == 0 for code in codes)
-    figures.exactly_once[f"{processes}_process_{reader}"] = check
+    figures.exactly_once[phase] = check
     return rate
 
 
@@ -294,10 +308,15 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
                 redis, server.url, workload, latency_load=latency_load, plan=plan,
                 processes=1, reader="merged", figures=figures, logs=Path(logs),
             )  # fmt: skip
-            say("end to end, two worker processes, merged reader")
+            say("end to end, two separate worker processes (partition ownership)")
             figures.e2e_two_processes_per_s = await _end_to_end(
                 redis, server.url, workload, latency_load=None, plan=plan, processes=2,
-                reader="merged", figures=figures, logs=Path(logs),
+                reader="merged", figures=figures, logs=Path(logs), launch="separate",
+            )  # fmt: skip
+            say("end to end, accord worker -n 2 (partition ownership)")
+            figures.e2e_worker_n2_per_s = await _end_to_end(
+                redis, server.url, workload, latency_load=None, plan=plan, processes=2,
+                reader="merged", figures=figures, logs=Path(logs), launch="supervised",
             )  # fmt: skip
         finally:
             await redis.aclose()
