@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from contracts.inputs import InputEvent
+from contracts.outputs import DeadLetter
 
 
 class Arrival(msgspec.Struct, frozen=True):
@@ -29,15 +30,28 @@ class Arrival(msgspec.Struct, frozen=True):
 
     stream: str
     entry_id: str
-    event: InputEvent
+    # None for a refused input (below).
+    event: InputEvent | None
     # The raw `__data__` JSON, kept so the entry can be parked as it came.
     data: bytes
     # Times delivered (XPENDING's count after a reclaim), for a dead letter it becomes.
     delivery_count: int = 1
+    # A refused input whose envelope is valid: its seq and its dead letter. It takes
+    # its place in the session's order like any input, so the session moves on at once
+    # instead of waiting out the gap it would leave; applying it writes the letter.
+    refused_seq: int = 0
+    letter: DeadLetter | None = None
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq if self.event is not None else self.refused_seq
 
 
 class ParkedEntry(msgspec.Struct, frozen=True):
-    """An early input kept in `parked:{p}:...` (its stream entry is already acked)."""
+    """An early input kept in `parked:{p}:...` (its stream entry is already acked).
+
+    Empty `data` is a refused input's place: its letter was written when it was parked.
+    """
 
     stream: str
     entry_id: str
@@ -98,7 +112,7 @@ def plan_session(
     skip_gap: bool = False,
 ) -> GatePlan:
     """Plan one session: `arrivals` in any order, `parked` as loaded from the store."""
-    if len(arrivals) == 1 and not parked and not skip_gap and arrivals[0].event.seq == next_seq:
+    if len(arrivals) == 1 and not parked and not skip_gap and arrivals[0].seq == next_seq:
         # The common case, a conversation going on: the next seq and nothing waiting.
         return GatePlan(apply=[(next_seq, arrivals[0])], next_seq=next_seq + 1, skipped=skipped)
     return _plan_any(next_seq, skipped, parked, arrivals, skip_gap=skip_gap)
@@ -114,8 +128,8 @@ def _plan_any(
 ) -> GatePlan:
     plan = GatePlan(next_seq=next_seq, skipped=skipped)
     waiting: dict[int, Arrival | ParkedEntry] = dict(parked)
-    for arrival in sorted(arrivals, key=lambda a: a.event.seq):
-        seq = arrival.event.seq
+    for arrival in sorted(arrivals, key=lambda a: a.seq):
+        seq = arrival.seq
         if seq < next_seq:
             (plan.late if _was_skipped(seq, skipped) else plan.duplicates).append(arrival)
         elif seq in waiting:

@@ -233,7 +233,7 @@ def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
         entry["ps"] = [
             x
             for seq, a in plan.park
-            for x in (seq, table.blob(_MSGPACK.encode((a.stream, a.entry_id, a.data))))
+            for x in (seq, table.blob(_MSGPACK.encode((a.stream, a.entry_id, _parked_data(a)))))
         ]
         entry["pd"] = plan.unpark
     if before.parked or parked_after:
@@ -245,6 +245,11 @@ def _session_entry(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
                 # The seq waited for moved on: the gap now open is observed now.
                 entry["go"] = 1
     return entry
+
+
+def _parked_data(arrival: Arrival) -> bytes:
+    """What the parked hash keeps of an arrival: its data, or b"" for a refused one."""
+    return arrival.data if arrival.event is not None else b""
 
 
 def _bump(counts: dict[str, int], name: str, by: int) -> None:
@@ -376,19 +381,22 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     def _admit(self, entry: InputEntry, work: dict[ScopeId, _Work]) -> DeadLetter | None:
         """Decode one entry into `work`; or return the dead letter it becomes."""
         if entry.delivery_count > self.config.delivery_limit:
-            return self._dead_letter(
+            # Not given a place in its session's order: a failure past the delivery limit
+            # may be Redis's, not the input's, and a requeue must still apply it in order
+            # (its session waits for it until the gap timeout).
+            letter = self._dead_letter(
                 entry,
                 DeadLetterReason.DELIVERY_LIMIT,
                 f"delivered {entry.delivery_count} times (limit {self.config.delivery_limit})",
             )
-        try:
-            event = decode_entry(entry.fields, self.config.limits, entry_ms(entry.entry_id))
-        except ContractError as error:
-            letter = self._dead_letter(entry, error.reason, str(error))
             envelope = decode_envelope(entry.fields, self.config.limits)
             if envelope is None:
                 return letter
             return msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
+        try:
+            event = decode_entry(entry.fields, self.config.limits, entry_ms(entry.entry_id))
+        except ContractError as error:
+            return self._refused(entry, work, self._dead_letter(entry, error.reason, str(error)))
         if self._partition_of(event.agent_id, event.user_id) != self.partition:
             return self._dead_letter(
                 entry, DeadLetterReason.WRONG_PARTITION, "scope hashes to another partition", event
@@ -405,6 +413,41 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         arrivals = work[(event.agent_id, event.user_id)].arrivals
         arrivals.setdefault(event.session_id, []).append(arrival)
         return None
+
+    def _refused(
+        self, entry: InputEntry, work: dict[ScopeId, _Work], letter: DeadLetter
+    ) -> DeadLetter | None:
+        """A refused entry: its letter alone, or, when its envelope is valid and of this
+        partition, a place in its session's order (the letter is written when the gate
+        reaches its seq, and the session moves on without waiting out a gap)."""
+        envelope = decode_envelope(entry.fields, self.config.limits)
+        if envelope is None:
+            return letter
+        letter = msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
+        if self._partition_of(envelope.agent_id, envelope.user_id) != self.partition:
+            return letter
+        data = entry.fields.get(_DATA_KEY, b"")
+        arrival = Arrival(
+            entry.stream, entry.entry_id, None, data, entry.delivery_count, envelope.seq, letter
+        )
+        arrivals = work[(envelope.agent_id, envelope.user_id)].arrivals
+        arrivals.setdefault(envelope.session_id, []).append(arrival)
+        return None
+
+    def _write_letter(self, build: _Build[ScopeT, SessionT], arrival: Arrival) -> None:
+        """Write a refused arrival's letter in the unit (XACK and dead letter)."""
+        letter = arrival.letter
+        if letter is None:
+            raise ValueError("only a refused arrival has a letter to write")
+        build.late.append(
+            [
+                build.table(arrival.stream),
+                arrival.entry_id,
+                build.table.blob(_JSON.encode(letter)),
+                letter.reason.value,
+            ]
+        )
+        build.events.append(letter)
 
     def _dead_letter(
         self,
@@ -759,10 +802,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             session = self.core.decode_session(before.raw_core, session_id)
         session, session_changed = self._apply_ready(build, plan, session, session_id)
         build.applied_any |= bool(plan.apply)
-        if plan.park:
-            for _, arrival in plan.park:
-                build.acks += (table(arrival.stream), arrival.entry_id)
-            _bump(build.outcomes, "parked", len(plan.park))
+        self._park(build, plan)
         if plan.skipped_now:
             build.gap_skips += 1
             build.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
@@ -770,7 +810,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if before.parked or plan.park:
             parked_after = {seq: e for seq, e in before.parked.items() if seq >= plan.next_seq}
             parked_after.update(
-                (seq, ParkedEntry(a.stream, a.entry_id, a.data)) for seq, a in plan.park
+                (seq, ParkedEntry(a.stream, a.entry_id, _parked_data(a))) for seq, a in plan.park
             )
         encoded = self.core.encode_session(session) if session_changed else None
         token = self._token()
@@ -786,6 +826,16 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             core=session,
         )
 
+    def _park(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
+        """Ack the entries the plan parks (their payload goes to the parked hash)."""
+        for _, arrival in plan.park:
+            if arrival.event is None:
+                # Refused: its letter now, and an empty place kept in the order.
+                self._write_letter(build, arrival)
+            else:
+                build.acks += (build.table(arrival.stream), arrival.entry_id)
+                _bump(build.outcomes, "parked", 1)
+
     def _over_parked_limits(self, before: SessionSnapshot[SessionT], plan: GatePlan) -> bool:
         """Whether the session would hold more parked entries, or bytes, than allowed."""
         waiting = [e for seq, e in before.parked.items() if seq >= plan.next_seq]
@@ -798,10 +848,18 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     def _not_applied(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
         """Ack the plan's duplicates; turn its late arrivals into dead letters."""
         table = build.table
+        duplicates = 0
         for arrival in plan.duplicates:
+            if arrival.letter is not None:
+                self._write_letter(build, arrival)  # refused: its letter, whatever its seq
+                continue
             build.acks += (table(arrival.stream), arrival.entry_id)
-        _bump(build.outcomes, "duplicate", len(plan.duplicates))
+            duplicates += 1
+        _bump(build.outcomes, "duplicate", duplicates)
         for arrival in plan.late:
+            if arrival.letter is not None:
+                self._write_letter(build, arrival)
+                continue
             letter = self._dead_letter(
                 Entry(
                     arrival.stream,
@@ -810,7 +868,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     arrival.delivery_count,
                 ),
                 DeadLetterReason.LATE_AFTER_GAP_SKIP,
-                f"seq {arrival.event.seq} arrived after its gap was skipped",
+                f"seq {arrival.seq} arrived after its gap was skipped",
                 arrival.event,
             )
             build.late.append(
@@ -834,12 +892,18 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         table = build.table
         session_changed = False
         for seq, source in plan.apply:
+            event: InputEvent | None = None
+            if isinstance(source, Arrival):
+                if source.event is None:
+                    self._write_letter(build, source)  # refused: its place in the order
+                    continue
+                event = source.event
+            elif not source.data:
+                _bump(build.outcomes, "drained", 1)  # a refused input's place: lettered
+                continue
             try:
-                event = (
-                    source.event
-                    if isinstance(source, Arrival)
-                    else decode_event(source.data, _NO_LIMITS)
-                )
+                if event is None:
+                    event = decode_event(source.data, _NO_LIMITS)
                 step = self.core.apply(
                     build.scope,
                     session,
@@ -907,7 +971,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         events: list[AgreementEvent | DeadLetter] = []
         for arrivals in work.arrivals.values():
             for arrival in arrivals:
-                letter = self._dead_letter(
+                letter = arrival.letter or self._dead_letter(
                     Entry(arrival.stream, arrival.entry_id, {_DATA_KEY: arrival.data}),
                     DeadLetterReason.UNCOMMITTABLE,
                     f"its scope cannot be committed: {reason}",

@@ -172,3 +172,53 @@ def test_a_rejected_calls_raw_record_id_is_logged_only_by_its_head() -> None:
     log_events(Log(), [outcome])
     assert len(lines[0]["record_id"]) < 80
     assert lines[0]["record_id"].startswith("x" * 64)
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_refused_input_with_a_valid_envelope_moves_its_session_on_at_once(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: seq 2 is refused (text over the limit) but its envelope is valid: it takes its
+    place in the order, so seq 3 applies at once (no gap timeout), the letter names the
+    session and seq, and a redelivery writes no second letter."""
+    store = PartitionProcessor(
+        client,
+        0,
+        Engine(),
+        StoreConfig(limits=Limits(max_text_bytes=100), gap_timeout_ms=3_600_000),
+    )
+    await write(client, turn(1, "hello"), turn(2, "x" * 500), turn(3, "Let's agree: be brief."))
+    entries = await read_new(client, 0, GROUP, "c")
+    report = await store.process(entries)
+    assert report.outcomes == {"applied": 2, "dead_letter": 1}
+    assert await next_seq(client) == 4
+    (letter,) = await letters(client)
+    assert (letter.reason, letter.session_id, letter.seq) == (DeadLetterReason.OVERSIZE, "s", 2)
+    await store.process(entries)  # redelivered: duplicates, no second letter
+    assert len(await letters(client)) == 1
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_an_early_refused_input_keeps_its_place_until_the_gap_fills(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: seqs 3 (refused) and 4 arrive before 2: 3 is lettered at once and its place
+    is parked; when 2 comes, 2 and 4 apply and the session is at 5, nothing parked."""
+    store = PartitionProcessor(
+        client,
+        0,
+        Engine(),
+        StoreConfig(limits=Limits(max_text_bytes=100), gap_timeout_ms=3_600_000),
+    )
+    await write(client, turn(1, "hello"), turn(3, "x" * 500), turn(4, "fine"))
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    assert [x.seq for x in await letters(client)] == [3]
+    assert await next_seq(client) == 2
+    await write(client, turn(2, "now"))
+    report = await store.process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 1, "drained": 2}
+    assert await next_seq(client) == 5
+    assert not await client.exists(keys.parked_key(0, "agent", "user", "s"))
+    assert len(await letters(client)) == 1
