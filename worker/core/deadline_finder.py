@@ -55,6 +55,14 @@ _EN_STANDING = frozenset(
     ]
 )
 _EN_EVERY = frozenset({"every", "each"})
+# Periodic adjectives that also name a kind of thing ("the weekly report").
+_EN_PERIODIC = frozenset({"daily", "weekly", "monthly", "yearly", "quarterly", "nightly"})
+_DETERMINER = frozenset({"the", "my", "your", "our", "this", "that", "his", "her", "their"})
+_NOUN_ADJECTIVES = frozenset({"new", "latest", "last", "next", "usual", "full", "final", "current"})
+_ZH_EVERY_NOUN = re.compile(r"每个?(?:周|天|日|月|年|星期|礼拜|季度)的")
+# Quoted names (todo contents, titles): blanked out before reading the terms.
+_QUOTE_MARKS = re.compile('["“「『«《]')
+_QUOTED = re.compile('"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|«[^»\n]*»|《[^》\n]*》')
 _EN_EVERY_WHAT = frozenset(
     [
         "other",
@@ -151,6 +159,18 @@ def find_deadline_phrase(terms: str) -> str | None:
     recurring schedule or a standing rule. Mixed Chinese and English text is read
     with both grammars.
     """
+    # A quoted name is data, not grammar: 'mark todo "Write weekly report" as completed
+    # by Friday' is read with the name blanked out (same length, so spans still match).
+    terms_read = _QUOTED.sub(_blank, terms) if _QUOTE_MARKS.search(terms) else terms
+    spans = _spans(terms_read)
+    if spans is None or len(spans) != 1:
+        return None
+    start, end = spans[0]
+    return terms[start:end]
+
+
+def _spans(terms: str) -> list[tuple[int, int]] | None:
+    """Every deadline span in `terms`, or None when the terms cannot have a deadline."""
     chinese = CJK.search(terms) is not None
     spans: list[tuple[int, int]] = []
     if chinese and not _chinese_spans(terms, spans):
@@ -159,10 +179,9 @@ def find_deadline_phrase(terms: str) -> str | None:
     words = _WORD.findall(lower)
     if (not chinese or _LATIN.search(terms)) and not _english_spans(terms, lower, words, spans):
         return None
-    if len(spans) != 1 or _standing(terms, words, chinese=chinese):
+    if _standing(terms, words, chinese=chinese):
         return None
-    start, end = spans[0]
-    return terms[start:end]
+    return spans
 
 
 def _lower(terms: str) -> str:
@@ -175,9 +194,13 @@ def _lower(terms: str) -> str:
 
 def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
     """Whether the terms set a recurring schedule or a standing rule."""
-    if chinese and any(word in terms for word in _ZH_STANDING):
-        return True
-    if not _EN_STANDING.isdisjoint(words):
+    if chinese:
+        # "每周的周报" is a noun phrase (the weekly report), "每周五都" a rule.
+        rule_text = _ZH_EVERY_NOUN.sub("", terms) if "每" in terms else terms
+        if any(word in rule_text for word in _ZH_STANDING):
+            return True
+    standing = _EN_STANDING.intersection(words)
+    if standing and not all(_in_noun_phrase(words, word) for word in standing):
         return True
     if "now" in words and "from now on" in " ".join(words):
         return True
@@ -187,6 +210,30 @@ def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
         first in _EN_EVERY and (second in _EN_EVERY_WHAT or second[0].isdigit())
         for first, second in itertools.pairwise(words)
     )
+
+
+def _in_noun_phrase(words: list[str], word: str) -> bool:
+    """Whether every use of `word` modifies a noun after a determiner ("the weekly report").
+
+    "send me the weekly report by Friday" names one report; "send me a weekly report"
+    and "weekly, send me …" set a schedule.
+    """
+    if word not in _EN_PERIODIC:
+        return False
+    for index, found in enumerate(words):
+        if found != word:
+            continue
+        previous = words[index - 1] if index else ""
+        if previous in _NOUN_ADJECTIVES and index > 1:
+            previous = words[index - 2]
+        if index + 1 >= len(words) or previous not in _DETERMINER:
+            return False
+    return True
+
+
+def _blank(match: re.Match[str]) -> str:
+    quoted = match.group()
+    return quoted[0] + " " * (len(quoted) - 2) + quoted[-1]
 
 
 def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[int, int]]) -> bool:
