@@ -1,6 +1,8 @@
 """Redis memory and process RSS under a flood of gap-creating and oversize entries.
 
-    uv run --frozen python benchmarks/flood_memory.py [FLOODED_SESSIONS] [ROUNDS]
+    uv run --frozen python benchmarks/flood_memory.py [FLOODED_SESSIONS] [ROUNDS] [unbounded]
+
+`unbounded` lifts the parked limits, for the figure without them.
 
 One partition, the real core, the store's default limits (2,000 parked entries or 8 MiB
 per session, 64 KiB of text per turn). Each round, every flooded session leaves out one
@@ -56,11 +58,11 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def run(flooded: int, rounds: int) -> dict[str, Any]:
+async def run(flooded: int, rounds: int, config: StoreConfig) -> dict[str, Any]:
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
         await ensure_groups(redis, 0, GROUP)
-        store = PartitionProcessor(redis, 0, Engine(), StoreConfig())
+        store = PartitionProcessor(redis, 0, Engine(), config)
         next_seq = dict.fromkeys(range(flooded), 1)
         peak_redis = peak_rss = 0.0
         served = 0
@@ -99,9 +101,9 @@ async def run(flooded: int, rounds: int) -> dict[str, Any]:
     }
 
 
-def main(flooded: int, rounds: int) -> None:
-    base = asyncio.run(run(0, rounds))
-    flood = asyncio.run(run(flooded, rounds))
+def main(flooded: int, rounds: int, config: StoreConfig) -> None:
+    base = asyncio.run(run(0, rounds, config))
+    flood = asyncio.run(run(flooded, rounds, config))
     written = flooded * rounds * (EARLY_PER_ROUND * 8_000 + OVERSIZE_PER_ROUND * 70_000) / 2**20
     print(f"flood: {flooded} sessions x {rounds} rounds, {written:.0f} MB written")
     print(f"{'':28}{'baseline':>10}{'flood':>10}{'ratio':>8}")
@@ -116,4 +118,9 @@ def main(flooded: int, rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4, int(sys.argv[2]) if len(sys.argv) > 2 else 8)
+    unbounded = StoreConfig(max_parked_entries=2**62, max_parked_bytes=2**62)
+    main(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 4,
+        int(sys.argv[2]) if len(sys.argv) > 2 else 8,
+        unbounded if sys.argv[3:] == ["unbounded"] else StoreConfig(),
+    )
