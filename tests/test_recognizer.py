@@ -62,8 +62,11 @@ def test_chinese_terms_keep_full_width_punctuation_r14() -> None:
 
 
 def test_zero_width_characters_inside_a_trigger_are_dropped_before_matching() -> None:
-    """ "ag\u200bree" is "agree": zero-width characters cannot hide a phrase or split one."""
-    assert _user("Let's ag\u200bree: reply in Eng\u200dlish.") == Proposal(terms="reply in English")
+    """ "ag\u200bree" is "agree": zero-width characters cannot hide a phrase or split one.
+    Inside the terms one would make the stored prose differ from the sent one: no
+    proposal (tests/test_security_text.py)."""
+    assert _user("Let's ag\u200bree: reply in English.") == Proposal(terms="reply in English")
+    assert _user("Let's ag\u200bree: reply in Eng\u200dlish.") == NO_INTENT
 
 
 def test_bidi_marks_are_dropped_like_zero_width_characters() -> None:
@@ -96,12 +99,15 @@ def test_look_alike_letters_inside_a_trigger_are_not_folded_r1(text: str) -> Non
 
 
 def test_fold_maps_folded_positions_back_to_the_original_text() -> None:
-    """Every folded character knows the original run it came from (NFC, invisibles dropped)."""
-    folded = fold("Ｘ\u200bｙ，e\u0301!")
+    """Every folded character knows the original run it came from (NFC, invisibles
+    dropped); prose with an invisible character inside is no prose (it is not what the
+    user saw), so it comes back empty."""
+    folded = fold("Ｘ\u200bｙ，e\u0301!Ｘｙ")
     assert folded is not None
-    assert folded.text == "Xy,é!"
-    assert folded.original(0, 2) == "Ｘｙ"
+    assert folded.text == "Xy,é!Xy"
+    assert folded.original(0, 2) == ""
     assert folded.original(3, 4) == "é"
+    assert folded.original(5, 7) == "Ｘｙ"
     assert fold_text("Ｘ\u200bｙ") == "Xy"
 
 

@@ -136,7 +136,11 @@ INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f"
 @settings(max_examples=300)
 @given(positives, st.data())
 def test_invisible_characters_change_nothing(text: str, data: st.DataObject) -> None:
-    """Zero-width characters, soft hyphens and bidi marks anywhere are dropped before matching."""
+    """Zero-width characters, soft hyphens and bidi marks anywhere are dropped before
+    matching: they never change what is read, at most they make a proposal none (one
+    inside its terms would be stored prose that differs from what the user saw); in
+    front of the turn they change nothing at all."""
+    assert reading(_fire(data.draw(st.sampled_from(INVISIBLE)) + text)) == reading(_fire(text))
     chars = list(text)
     inserts = data.draw(
         st.lists(
@@ -147,7 +151,8 @@ def test_invisible_characters_change_nothing(text: str, data: st.DataObject) -> 
     )
     for position, char in sorted(inserts, reverse=True):
         chars.insert(position, char)
-    assert reading(_fire("".join(chars))) == reading(_fire(text))
+    got = reading(_fire("".join(chars)))
+    assert got in (reading(_fire(text)), reading(_fire("")))
 
 
 # Letters of the trigger words, their look-alikes and full-width forms, CJK around 约定,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from rich.markup import escape
+from rich.markup import escape as escape_markup
 from rich.table import Table
 
 from contracts.outputs import (
@@ -18,7 +18,16 @@ from contracts.outputs import (
 )
 from contracts.records import AgreementRecord
 from contracts.view import SessionView
+from worker.core.normalize import printable
 from worker.zones import shown, zone_name
+
+
+def escape(text: str) -> str:
+    """Stored text for a terminal: rich markup escaped, and every control, bidi and
+    invisible character shown as its escape (an ESC sequence in a turn or in terms must
+    not clear the screen or forge a hyperlink)."""
+    return escape_markup(printable(text))
+
 
 _STATE_STYLE = {
     "proposed": "yellow",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from store.dead_letters import RequeueError, list_dead_letters, requeue
@@ -20,6 +19,7 @@ from worker.commands._shared import (
     wants_json,
 )
 from worker.consumer import AnyRedis
+from worker.render import escape
 
 dlq_app = typer.Typer(help="Dead letters: inputs that could not be applied.", no_args_is_help=True)
 

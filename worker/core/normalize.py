@@ -26,19 +26,68 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-# Format characters that carry no meaning in prose and are dropped before matching:
-# soft hyphen, combining grapheme joiner, the zero-width family, word joiner and the
-# invisible operators, the BOM, the Mongolian vowel separator, variation selectors,
-# and the bidi *marks* (they change no order).
+# Characters that show nothing, or nothing a reader can check, and are dropped before
+# matching: the default-ignorable code points (soft hyphen, combining grapheme joiner,
+# the zero-width family, word joiner, invisible operators, the BOM, variation selectors
+# and their supplement, the Hangul fillers U+115F/U+1160/U+3164/U+FFA0, the Mongolian
+# free variation selectors, the bidi *marks*, which change no order, and the tag
+# characters U+E0000-U+E007F that spell hidden ASCII), the blank Braille pattern U+2800,
+# control characters other than tab and line ends (ESC sequences clear screens and
+# forge hyperlinks), and private-use characters (no agreed meaning at all).
+# "Let's ag\u200bree" still reads as the trigger, but prose that holds one of them is
+# never stored: see `Folded.original`.
 _INVISIBLE = (
-    "\u00ad\u034f\u061c\u180e\u200b\u200c\u200d\u200e\u200f"
-    "\u2060\u2061\u2062\u2063\u2064\ufeff"
-    "\ufe00\ufe01\ufe02\ufe03\ufe04\ufe05\ufe06\ufe07"
-    "\ufe08\ufe09\ufe0a\ufe0b\ufe0c\ufe0d\ufe0e\ufe0f"
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u2060-\u2065\u206a-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+    "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 )
-_DROP_INVISIBLE = str.maketrans(dict.fromkeys(_INVISIBLE))
 _INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
-_INVISIBLE_SET = frozenset(_INVISIBLE)
+# (Checked after `str.isprintable`, which is C speed and true for most turns.)
+_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Kept in the prose check (not in the stored text): an emoji's presentation selector
+# right after it, and the joiner inside an emoji sequence ("❤️", "👩‍💻").
+_EMOJI_PRESENTATION = frozenset("\ufe0e\ufe0f")
+_EMOJI_JOINER = "\u200d"
+
+
+def drop_invisible(text: str) -> str:
+    """`text` without the characters dropped before matching."""
+    return _INVISIBLE_RE.sub("", text)
+
+
+# Trailing decoration after a question mark: emoji and other symbols, skin-tone and
+# other modifiers, enclosing keycaps.
+_DECORATION = frozenset(("So", "Sk", "Me"))
+
+
+def rstrip_decoration(text: str, chars: str) -> str:
+    """`text` without its trailing `chars`, emoji and other symbols: "metric? 😀" asks
+    as much as "metric?" (invisible characters are gone from folded text already)."""
+    end = len(text)
+    while end and (text[end - 1] in chars or unicodedata.category(text[end - 1]) in _DECORATION):
+        end -= 1
+    return text[:end]
+
+
+def hides_something(text: str) -> bool:
+    """Whether dropping the invisible characters changes what `text` says: any of them
+    but an emoji's presentation selector or the joiner between two emoji."""
+    for found in _INVISIBLE_RE.finditer(text):
+        at = found.start()
+        char = text[at]
+        before = text[:at].rstrip("".join(_EMOJI_PRESENTATION))
+        after_symbol = bool(before) and unicodedata.category(before[-1]) == "So"
+        if char in _EMOJI_PRESENTATION and after_symbol:
+            continue
+        following = text[at + 1 : at + 2]
+        joins_emoji = bool(following) and unicodedata.category(following) == "So"
+        if char == _EMOJI_JOINER and after_symbol and joins_emoji:
+            continue
+        return True
+    return False
+
 
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
@@ -97,7 +146,7 @@ def _char_class(chars: str) -> str:
     return "".join(re.escape(c) for c in chars)
 
 
-_NEEDS_FOLDING = re.compile(f"[{_char_class(_INVISIBLE + KEYWORD_SOURCES)}]")
+_NEEDS_FOLDING = re.compile(f"[{_INVISIBLE}{_char_class(KEYWORD_SOURCES)}]")
 
 
 def may_hold_trigger(text: str) -> bool:
@@ -107,11 +156,11 @@ def may_hold_trigger(text: str) -> bool:
     so without invisible characters or characters that fold into a keyword letter,
     the folded text holds a keyword only where the original text does.
     """
-    if text.isascii():
+    if text.isascii() and (text.isprintable() or _ASCII_CONTROL_RE.search(text) is None):
         return "agree" in text.lower()
     if _NEEDS_FOLDING.search(text) is None:
         return "约定" in text or "agree" in text.lower()
-    folded = unicodedata.normalize("NFKC", text.translate(_DROP_INVISIBLE))
+    folded = unicodedata.normalize("NFKC", drop_invisible(text))
     return "约定" in folded or "agree" in folded.lower()
 
 
@@ -128,14 +177,24 @@ class Folded(NamedTuple):
     ends: tuple[int, ...] | None = None
 
     def original(self, start: int, end: int) -> str:
-        """The original prose behind folded text[start:end], NFC, invisibles dropped."""
+        """The original prose behind folded text[start:end], NFC, invisibles dropped.
+
+        Empty when that prose holds an invisible character that says something (tag
+        characters spelling hidden words, a control, a filler, a zero-width character
+        inside the words): the stored text would not be what the user saw, so there is
+        no prose to store, and a proposal with no terms is no proposal.
+        """
         if start >= end:
             return ""
         if self.starts is None or self.ends is None:
             raw = self.source[start:end]
             return raw if raw.isascii() else unicodedata.normalize("NFC", raw)
         raw = self.source[self.starts[start] : self.ends[end - 1]]
-        return unicodedata.normalize("NFC", raw.translate(_DROP_INVISIBLE))
+        # Invisible characters right after the prose belong to it ("units<tags>").
+        reach = self.starts[end] if end < len(self.starts) else len(self.source)
+        if hides_something(self.source[self.starts[start] : reach]):
+            return ""
+        return unicodedata.normalize("NFC", drop_invisible(raw))
 
 
 class _CharFolds(dict[int, str]):
@@ -154,6 +213,8 @@ _CHAR_FOLDS = _CharFolds()
 def fold(text: str) -> Folded | None:
     """Fold a turn for matching; None when it holds a bidi control (see module doc)."""
     if text.isascii():
+        if not text.isprintable() and _ASCII_CONTROL_RE.search(text) is not None:
+            return _fold_by_chunks(text)
         return Folded(text=text, source=text)
     if _BIDI_RE.search(text) is not None:
         return None
@@ -185,7 +246,7 @@ def _fold_by_chunks(text: str) -> Folded:
     # Chunks are a starter and its combining marks, so composition ("e" + U+0301)
     # happens inside a chunk and every folded character maps to a whole original run.
     for index, char in enumerate(text):
-        if char in _INVISIBLE_SET:
+        if _INVISIBLE_RE.match(char) is not None:
             continue
         if chunk and unicodedata.combining(char):
             chunk.append(char)
@@ -200,4 +261,19 @@ def _fold_by_chunks(text: str) -> Folded:
 
 def fold_text(text: str) -> str:
     """The folded form of any text (NFKC, invisibles dropped): to compare contents."""
-    return unicodedata.normalize("NFKC", text.translate(_DROP_INVISIBLE))
+    return unicodedata.normalize("NFKC", drop_invisible(text))
+
+
+_UNPRINTABLE_RE = re.compile(f"[{_INVISIBLE}{BIDI_CONTROLS}\\r]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return found.group().encode("unicode_escape").decode("ascii")
+
+
+def printable(text: str) -> str:
+    """`text` for a terminal: every control, bidi, invisible and private-use character
+    as its escape (`\\x1b`, `\\u202e`, `\\U000e0041`), so stored text cannot clear a
+    screen, forge a hyperlink, reorder a line or hide words from whoever reads it.
+    Tabs and line feeds stay."""
+    return _UNPRINTABLE_RE.sub(_escaped, text)

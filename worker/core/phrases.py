@@ -13,6 +13,8 @@ import enum
 import re
 from typing import Final, NamedTuple
 
+from worker.core.normalize import rstrip_decoration
+
 APOSTROPHE: Final = "['\u2019\u2018`\u02bc]"
 
 # Quotation pairs a target hint or todo content may be wrapped in.
@@ -273,7 +275,7 @@ _AFTER_QUESTION: Final = " \t\r\n.。!~…\"”」』\u2019')]"
 
 def ends_as_question(text: str, start: int = 0, stop: int | None = None) -> bool:
     """Whether text[start:stop] ends as a question, closing punctuation aside."""
-    tail = text[start:stop].rstrip(_AFTER_QUESTION)
+    tail = rstrip_decoration(text[start:stop], _AFTER_QUESTION)
     if tail.endswith(_QUESTION_TAILS):
         return True
     return tail.endswith("么") and not tail.endswith(_NOT_A_QUESTION_ME)

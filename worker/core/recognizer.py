@@ -205,6 +205,8 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
     if span is None and match.re.groupindex.get("about") and match.start("about") >= 0:
         span = match.span("about")
     hint = folded.original(*span).strip() if span is not None else None
+    if hint == "":  # a named target that hides something names nothing we may trust
+        return None
     act = _ACTS[kind]
     return act(
         target_hint=hint or None,
@@ -230,6 +232,8 @@ def _read_terms(
         return proposal
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
     hint = folded.original(*span).strip() if span is not None else None
+    if hint == "":
+        return None
     return Amendment(
         terms=proposal.terms,
         deadline_phrase=proposal.deadline_phrase,
