@@ -71,20 +71,23 @@ def rstrip_decoration(text: str, chars: str) -> str:
     return text[:end]
 
 
+def _is_symbol(char: str) -> bool:
+    return bool(char) and unicodedata.category(char) == "So"
+
+
 def hides_something(text: str) -> bool:
     """Whether dropping the invisible characters changes what `text` says: any of them
     but an emoji's presentation selector or the joiner between two emoji."""
     for found in _INVISIBLE_RE.finditer(text):
         at = found.start()
         char = text[at]
-        before = text[:at].rstrip("".join(_EMOJI_PRESENTATION))
-        after_symbol = bool(before) and unicodedata.category(before[-1]) == "So"
-        if char in _EMOJI_PRESENTATION and after_symbol:
+        before = text[at - 1] if at else ""
+        if char in _EMOJI_PRESENTATION and _is_symbol(before):
             continue
-        following = text[at + 1 : at + 2]
-        joins_emoji = bool(following) and unicodedata.category(following) == "So"
-        if char == _EMOJI_JOINER and after_symbol and joins_emoji:
-            continue
+        if char == _EMOJI_JOINER:
+            base = text[at - 2] if before in _EMOJI_PRESENTATION and at > 1 else before
+            if _is_symbol(base) and _is_symbol(text[at + 1 : at + 2]):
+                continue
         return True
     return False
 

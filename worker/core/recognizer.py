@@ -186,9 +186,8 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
         return _read_terms(kind, match, scan, folded)
     stop, mark = sentence_end(scan, match.end(), len(scan))
     polite = _POLITE_REQUEST.match(match.group()) is not None
-    if (mark == "?" and not polite) or ends_as_question(scan, match.start(), stop):
-        return None
-    if _asked_after(scan, stop, mark):
+    asked = (mark == "?" and not polite) or ends_as_question(scan, match.start(), stop)
+    if asked or _asked_after(scan, stop, mark):
         return None
     rest = scan[match.end() : stop]
     clause = _CLAUSE_SPLIT.search(rest)
