@@ -171,13 +171,23 @@ def test_scope_page_shows_a_record_in_every_state(console_url: str, browser: Any
     # Terms are shown as text: no element injected, the escape sequence made visible.
     assert "<b>bold</b>\\x1b[31m" in body
     assert page.locator("main td b").count() == 0
+    # Another zone, same scope: the zone form keeps the page's own query.
+    page.select_option("#tz", "Asia/Tokyo")
+    page.click("#zone button")
+    page.wait_for_load_state()
+    assert "Scope demo-agent / console-user" in page.inner_text("h1")
+    assert "tz=Asia%2FTokyo" in page.url
+    page.select_option("#tz", "UTC")
+    page.click("#zone button")
+    page.wait_for_load_state()
     photograph(page, "scope")
 
 
 def test_record_page_shows_every_revision_with_cause_time_and_evidence(
     console_url: str, browser: Any
 ) -> None:
-    """The timeline of a fulfilled record: four revisions, each with its input (R14)."""
+    """The timeline of a fulfilled record: four revisions, each with its input (R14) and
+    evidence where the core recorded it (R16)."""
     page = visit(browser, f"{console_url}?tz=Asia/Shanghai")
     page.fill("input[name=agent]", AGENT)
     page.fill("input[name=user]", USER)
@@ -191,6 +201,10 @@ def test_record_page_shows_every_revision_with_cause_time_and_evidence(
     causes = [row.split("\t")[2] for row in rows[1:]]
     assert causes == ["proposed", "agent_accepted", "user_accepted", "delivery_verified"]
     assert all("stream chat-turn:{0}" in r or "stream tool-" in r for r in rows[1:])
+    # The evidence chain (R16): the bound todo's run and the snapshot that completed it.
+    delivered = rows[4].split("\t")[5]
+    assert "origin_seq" in delivered, rows[4]
+    assert "snapshot_seq" in delivered, rows[4]
     photograph(page, "record")
 
 

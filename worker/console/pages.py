@@ -56,7 +56,12 @@ def state_badge(state: object) -> str:
     return f'<span class="state {name}">{name}</span>'
 
 
-def layout(title: str, body: str, tz: str) -> str:
+def layout(title: str, body: str, tz: str, keep: dict[str, str] | None = None) -> str:
+    """The page around `body`; the zone form keeps `keep` (the page's own query)."""
+    kept = "".join(
+        f'<input type=hidden name="{text(name)}" value="{text(value)}">'
+        for name, value in (keep or {}).items()
+    )
     zones = "".join(
         f'<option value="{text(z)}"{" selected" if z == tz else ""}>{text(z)}</option>'
         for z in dict.fromkeys((tz, *ZONES))
@@ -68,7 +73,9 @@ def layout(title: str, body: str, tz: str) -> str:
         + link("/", "Scopes", tz=tz)
         + link("/partitions", "Partitions", tz=tz)
         + link("/dead-letters", "Dead letters", tz=tz)
-        + "<form method=get><label>times in <select name=tz id=tz>"
+        + "<form method=get id=zone>"
+        + kept
+        + "<label>times in <select name=tz id=tz>"
         + zones
         + "</select></label> <button>show</button></form></header>"
         f"<main><h1>{text(title)}</h1>{body}</main></body></html>"
@@ -145,7 +152,7 @@ def scope(page: ScopePage, where: tzinfo, tz: str) -> str:
     parts.append("<h2>Closed records</h2>")
     rows = [_record_row(r, where, tz) for r in page.closed]
     parts.append(_table(_RECORD_HEAD, rows, "no closed records"))
-    return layout(title, "".join(parts), tz)
+    return layout(title, "".join(parts), tz, {"agent": page.agent_id, "user": page.user_id})
 
 
 # An expiry has no input entry: its cause is the deadline itself.
@@ -168,7 +175,7 @@ def record(found: AgreementRecord, where: tzinfo, tz: str) -> str:
     rows = []
     for entry in found.history:
         source = entry.provenance
-        evidence = [
+        inputs = [
             f"{name} <code>{text(value)}</code>"
             for name, value in (
                 ("stream", source.stream),
@@ -180,16 +187,39 @@ def record(found: AgreementRecord, where: tzinfo, tz: str) -> str:
             )
             if value is not None
         ]
+        change = []
+        if entry.terms is not None:
+            change.append(f"terms: {text(entry.terms)}")
+        if entry.amendment is not None:
+            change.append(f"amendment: {text(entry.amendment.terms)}")
+        explained = [*change, _facts(entry.evidence, where)]
         rows.append([
             str(entry.revision), state_badge(entry.state), text(entry.cause.value),
-            _when(entry.at, where), ", ".join(evidence) or _DEADLINE,
+            _when(entry.at, where), ", ".join(inputs) or _DEADLINE,
+            "<br>".join(part for part in explained if part) or '<span class="muted">-</span>',
         ])  # fmt: skip
-    body = (
-        _table(("", ""), facts, "")
-        + "<h2>Timeline</h2>"
-        + _table(("rev", "state", "cause", f"at ({zone_name(where)})", "evidence"), rows, "")
-    )
-    return layout(f"Record {found.record_id[:12]}", body, tz)
+    head = ("rev", "state", "cause", f"at ({zone_name(where)})", "input", "evidence")
+    body = _table(("", ""), facts, "") + "<h2>Timeline</h2>" + _table(head, rows, "")
+    return layout(f"Record {found.record_id[:12]}", body, tz, {"id": found.record_id})
+
+
+def _facts(value: object, where: tzinfo) -> str:
+    """A Struct's set fields as `name value` pairs, instants in the page's zone."""
+    if value is None:
+        return ""
+    parts = []
+    for name in getattr(value, "__struct_fields__", ()):
+        item = getattr(value, name)
+        if item is None:
+            continue
+        if isinstance(item, datetime):
+            shown_item = text(shown(item, where))
+        elif hasattr(item, "__struct_fields__"):
+            shown_item = "(" + _facts(item, where) + ")"
+        else:
+            shown_item = text(item)
+        parts.append(f"{text(name)} {shown_item}")
+    return ", ".join(parts)
 
 
 def record_choice(prefix: str, matches: Sequence[str], tz: str) -> str:
