@@ -295,7 +295,8 @@ class Session:
             for _, entries in reply or ():
                 for entry_id, fields in entries:
                     cursor = _text(entry_id)
-                    data = fields.get(_DATA)
+                    raw = fields.get(_DATA, fields.get("__data__"))  # either decode_responses
+                    data = raw.encode() if isinstance(raw, str) else raw
                     if data is None or call_id.encode() not in data:
                         continue
                     probe = _PROBE.decode(data)

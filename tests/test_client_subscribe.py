@@ -147,3 +147,28 @@ async def test_a_view_read_is_one_round_trip(redis_url: str) -> None:
     assert counting.commands == ["HGET"]
     assert len(scope.current_agreements) == 1
     await counting.aclose()
+
+
+async def test_a_client_with_decoded_responses_works_the_same(redis_url: str) -> None:
+    """`decode_responses=True` (str replies): appends, outcomes by call id, views and
+    subscriptions behave as with bytes."""
+    decoded = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    await decoded.flushall()
+    client = AccordClient(decoded)
+    session = client.session("agent-mira", "user-alex", "session-en-1")
+    call = await session.tool_call(
+        "soul_agreement_accept", {"record_id": "r", "expected_revision": 1}
+    )
+    outcome = json.loads(_example("tool_outcome.accepted"))
+    outcome["call_id"] = "call-decoded"
+    await decoded.xadd(STREAM, {"__data__": json.dumps(outcome)})
+    found = await session.wait_outcome("call-decoded", after=call.entry_id, timeout=5)
+    assert found is not None
+    assert found.accepted
+    await decoded.hset(
+        view_key(0, "agent-mira", "user-alex"), VIEW_DOC_FIELD, _example("scope_view_document")
+    )
+    assert len((await session.view()).pending_proposals) == 1
+    [delivery] = await _take(client.subscribe("svc", block_ms=50), 1)
+    assert isinstance(delivery.event, ToolOutcome)
+    await decoded.aclose()

@@ -71,6 +71,53 @@ describe("the accept tool", () => {
   });
 });
 
+describe("subscription", () => {
+  test("acks after the handler, skips a repeated event_id, replays from an entry id, keeps unknown kinds", async () => {
+    const p = 9000 + Math.floor(Math.random() * 1000); // a partition no worker serves
+    const stream = keys.stream("agreement-events", p);
+    const example = (name: string) => readFileSync(join(ROOT, "contracts", "examples", `${name}.json`), "utf8");
+    const newer = JSON.stringify({ type: "agreement.something_new", event_id: "x@1" });
+    const ids: string[] = [];
+    for (const data of [example("state_changed.proposed"), example("state_changed.proposed"), example("tool_outcome.accepted"), newer]) {
+      ids.push((await redis.xadd(stream, "*", "__data__", JSON.stringify(JSON.parse(data)))) as string);
+    }
+    const client = new AccordClient(redis, { partitions: PARTITIONS });
+    const group = `svc-${run}`;
+    const subscription = client.subscribe(group, { partitions: [p], blockMs: 50 });
+    const got: Delivery[] = [];
+    const pendingIds = async () =>
+      ((await redis.xpending(stream, group, "-", "+", 10)) as [string][]).map(([id]) => id);
+    try {
+      for await (const delivery of subscription) {
+        got.push(delivery);
+        if (got.length === 2) {
+          // The first is acked once its handler returned; this one and the batch's rest are not.
+          assert.deepEqual(await pendingIds(), [ids[2], ids[3]]);
+        }
+        if (got.length === 3) break;
+      }
+      await subscription.ackCurrent();
+    } finally {
+      await subscription.close();
+    }
+    assert.deepEqual(await pendingIds(), []);
+    assert.deepEqual(got.map((d) => d.entryId), [ids[0], ids[2], ids[3]], "the repeated event_id is skipped");
+    assert.deepEqual(got.map((d) => d.event.type), ["agreement.state_changed", "agreement.tool_outcome", "agreement.something_new"]);
+    assert.equal((got[2]!.event as { unknown?: boolean }).unknown, true);
+    const replay = client.subscribe(group, { partitions: [p], resumeFrom: { [p]: ids[1]! }, blockMs: 50 });
+    const again: string[] = [];
+    try {
+      for await (const delivery of replay) {
+        again.push(delivery.entryId);
+        if (again.length === 2) break;
+      }
+    } finally {
+      await replay.close();
+    }
+    assert.deepEqual(again, [ids[2], ids[3]]);
+  });
+});
+
 async function entriesOf(stream: string, sessionId: string): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for (const [, flat] of await redis.xrange(stream, "-", "+")) {
