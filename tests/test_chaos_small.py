@@ -26,7 +26,8 @@ def _summary(report: Report) -> str:
 @pytest.mark.asyncio
 @pytest.mark.timeout(400)
 async def test_every_fault_at_small_size_ends_equal_to_the_oracle() -> None:
-    """R15: nothing lost, no duplicate event, same per-session order and store, DLQ = poison."""
+    """R15: nothing lost, no duplicate event, same per-session order and store, DLQ = poison,
+    while partitions move between workers that are killed, added and stopped."""
     report = await run_chaos(PLANS["small"], say=lambda _: None)
     assert report.settled, _summary(report)
     assert report.differences == [], _summary(report)
@@ -39,6 +40,11 @@ async def test_every_fault_at_small_size_ends_equal_to_the_oracle() -> None:
     assert faults["proxy_connections_reset"] >= 1
     assert faults["proxy_stalls"] >= 1
     assert sum(faults["crash_point_exits"].values()) >= 1
+    # Partitions moved while entries flowed: a worker joined, workers stopped cleanly
+    # and were killed, and leases changed hands (docs/store.md, "Partition ownership").
+    assert faults["worker_add"] == 1
+    assert faults["worker_clean_stops"] >= 1
+    assert any(n > 1 for n in faults["partition_acquisitions"].values())
     assert all(loss["lost"] == 0 for loss in report.lost_on_restart)
     counts = report.counts
     assert counts["lost_writes"] == 0

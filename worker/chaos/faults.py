@@ -143,6 +143,8 @@ class Workers:
     exits: dict[int, int] = field(default_factory=dict)
     armed: dict[int, str] = field(default_factory=dict)
     killed: set[int] = field(default_factory=set)
+    # Clean stops (SIGTERM) sent: partitions handed over at once.
+    stops: int = 0
 
     def start(self) -> None:
         self.procs = [None] * self.count
@@ -178,6 +180,24 @@ class Workers:
             if code == 137 and point is not None:
                 self.crashes[point] = self.crashes.get(point, 0) + 1
             self._spawn(slot)
+
+    def add(self) -> None:
+        """Scale up by one (KEDA adding a pod): a new worker joins and takes a fair share."""
+        self.procs.append(None)
+        self.count += 1
+        self._spawn(len(self.procs) - 1)
+
+    def stop_random(self) -> bool:
+        """A clean stop (SIGTERM, as a scale-down or a rollout): the worker releases its
+        partitions at once; `tend` starts it again, and it takes a share back."""
+        live = [p for p in self.procs if p is not None and p.poll() is None]
+        if not live:
+            return False
+        victim = self.rng.choice(live)
+        victim.send_signal(signal.SIGTERM)
+        self.armed.pop(victim.pid, None)
+        self.stops += 1
+        return True
 
     def kill_random(self) -> bool:
         live = [p for p in self.procs if p is not None and p.poll() is None]

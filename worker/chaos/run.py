@@ -30,7 +30,7 @@ from store import keys
 from store.keys import heartbeat_pattern
 from worker.chaos.check import Checker, Findings, Written
 from worker.chaos.faults import HARNESS, RedisNode, Workers, kill_clients
-from worker.chaos.oracle import compute
+from worker.chaos.oracle import Expected, compute
 from worker.chaos.proxy import FaultProxy
 from worker.chaos.workload import Document, Poison, Workload, build, encode, stream_of
 from worker.consumer import ensure_groups
@@ -66,6 +66,12 @@ class Plan:
     settle_timeout_s: float = 300.0
     plant: str | None = None
     cache_size: int | None = None  # the store's state cache (None: the default)
+    # Partition moves while entries flow (docs/store.md, "Partition ownership"): workers
+    # added (a scale-up) and stopped cleanly (SIGTERM: released at once, then restarted);
+    # every worker kill moves the dead worker's partitions after its lease.
+    worker_adds: int = 1
+    worker_stops: int = 2
+    lease_ms: int = 2_000
 
 
 PLANS = {
@@ -190,12 +196,23 @@ def worker_env(url: str, plan: Plan) -> dict[str, str]:
         # Crashes redeliver often; only poison may reach dead letters.
         ACCORD_DELIVERY_LIMIT="1000",
         ACCORD_SWEEP_INTERVAL_MS="500",
+        # Short leases, so a killed worker's partitions move several times in a run.
+        ACCORD_LEASE_MS=str(plan.lease_ms),
     )
     if plan.plant:
         env["ACCORD_CHAOS_PLANT"] = plan.plant
     if plan.cache_size is not None:
         env["ACCORD_CHAOS_CACHE_SIZE"] = str(plan.cache_size)
     return env
+
+
+async def _acquisitions(admin: redis.asyncio.Redis, partitions: int) -> dict[str, int]:
+    """Per partition, how often its lease was acquired (its epoch): 1 means it never moved."""
+    epochs: dict[str, int] = {}
+    for partition in range(partitions):
+        raw = await admin.hget(keys.lease_key(partition), "n")
+        epochs[str(partition)] = int(raw or 0)
+    return epochs
 
 
 def schedule(plan: Plan, rng: random.Random, span_s: float) -> list[tuple[float, str]]:
@@ -206,6 +223,8 @@ def schedule(plan: Plan, rng: random.Random, span_s: float) -> list[tuple[float,
         faults.extend((rng.uniform(0.05, 0.95) * span_s, name) for _ in range(count))
 
     spread("worker_kill", plan.worker_kills)
+    spread("worker_add", plan.worker_adds)
+    spread("worker_stop", plan.worker_stops)
     kinds = (
         ["redis_kill9", "redis_shutdown_nosave"]
         if plan.fsync == "always"
@@ -232,6 +251,8 @@ class Chaos:
         self.rng = random.Random(plan.seed)  # noqa: S311  (reproducible fault timing)
         self.report = Report(plan=asdict(plan))
         self.faults: dict[str, int] = {}
+        # Per partition, how often its lease was acquired in the run (moves + 1).
+        self.acquisitions: dict[str, int] = {}
         # (monotonic time, AOF bytes) of the last few seconds, for `power_loss`.
         self.aof_sizes: list[tuple[float, int]] = []
 
@@ -293,11 +314,7 @@ class Chaos:
             stop_started = time.monotonic()
             workers.stop()
             self.report.seconds["stop"] = round(time.monotonic() - stop_started, 1)
-            check_started = time.monotonic()
-            findings = await Checker(admin, workload, expected).run(
-                Written(gateway.entries, gateway.poison), GROUP
-            )
-            self.report.seconds["check"] = round(time.monotonic() - check_started, 1)
+            findings = await self._check(admin, workload, expected, gateway)
         finally:
             workers.stop()
             await proxy.close()
@@ -318,6 +335,8 @@ class Chaos:
             "crash_point_exits": workers.crashes,
             "worker_exits_other": {str(k): v for k, v in workers.exits.items() if k != 137},
             "worker_starts": workers.spawned,
+            "worker_clean_stops": workers.stops,
+            "partition_acquisitions": self.acquisitions,
             "redis_restarts": node.restarts,
             "proxy_connections": proxy.connections,
             "proxy_connections_reset": proxy.resets,
@@ -341,7 +360,7 @@ class Chaos:
             if ahead > 0:
                 await asyncio.sleep(ahead)
 
-    async def _inject(  # noqa: C901, PLR0913, PLR0917  (one branch per fault)
+    async def _inject(  # noqa: PLR0913, PLR0917  (one branch per fault)
         self,
         faults: list[tuple[float, str]],
         node: RedisNode,
@@ -354,12 +373,8 @@ class Chaos:
         background: set[asyncio.Task[None]] = set()
         for at, fault in faults:
             await asyncio.sleep(max(0.0, at - (time.monotonic() - started)))
-            if fault == "worker_kill":
-                for _ in range(100):  # all may be starting again: wait for a live one
-                    if workers.kill_random():
-                        self._count(fault)
-                        break
-                    await asyncio.sleep(0.1)
+            if fault.startswith("worker_"):
+                await self._worker_fault(fault, workers)
             elif fault.startswith("redis_"):
                 how = fault.removeprefix("redis_")
                 keep = self._synced_bytes(node)
@@ -373,7 +388,9 @@ class Chaos:
                 self.say(f"redis {how} restart: {loss}")
             elif fault in {"kill_blocked", "kill_script"}:
                 kind = "blocked_read" if fault == "kill_blocked" else "after_script"
-                for _ in range(50):  # catch one in the act
+                # Catch one in the act: with partition ownership only the owners read
+                # (fewer blocked reads than workers x partitions), so try for 3 s.
+                for _ in range(300):
                     if await kill_clients(admin, kind, self.rng):
                         self._count(f"client_kill_{kind}")
                         break
@@ -391,6 +408,33 @@ class Chaos:
                 task.add_done_callback(background.discard)
                 self._count(fault)
         await asyncio.gather(*background)
+
+    async def _worker_fault(self, fault: str, workers: Workers) -> None:
+        """Kill, add or cleanly stop a worker: each moves partitions between workers."""
+        if fault == "worker_add":
+            workers.add()
+            self._count(fault)
+        elif fault == "worker_stop":
+            if workers.stop_random():
+                self._count(fault)
+        else:
+            for _ in range(100):  # all may be starting again: wait for a live one
+                if workers.kill_random():
+                    self._count(fault)
+                    break
+                await asyncio.sleep(0.1)
+
+    async def _check(
+        self, admin: redis.asyncio.Redis, workload: Workload, expected: Expected, gateway: Gateway
+    ) -> Findings:
+        """The comparison with the oracle, and how often each partition's lease moved."""
+        check_started = time.monotonic()
+        findings = await Checker(admin, workload, expected).run(
+            Written(gateway.entries, gateway.poison), GROUP
+        )
+        self.report.seconds["check"] = round(time.monotonic() - check_started, 1)
+        self.acquisitions = await _acquisitions(admin, self.plan.partitions)
+        return findings
 
     def _synced_bytes(self, node: RedisNode) -> int | None:
         """The AOF's size one fsync period ago: all `everysec` promises to have on disk."""
