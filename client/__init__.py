@@ -8,6 +8,7 @@ Needs only redis-py, msgspec and accord's `contracts`:
     view = await session.view()                       # R6, filtered by deadline now
     outcome = await session.accept(record_id, revision, timeout=10)
     await session.assistant("...")
+    why = await client.explain(agent_id, user_id, record_id)  # R16, revision by revision
 """
 
 from client.client import AccordClient
@@ -17,6 +18,7 @@ from client.errors import (
     AppendUnavailableError,
     AppliedTimeoutError,
     InvalidInputError,
+    UnknownRecordError,
 )
 from client.session import Appended, Session
 from client.subscription import Delivery, Subscription, UnknownEvent
@@ -34,6 +36,7 @@ __all__ = [
     "Session",
     "Subscription",
     "UnknownEvent",
+    "UnknownRecordError",
     "accept_tool",
     "tool_result_text",
 ]

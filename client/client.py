@@ -9,16 +9,19 @@ from typing import Any, Self
 import msgspec
 from redis.asyncio import Redis, RedisCluster
 
-from client.errors import InvalidInputError
+from client.errors import InvalidInputError, UnknownRecordError
 from client.scripts import AnyRedis
 from client.session import Session
 from client.subscription import Subscription
 from contracts.codec import DEFAULT_LIMITS, Limits
-from contracts.keys import VIEW_DOC_FIELD, view_key
+from contracts.explain import Explanation, explain
+from contracts.keys import VIEW_DOC_FIELD, record_key, view_key
 from contracts.partition import partition_of
+from contracts.records import AgreementRecord
 from contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
 
 _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
+_RECORD = msgspec.json.Decoder(AgreementRecord)
 
 
 class AccordClient:
@@ -88,6 +91,19 @@ class AccordClient:
         (default now), filtered by deadline (R6, R9). One round trip."""
         document = await self.scope_view_document(agent_id, user_id)
         return scope_view_as_of(document, as_of or datetime.now(UTC))
+
+    async def explain(self, agent_id: str, user_id: str, record_id: str) -> Explanation:
+        """Why a record of the scope is what it is, revision by revision (R16). One GET.
+
+        A record of another scope raises `UnknownRecordError`, exactly as a record that
+        does not exist: nothing is told across scopes. The Redis user needs read access
+        to `record:{p}:*` (the `accord` and `ops` users of deploy/redis/users.acl).
+        """
+        raw: Any = await self.redis.get(record_key(self.partition_of(agent_id, user_id), record_id))
+        record = None if raw is None else _RECORD.decode(raw)
+        if record is None or (record.agent_id, record.user_id) != (agent_id, user_id):
+            raise UnknownRecordError(record_id)
+        return explain(record)
 
     def subscribe(  # noqa: PLR0913  (the consumer's coordinates)
         self,

@@ -53,3 +53,11 @@ class AppliedTimeoutError(AccordClientError, TimeoutError):
         super().__init__(f"seq {seq} not applied within {timeout:g}s (applied: {applied})")
         self.seq = seq
         self.applied = applied
+
+
+class UnknownRecordError(AccordClientError, LookupError):
+    """No record with this id in the scope (a record of another scope is unknown too)."""
+
+    def __init__(self, record_id: str) -> None:
+        super().__init__(f"unknown record {record_id!r}")
+        self.record_id = record_id

@@ -36,6 +36,15 @@ def view_key(partition: int, agent_id: str, user_id: str) -> str:
     return f"view:{hash_tag(partition)}:{ident(agent_id)}:{ident(user_id)}"
 
 
+def record_key(partition: int, record_id: str) -> str:
+    """String: the record's latest full `AgreementRecord` JSON with its whole history.
+
+    Written by the worker's commit with every change; kept after the record leaves the
+    core's scope state (terminal), for history and `explain` reads (R16).
+    """
+    return f"record:{hash_tag(partition)}:{record_id}"
+
+
 def applied_field(session_id: str) -> str:
     return APPLIED_FIELD_PREFIX + session_id
 

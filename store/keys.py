@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 
-# The view hash and the gateway's seq keys are read or written by other programs, so
-# they are named in the wire contract; re-exported here so this module lists every key.
+# The view hash, the record strings and the gateway's seq keys are read or written by
+# other programs, so they are named in the wire contract; re-exported here so this
+# module lists every key.
 from contracts.keys import (
     APPLIED_FIELD_PREFIX,
     VIEW_DOC_FIELD,
     applied_field,
     gateway_idem_key,
     gateway_seq_key,
+    record_key,
     view_key,
 )
 from contracts.streams import AGREEMENT_EVENTS, DEAD_LETTERS, hash_tag, stream_name
@@ -32,6 +34,7 @@ __all__ = [
     "applied_field",
     "gateway_idem_key",
     "gateway_seq_key",
+    "record_key",
     "view_key",
 ]
 
@@ -84,15 +87,6 @@ def gaps_key(partition: int) -> str:
 def deadlines_key(partition: int) -> str:
     """Sorted set: record member -> deadline (epoch ms) of records that can still expire."""
     return f"deadlines:{hash_tag(partition)}"
-
-
-def record_key(partition: int, record_id: str) -> str:
-    """String: the record's latest full `AgreementRecord` JSON with its whole history.
-
-    Written in the same commit as the change; kept after the record leaves the core's
-    scope state (terminal), for the `history` read.
-    """
-    return f"record:{hash_tag(partition)}:{record_id}"
 
 
 def stats_key(partition: int) -> str:

@@ -37,7 +37,7 @@ def test_demo_runs_every_scenario_in_both_languages_on_embedded_redis() -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     out = done.stdout
     assert "on embedded Redis" in out
-    for number in range(1, 9):
+    for number in range(1, 14):
         assert out.count(f"{number:02d} ") >= 2, f"scenario {number:02d} missing"
     assert "(en)" in out
     assert "(zh)" in out
@@ -46,7 +46,11 @@ def test_demo_runs_every_scenario_in_both_languages_on_embedded_redis() -> None:
     assert "open -> fulfilled (delivery_verified)" in out
     assert "expired -> fulfilled (delivery_verified)" in out
     assert "clarification requested" in out
-    assert "demo done: 90 inputs" in out
+    assert "open -> open (amendment_proposed, amendment no acceptance yet)" in out
+    assert "open -> open (amendment_lapsed)" in out
+    assert "claim unverified (agreement claim" in out
+    assert "claim unverified (delivery claim" in out
+    assert "demo done: 158 inputs" in out
     # Not a speed assertion on the worker: the demo's promise to a new user (issue 7).
     assert took < 60
 

@@ -64,9 +64,17 @@ def summarize(event: AgreementEvent) -> str:
 
 
 def summarize_view(view: SessionView) -> tuple[int, tuple[str, ...]]:
-    """(number of current agreements, statuses of this session's pending proposals)."""
-    return len(view.current_agreements), tuple(p.status for p in view.pending_proposals)
+    """(number of current agreements, statuses of this session's pending proposals and,
+    as `amendment:<status>`, of its pending amendments)."""
+    amendments = tuple(f"amendment:{a.status}" for a in view.pending_amendments)
+    return len(view.current_agreements), (
+        *(p.status for p in view.pending_proposals),
+        *amendments,
+    )
 
+
+# The first three revisions of an agreement opened agent first (scenarios 09-13).
+OPENED = ["proposed:proposed:1", "proposed:agent_accepted:2", "accepted", "open:user_accepted:3"]
 
 # Per transcript: the events in commit order, and per session (by its suffix in the
 # transcript) the view after the last turn. Derived from the rules, scenario by scenario.
@@ -145,6 +153,63 @@ EXPECTED: dict[str, tuple[list[str], dict[str, tuple[int, tuple[str, ...]]]]] = 
             "open:user_accepted:3",
             "expired:deadline_reached:4",
             "fulfilled:delivery_verified:5",
+        ],
+        {"s1": (0, ())},
+    ),
+    # R17: an amendment, the agent first: its old revision is stale; then the user.
+    "09-amendment-agent-first": (
+        [
+            *OPENED,
+            "open:amendment_proposed:4",
+            "rejected:stale_revision:4",
+            "open:amendment_agent_accepted:5",
+            "accepted",
+            "open:amendment_user_accepted:6",
+        ],
+        {"s1": (1, ())},
+    ),
+    # R17: the user accepts the amendment first, then the agent (the current revision).
+    "10-amendment-user-first": (
+        [
+            *OPENED,
+            "open:amendment_proposed:4",
+            "open:amendment_user_accepted:5",
+            "open:amendment_agent_accepted:6",
+            "accepted",
+        ],
+        {"s1": (1, ())},
+    ),
+    # R17: "cancel the change": the agreement stays open; accepting it now is wrong_state.
+    "11-amendment-cancelled": (
+        [
+            *OPENED,
+            "open:amendment_proposed:4",
+            "open:amendment_cancelled:5",
+            "rejected:wrong_state:5",
+        ],
+        {"s1": (1, ())},
+    ),
+    # R17, R9: the agreement expires with the amendment pending: the lapse comes first.
+    "12-amendment-lapses": (
+        [
+            "proposed:proposed:1:deadline",
+            *OPENED[1:],
+            "open:amendment_proposed:4",
+            "open:amendment_lapsed:5",
+            "expired:deadline_reached:6",
+            "rejected:past_deadline:6",
+        ],
+        {"s1": (0, ())},
+    ),
+    # R18: an agreement claim with no agreement; a delivery claim before the todo is
+    # completed (flagged) and after (fulfilled, nothing to flag). The state is untouched.
+    "13-claims": (
+        [
+            "claim_unverified:agreement",
+            "proposed:proposed:1:bound",
+            *OPENED[1:],
+            "claim_unverified:delivery",
+            "fulfilled:delivery_verified:4",
         ],
         {"s1": (0, ())},
     ),

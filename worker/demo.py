@@ -101,6 +101,45 @@ SCENARIOS: tuple[tuple[str, str, str], ...] = (
             "still fulfils it and its history keeps the expired revision (R13)."
         ),
     ),
+    (
+        "09-amendment-agent-first",
+        "Amending an open agreement: the agent accepts first",
+        (
+            "'Let's change our agreement: ...' adds a pending amendment; the old terms stay "
+            "current; the agent naming the old revision is stale; both acceptances replace "
+            "the terms, and history keeps both versions (R17)."
+        ),
+    ),
+    (
+        "10-amendment-user-first",
+        "Amending an open agreement: the user accepts first",
+        "Either order: the user's confirmation, then the agent's call (R17).",
+    ),
+    (
+        "11-amendment-cancelled",
+        "A pending amendment withdrawn",
+        (
+            "'Cancel the change' withdraws the amendment alone: the agreement stays open with "
+            "its terms, and accepting the withdrawn amendment is wrong_state (R17)."
+        ),
+    ),
+    (
+        "12-amendment-lapses",
+        "An amendment lapses with its agreement",
+        (
+            "The agreement's deadline passes while an amendment is pending: the lapse is "
+            "recorded, then the expiry (R9, R17)."
+        ),
+    ),
+    (
+        "13-claims",
+        "Claims the state does not back",
+        (
+            "The assistant claims an agreement that does not exist, then a delivery before the "
+            "todo is completed: each gives agreement.claim_unverified and changes nothing; "
+            "after the verified delivery the same claim gives nothing (R18)."
+        ),
+    ),
 )
 
 LANGUAGES = ("en", "zh")

@@ -9,8 +9,10 @@ from typing import Any
 from rich.markup import escape as escape_markup
 from rich.table import Table
 
+from contracts.explain import Explanation
 from contracts.outputs import (
     AgreementEvent,
+    ClaimUnverified,
     ClarificationRequested,
     ProposalRefused,
     StateChanged,
@@ -56,31 +58,53 @@ def _clock(at: datetime, origin: datetime | None) -> str:
     return f"+{minutes // 60}:{minutes % 60:02d}"
 
 
+def _change_line(event: StateChanged, origin: datetime | None) -> str:
+    arrow = f"{state(event.from_state)} -> {state(event.to_state)}"
+    extra = ""
+    if event.to_state.value == "proposed":
+        extra = f", {_who(event.acceptances)}"
+        if event.deadline_at is not None:
+            extra += f", deadline {_clock(event.deadline_at, origin)}"
+        if event.binding is not None:
+            extra += f", bound to todo {escape(repr(event.binding.content))}"
+    elif event.amendment is not None:
+        extra = f", amendment {_who(event.amendment.acceptances)}"
+    elif event.settled_amendment is not None and event.cause.value.endswith("_accepted"):
+        extra = f", terms now {escape(repr(event.terms))}"
+    elif event.to_state.value == "open" and not event.cause.value.startswith("amendment"):
+        extra = ", both sides accepted"
+    return (
+        f"[bold]{event.record_id[:12]}[/] rev {event.revision}: {arrow} "
+        f"({event.cause.value}{extra})"
+    )
+
+
+def _outcome_line(event: ToolOutcome) -> str:
+    if event.accepted:
+        rev = event.current_revision
+        return f"tool outcome for {event.call_id}: [green]accepted[/] (now rev {rev})"
+    return f"tool outcome for {event.call_id}: [red]rejected[/] ({_rejection(event)})"
+
+
+def _claim_line(event: ClaimUnverified) -> str:
+    checked = ", ".join(r[:12] for r in event.checked) or "no open agreement"
+    return (
+        f"[magenta]claim unverified[/] ({event.kind.value} claim at "
+        f"{event.span[0]}-{event.span[1]}; checked: {checked})"
+    )
+
+
 def event_line(event: AgreementEvent, origin: datetime | None = None) -> str:
     """One line per agreement event, without the terms (they are shown with the turn)."""
     if isinstance(event, StateChanged):
-        arrow = f"{state(event.from_state)} -> {state(event.to_state)}"
-        extra = ""
-        if event.to_state.value == "proposed":
-            extra = f", {_who(event.acceptances)}"
-            if event.deadline_at is not None:
-                extra += f", deadline {_clock(event.deadline_at, origin)}"
-            if event.binding is not None:
-                extra += f", bound to todo {escape(repr(event.binding.content))}"
-        elif event.to_state.value == "open":
-            extra = ", both sides accepted"
-        return (
-            f"[bold]{event.record_id[:12]}[/] rev {event.revision}: {arrow} "
-            f"({event.cause.value}{extra})"
-        )
+        return _change_line(event, origin)
     if isinstance(event, ToolOutcome):
-        if event.accepted:
-            rev = event.current_revision
-            return f"tool outcome for {event.call_id}: [green]accepted[/] (now rev {rev})"
-        return f"tool outcome for {event.call_id}: [red]rejected[/] ({_rejection(event)})"
+        return _outcome_line(event)
     if isinstance(event, ClarificationRequested):
         names = "; ".join(escape(c.terms) for c in event.candidates)
         return f"[cyan]clarification requested[/] ({event.kind.value}): which one? {names}"
+    if isinstance(event, ClaimUnverified):
+        return _claim_line(event)
     if isinstance(event, ProposalRefused):  # pragma: no branch  (closed union)
         return f"[red]proposal refused[/]: {event.reason.value}"
     return escape(repr(event))  # pragma: no cover
@@ -140,6 +164,14 @@ def view_table(view: SessionView, where: tzinfo = UTC) -> Table:
             f"{pending.record_id[:12]} rev {pending.revision}",
             f"[yellow]{status}[/]",
             escape(pending.terms) + deadline,
+        )
+    for amendment in view.pending_amendments:
+        status = amendment.status.replace("_", " ")
+        table.add_row(
+            "pending amendment",
+            f"{amendment.record_id[:12]} rev {amendment.revision}",
+            f"[yellow]{status}[/]",
+            f"{escape(amendment.terms)} [dim](now: {escape(amendment.current_terms)})[/]",
         )
     if not view.current_agreements and not view.pending_proposals:
         table.add_row("-", "-", "-", "no current agreements, no pending proposals")
@@ -237,3 +269,23 @@ def timeline(
 
 def _before(expiry: StateChanged, ts: str) -> bool:
     return expiry.at <= datetime.fromisoformat(ts)
+
+
+def explanation_lines(explanation: Explanation) -> list[str]:
+    """`accord explain`: the record, then each revision and the links behind it (R16)."""
+    head = (
+        f"[bold]record {escape(explanation.record_id)}[/] ({escape(explanation.agent_id)} / "
+        f"{escape(explanation.user_id)},"
+        f" proposed in {escape(explanation.session_id)}): {state(explanation.state)}, "
+        f"revision {explanation.revision}"
+    )
+    lines = [head, f"  terms: {escape(repr(explanation.terms))}"]
+    if explanation.amendment is not None:
+        lines.append(f"  pending amendment: {escape(repr(explanation.amendment.terms))}")
+    for revision in explanation.revisions:
+        lines.append(
+            f"[bold]rev {revision.revision}[/] {state(revision.state)} "
+            f"{revision.cause.value} at {revision.at.isoformat()}"
+        )
+        lines.extend(f"  - {escape(link)}" for link in revision.because)
+    return lines

@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
         demo,
         dlq,
         events,
+        explain,
         history,
         recognize,
         replay,
@@ -34,6 +35,7 @@ def register(app: typer.Typer) -> None:
     demo.register(app)
     dlq.register(app)
     events.register(app)
+    explain.register(app)
     history.register(app)
     recognize.register(app)
     replay.register(app)
