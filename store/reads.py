@@ -42,37 +42,3 @@ async def record_history(redis: AnyRedis, partition: int, record_id: str) -> Agr
     """The record's latest state with its full history (terminal records included)."""
     raw: Any = await redis.get(keys.record_key(partition, record_id))
     return None if raw is None else _RECORD.decode(raw)
-
-
-# A prefix shorter than this would match too much to be meant as one record.
-MIN_PREFIX = 6
-
-
-async def find_records(
-    redis: AnyRedis, partitions: int, ident: str, *, limit: int = 2
-) -> list[AgreementRecord]:
-    """The record named by `ident`: its full id, else a unique prefix (short id).
-
-    An exact id is one GET per partition. A prefix of at least MIN_PREFIX characters is
-    a SCAN of the record keys; up to `limit` matches are returned, so a caller can tell
-    an ambiguous prefix (two) from a unique one.
-    """
-    for partition in range(partitions):
-        found = await record_history(redis, partition, ident)
-        if found is not None:
-            return [found]
-    if len(ident) < MIN_PREFIX:
-        return []
-    pattern = keys.record_key(0, "").replace("{0}", "{*}") + _glob_escape(ident) + "*"
-    matches: list[AgreementRecord] = []
-    async for name in redis.scan_iter(match=pattern, count=1000):
-        raw: Any = await redis.get(name)
-        if raw is not None:
-            matches.append(_RECORD.decode(raw))
-        if len(matches) >= limit:
-            break
-    return matches
-
-
-def _glob_escape(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

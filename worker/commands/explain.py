@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
+from rich.markup import escape
 
 from contracts.explain import Explanation, explain
 from contracts.records import AgreementRecord
-from store.reads import MIN_PREFIX, find_records
+from store.lookup import PrefixLookupError, records_named
+from store.reads import record_history
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -23,31 +25,31 @@ from worker.consumer import AnyRedis
 from worker.render import explanation_lines
 
 
-def resolve(
-    records: list[AgreementRecord], agent_id: str | None, user_id: str | None
-) -> AgreementRecord | None:
-    """The one record meant, within the scope when one is given; None when unknown.
+def in_scope(record: AgreementRecord, agent_id: str | None, user_id: str | None) -> bool:
+    """Whether the record belongs to the scope asked for (any, when none is given).
 
-    A record of another scope is unknown, exactly as a record that does not exist:
-    nothing is told across scopes.
+    A record of another scope is answered as unknown, exactly as one that does not
+    exist: nothing is told across scopes.
     """
-    mine = [
-        r
-        for r in records
-        if (agent_id is None or r.agent_id == agent_id)
-        and (user_id is None or r.user_id == user_id)
-    ]
-    return mine[0] if len(mine) == 1 else None
+    return agent_id in {None, record.agent_id} and user_id in {None, record.user_id}
+
+
+def _not_one(record: str, found: list[str]) -> NoReturn:
+    """Exit: unknown (1), or the records an ambiguous prefix names (2), as `history` does."""
+    if not found:
+        err_console.print(f"[red]unknown record {escape(repr(record))}[/]")
+        raise typer.Exit(1)
+    err_console.print(f"[red]{escape(repr(record))} names {len(found)} records:[/]")
+    for record_id in found:
+        err_console.print(f"  {escape(record_id)}")
+    raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:
     @app.command(name="explain")
     def explain_command(
         record: Annotated[
-            str,
-            typer.Argument(
-                help=f"The record id (agr-...), or a unique prefix of {MIN_PREFIX}+ chars."
-            ),
+            str, typer.Argument(help="The record id, or its start as shown (agr-d241f48f).")
         ],
         agent: Annotated[
             str | None, typer.Option("--agent", help="Only a record of this agent's scope.")
@@ -61,19 +63,25 @@ def register(app: typer.Typer) -> None:
         each revision."""
         settings = require_url(settings_or_exit())
 
-        async def body(redis: AnyRedis) -> tuple[list[AgreementRecord], Explanation | None]:
-            found = await find_records(redis, settings.partitions, record)
-            chosen = resolve(found, agent, user)
-            return found, None if chosen is None else explain(chosen)
+        async def body(redis: AnyRedis) -> Explanation | list[str]:
+            matches = await records_named(redis, settings.partitions, record)
+            if len(matches) != 1:
+                return [record_id for _, record_id in matches]
+            partition, record_id = matches[0]
+            found = await record_history(redis, partition, record_id)
+            if found is None or not in_scope(found, agent, user):
+                return []
+            return explain(found)
 
-        found, explanation = run_with_redis(settings, body)
-        if explanation is None:
-            ambiguous = len(found) > 1 and agent is None and user is None
-            reason = "ambiguous short id" if ambiguous else "unknown record"
-            err_console.print(f"[red]{reason}[/] {record!r}")
-            raise typer.Exit(1)
+        try:
+            found = run_with_redis(settings, body)
+        except PrefixLookupError as error:
+            err_console.print(f"[red]{escape(str(error))}[/]")
+            raise typer.Exit(2) from error
+        if isinstance(found, list):
+            _not_one(record, found)
         if wants_json(as_json):
-            print_json(explanation)
+            print_json(found)
         else:
-            for line in explanation_lines(explanation):
+            for line in explanation_lines(found):
                 console.print(line)
