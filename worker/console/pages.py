@@ -1,15 +1,15 @@
 """The console's HTML: pure functions from what `data` read to one page each.
 
 Every value that came from Redis or the request goes through `text()`: HTML-escaped,
-and control characters shown as `\\xNN` so a terminal sequence or a NUL in a message
-can neither hide nor rewrite what is around it. No script, no external asset: one
-inline stylesheet, forms that GET, so the page works offline and under a strict CSP.
+and control, bidi and invisible characters shown as escapes, so an escape sequence or
+a right-to-left override in stored text can neither hide nor reorder what is around
+it. No script, no external asset: one inline stylesheet, forms that GET, so the page
+works offline and under a strict CSP.
 """
 
 from __future__ import annotations
 
 import html
-import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, tzinfo
 from urllib.parse import urlencode
@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from contracts.outputs import DeadLetter
 from contracts.records import AgreementRecord
 from worker.console.data import DeadLetters, PartitionRow, ScopePage
+from worker.core.normalize import printable
 from worker.zones import shown, zone_name
 
 ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Shanghai", "Asia/Tokyo")
@@ -37,13 +38,9 @@ h2{margin:18px 0 4px;font-size:16px}
 
 
 def text(value: object) -> str:
-    """HTML-escaped, with control characters made visible (`\\x1b`, `\\x00`)."""
-    raw = "" if value is None else str(value)
-    visible = "".join(
-        f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c
-        for c in raw
-    )
-    return html.escape(visible, quote=True)
+    """HTML-escaped, with control, bidi and invisible characters shown as their escapes
+    (`\\x1b`, `\\u202e`): the CLI's rule (`printable`), so both show the same text."""
+    return html.escape(printable("" if value is None else str(value)), quote=True)
 
 
 def link(path: str, label: object, **query: str) -> str:
