@@ -6,6 +6,25 @@ from dataclasses import dataclass, field
 
 from contracts.codec import Limits
 
+# What one output stream entry costs in Redis, for lengths derived from a memory budget
+# (docs/operations.md, "Memory model"): an agreement event about 1.5 KB, a redacted dead
+# letter about 1 KB (2 KB allowed for longer details).
+EVENT_ENTRY_BYTES = 1536
+DEAD_LETTER_ENTRY_BYTES = 2048
+# The default budget of both output streams of one partition, and the events' share.
+STREAMS_MEMORY_BYTES = 256 * 1024 * 1024
+EVENTS_SHARE = 0.9
+
+
+def stream_maxlens(budget_bytes: int) -> tuple[int, int]:
+    """(events_maxlen, dead_letters_maxlen) that fit `budget_bytes` per partition."""
+    events = int(budget_bytes * EVENTS_SHARE) // EVENT_ENTRY_BYTES
+    dead_letters = int(budget_bytes * (1 - EVENTS_SHARE)) // DEAD_LETTER_ENTRY_BYTES
+    return max(events, 1), max(dead_letters, 1)
+
+
+DEFAULT_EVENTS_MAXLEN, DEFAULT_DEAD_LETTERS_MAXLEN = stream_maxlens(STREAMS_MEMORY_BYTES)
+
 
 @dataclass(frozen=True, slots=True)
 class StoreConfig:
@@ -18,9 +37,10 @@ class StoreConfig:
     gap_timeout_ms: int = 30_000
     # An entry delivered more often than this without being applied is a dead letter.
     delivery_limit: int = 5
-    # Approximate MAXLEN of `agreement-events:{p}` and `dead-letters:{p}` (0 keeps all).
-    events_maxlen: int = 1_000_000
-    dead_letters_maxlen: int = 100_000
+    # Approximate MAXLEN of `agreement-events:{p}` and `dead-letters:{p}` (0 keeps all),
+    # derived from a memory budget (256 MiB per partition: 157,286 and 13,107).
+    events_maxlen: int = DEFAULT_EVENTS_MAXLEN
+    dead_letters_maxlen: int = DEFAULT_DEAD_LETTERS_MAXLEN
     # Off: a dead letter's chat text is replaced by its size (it can then not be requeued).
     # Off by default, like the worker's ACCORD_DEAD_LETTER_KEEP_TEXT: user text is kept
     # only where a deployment asks for it (docs/security.md).

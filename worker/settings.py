@@ -13,6 +13,12 @@ from typing import Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from contracts.codec import Limits
+from store.config import (
+    DEFAULT_DEAD_LETTERS_MAXLEN,
+    DEFAULT_EVENTS_MAXLEN,
+    STREAMS_MEMORY_BYTES,
+    stream_maxlens,
+)
 
 
 def _default_consumer() -> str:
@@ -103,8 +109,10 @@ class Settings:
     # Prometheus metrics and health HTTP port (0 disables).
     metrics_port: int = 9108
     # Approximate MAXLEN of the agreement-events and dead-letters streams (0: keep all).
-    events_maxlen: int = 1_000_000
-    dead_letters_maxlen: int = 100_000
+    # Unless set, derived from ACCORD_STREAMS_MEMORY_MB, the two streams' memory budget
+    # per partition (store.config.stream_maxlens; docs/operations.md, "Memory model").
+    events_maxlen: int = DEFAULT_EVENTS_MAXLEN
+    dead_letters_maxlen: int = DEFAULT_DEAD_LETTERS_MAXLEN
     # Keep message text in dead letters (off: text fields are redacted).
     dead_letter_keep_text: bool = False
     # Open plus pending records a scope may hold; past it a proposal is refused.
@@ -127,6 +135,9 @@ class Settings:
             except ValueError as error:
                 raise ValueError(f"{name} must be an integer, got {raw!r}") from error
 
+        budget = stream_maxlens(
+            num("ACCORD_STREAMS_MEMORY_MB", STREAMS_MEMORY_BYTES // 2**20) * 2**20
+        )
         limits = Limits(
             max_entry_bytes=num("ACCORD_MAX_ENTRY_BYTES", base.limits.max_entry_bytes),
             max_text_bytes=num("ACCORD_MAX_TEXT_BYTES", base.limits.max_text_bytes),
@@ -163,8 +174,8 @@ class Settings:
             default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
             log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),
             metrics_port=num("ACCORD_METRICS_PORT", base.metrics_port),
-            events_maxlen=num("ACCORD_EVENTS_MAXLEN", base.events_maxlen),
-            dead_letters_maxlen=num("ACCORD_DEAD_LETTERS_MAXLEN", base.dead_letters_maxlen),
+            events_maxlen=num("ACCORD_EVENTS_MAXLEN", budget[0]),
+            dead_letters_maxlen=num("ACCORD_DEAD_LETTERS_MAXLEN", budget[1]),
             dead_letter_keep_text=e.get("ACCORD_DEAD_LETTER_KEEP_TEXT", "0").lower()
             in {"1", "true", "yes"},
             max_records_per_scope=num("ACCORD_MAX_RECORDS_PER_SCOPE", base.max_records_per_scope),
