@@ -47,6 +47,10 @@ HEADER = """\
 # - pending (XPENDING): entries delivered and not yet acked (slow or dead consumers).
 # The HPA takes the largest replica count any trigger asks for, so one hot partition is
 # enough to scale out. minReplicaCount stays 1: the expiry sweeper must run with no input.
+# Each partition is read by one worker at a time (leases, docs/store.md "Partition
+# ownership"): identical pods share the partitions by themselves, a new pod takes a fair
+# share and a removed one hands its partitions over at once, so maxReplicaCount is P (a
+# pod past P would own nothing). More throughput past that needs more partitions.
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
 metadata:
@@ -61,7 +65,7 @@ spec:
     kind: Deployment
     name: accord-worker
   minReplicaCount: 1
-  maxReplicaCount: 12
+  maxReplicaCount: {partitions}
   pollingInterval: 15
   cooldownPeriod: 300
   # If KEDA cannot read Redis (network, credentials), hold 2 replicas rather than
@@ -73,7 +77,7 @@ spec:
     horizontalPodAutoscalerConfig:
       behavior:
         scaleDown:
-          # Scale in slowly: a removed worker's pending entries wait for reclaim.
+          # Scale in slowly: each removal moves partitions (their caches are rebuilt).
           stabilizationWindowSeconds: 300
           policies:
             - type: Pods
