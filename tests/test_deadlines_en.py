@@ -85,8 +85,9 @@ CASES: tuple[Case, ...] = (
     Case("before the end of tomorrow", "2026-11-29T00:00:00-05:00"),
     Case("before today", None),
     Case("before tonight", None),  # when the evening starts is a guess
-    Case("tomorrow morning", None),
-    Case("this afternoon", None),
+    # A part of the day without a clock: when that part is over (docs/deadlines.md).
+    Case("tomorrow morning", "2026-11-28T12:00:00-05:00"),
+    Case("this afternoon", "2026-11-27T18:00:00-05:00"),
     Case("by tomorrow night", "2026-11-29T00:00:00-05:00"),
     Case("by tomorrow evening", "2026-11-29T00:00:00-05:00"),
     Case("this evening", "2026-11-28T00:00:00-05:00"),
@@ -353,7 +354,7 @@ CASES: tuple[Case, ...] = (
     Case("next time", None),
     Case("soon", None),
     Case("later this week", None),
-    Case("in 3 days", None),
+    Case("in 3 days", "2026-12-01T00:00:00-05:00"),  # like "within 3 days"
     Case("3 days ago", None),
     Case("after Friday", None),
     Case("last Friday", None),

@@ -84,9 +84,7 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("send it by 5:30", "a time that could be 5:30am or 5:30pm"),
     ("meet at 3", "a bare hour"),
     ("review it last Friday's way", "a past day"),
-    ("send it in 3 days", "'in N days' is outside the grammar"),
     ("finish it within 3 business days", "business days are outside the grammar"),
-    ("call me tomorrow morning", "a part of the day without a time"),
     ("finish by the end of the meeting", "an end tied to an event"),
     ("sometime around Friday", "an approximate day"),
     ("周末不给我发工作提醒", "a bare 周末 is 'at weekends'"),
@@ -109,7 +107,6 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("明天开会之前把材料准备好", "before tomorrow's meeting"),
     ("明天下午5点前到明天下午5点前到", "two deadlines, the second right after the first"),
     ("周五前，下周一前", "two deadlines"),  # noqa: RUF001 - Chinese punctuation
-    ("no later than noon on the 1st", "the day the time belongs to is outside the grammar"),
     ("by 5 PM EST", "a zone other than the user's"),
     ("by 5pm Beijing time", "a zone other than the user's"),
     ("北京时间下午5点前", "a zone other than the user's"),

@@ -17,6 +17,7 @@ import functools
 import re
 
 from worker.core.deadline_grammar import (
+    PART_OF_DAY_END,
     CalendarDate,
     Clock,
     Day,
@@ -101,6 +102,9 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     REL_MONTH = enum.auto()
     REL_YEAR = enum.auto()
     DAYWORD = enum.auto()
+    HALF_DURATION = enum.auto()
+    SPAN = enum.auto()
+    REL_QUARTER = enum.auto()
     DURATION = enum.auto()
     MONTH_DAY = enum.auto()
     CLOCK24 = enum.auto()
@@ -130,6 +134,15 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
     (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
     (Kind.REL_YEAR, r"(今年|明年)", "今明"),
     (Kind.DAYWORD, "(" + "|".join(sorted(_DAYWORDS, key=len, reverse=True)) + ")", "今明后大"),
+    (Kind.REL_QUARTER, r"(本|这个|这|下个|下)?季度([末底])?", "本这下季"),
+    # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it).
+    (Kind.HALF_DURATION, rf"(\d{{1,3}}|{ZH_NUMERAL})个?半(?:小时|钟头)", _DIGITS + _NUMERALS),
+    # 未来三天, 接下来72小时: the next N units, read as "within".
+    (
+        Kind.SPAN,
+        rf"(?:未来|接下来的?)(\d{{1,3}}|{ZH_NUMERAL})(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)",
+        "未接",
+    ),
     (
         Kind.DURATION,
         rf"(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)",
@@ -181,10 +194,16 @@ _STRONG = frozenset(
         Kind.REL_MONTH,
         Kind.REL_YEAR,
         Kind.DAYWORD,
+        Kind.SPAN,
+        Kind.MONTH_DAY,
         Kind.CLOCK24,
         Kind.MIDNIGHT,
     }
 )
+
+# Traditional characters the grammar reads, mapped one to one onto simplified ones
+# (下週五, 後天, 兩個鐘頭內): same length, so spans in the original text stay valid.
+TRADITIONAL = str.maketrans("週後這個點時鐘頭內號兩禮來為於遲", "周后这个点时钟头内号两礼来为于迟")
 
 
 ZhToken = Token[Kind]
@@ -206,7 +225,7 @@ def _lex(text: str) -> list[ZhToken] | None:
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
 def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
-    text = phrase.strip()
+    text = phrase.strip().translate(TRADITIONAL)
     lead = _LEAD.match(text)
     if lead is not None:
         text = text[lead.end() :]
@@ -223,8 +242,8 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
     marked = tail_word is not None or (lead is not None and lead.group(1) in _STRONG_LEADS)
     significant = marked or any(_strong(t) for t in tokens) or _clear_clock(slots)
-    if not filled:
-        return None, significant
+    if not filled or ("傍晚" in text and slots.clock is None):
+        return None, significant  # when dusk is over is a guess
     return _spec(slots, tail_word), significant
 
 
@@ -233,6 +252,8 @@ def _strong(token: ZhToken) -> bool:
     # needs a marker (周末前) or a week (这周末) to be deadline wording.
     if token.kind is Kind.WEEKEND:
         return token.groups[0] is not None
+    if token.kind is Kind.REL_QUARTER:  # 季度 alone is "quarterly" (季度报告)
+        return token.groups[0] is not None or token.groups[1] is not None
     return token.kind in _STRONG
 
 
@@ -241,10 +262,12 @@ def _clear_clock(slots: _Slots) -> bool:
     return slots.clock is not None and clock_time(slots.clock, slots.hint) is not None
 
 
-def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: PLR0911  # one exit per grammar rule
+def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: C901, PLR0911  # one exit per grammar rule
     within = tail in {"之内", "以内", "内"}
     if slots.duration is not None:
-        if not within or (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
+        if not (within or (slots.span and tail is None)):
+            return None
+        if (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
             return None
         return DeadlineSpec(within=slots.duration)
     if slots.period is not None:
@@ -258,9 +281,13 @@ def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: PLR0
         return DeadlineSpec(day=slots.day, time=time)
     if slots.hint is Hint.NOON:  # 中午 alone is noon: "明天中午前"
         return None if within else DeadlineSpec(day=slots.day, time=(12, 0))
-    if slots.day is None or slots.hint not in {None, Hint.EVENING}:
+    if slots.day is None:
         return None
-    return DeadlineSpec(day=slots.day)
+    if slots.hint is None or slots.hint is Hint.EVENING:
+        return DeadlineSpec(day=slots.day)
+    end = PART_OF_DAY_END.get(slots.hint)
+    # 后天下午前, 周五早上: when that part of the day is over (凌晨 has no agreed end).
+    return None if end is None else DeadlineSpec(day=slots.day, time=end)
 
 
 def _fill(slots: _Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
@@ -277,6 +304,20 @@ def _fill(slots: _Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR091
         return slots.clock is not None
     if kind is Kind.DURATION:
         return _duration(slots, groups)
+    if kind is Kind.SPAN:
+        slots.span = True
+        return _duration(slots, groups)
+    if kind is Kind.HALF_DURATION:
+        hours = zh_number(groups[0] or "")
+        if slots.duration is not None or hours is None:
+            return False
+        slots.duration = Duration(hours * 60 + 30, Unit.MINUTE)
+        return True
+    if kind is Kind.REL_QUARTER:
+        rel, end = groups
+        if rel is None and end is None:
+            return False
+        return _set_period(slots, RelativePeriod(Unit.QUARTER, _offset(rel)))
     if kind is Kind.WEEKEND:
         return _set_period(slots, RelativePeriod(Unit.WEEK, _offset(groups[0])))
     if kind is Kind.REL_WEEK:

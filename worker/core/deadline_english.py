@@ -19,6 +19,7 @@ import functools
 import re
 
 from worker.core.deadline_grammar import (
+    PART_OF_DAY_END,
     CalendarDate,
     Clock,
     Day,
@@ -27,6 +28,7 @@ from worker.core.deadline_grammar import (
     Edge,
     Hint,
     Lexer,
+    MonthDay,
     NamedMonth,
     NamedYear,
     RelativeDay,
@@ -76,8 +78,10 @@ _UNITS = {
     "day": Unit.DAY,
     "week": Unit.WEEK,
     "month": Unit.MONTH,
+    "quarter": Unit.QUARTER,
     "year": Unit.YEAR,
 }
+_SHORT_ENDS = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
 _DAYPARTS = {
     "morning": Hint.MORNING,
     "afternoon": Hint.AFTERNOON,
@@ -99,6 +103,10 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     MDY = enum.auto()
     DMY = enum.auto()
     DURATION = enum.auto()
+    SPAN = enum.auto()
+    DOM = enum.auto()
+    DOM_BARE = enum.auto()
+    SHORT_END = enum.auto()
     DAYWORD = enum.auto()
     WEEKDAY = enum.auto()
     END_UNIT = enum.auto()
@@ -128,14 +136,33 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
         rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
         "t" + DIGITS + "fsten",  # the, digits, ordinal words
     ),
+    # The 3rd of next month; "by the 15th" (digits only: "the first meeting" is no date).
+    (
+        Kind.DOM,
+        rf"(?:the\s+)?{_DAY}\s+of\s+(this|next)\s+month",
+        "t" + DIGITS + "fsten",
+    ),
+    (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
+    # "the next 10 days", "over the next two weeks", "for the coming 48 hours": within.
+    (
+        Kind.SPAN,
+        (
+            r"(?:(?:over|during|for|in|within)\s+)?(?:the\s+)?(?:next|coming)\s+"
+            rf"(\d{{1,3}}|{EN_NUMBER_WORDS})\s+(minute|min|hour|hr|day|week|month|year)s?"
+        ),
+        "odfiwtnc",
+    ),
+    # "in 2 hours", "in an hour and a half", "within 1.5 hours".
     (
         Kind.DURATION,
         (
-            rf"(?:the\s+next\s+)?(\d{{1,3}}|{EN_NUMBER_WORDS}|an?|half\s+an?)\s+"
-            r"(minute|min|hour|hr|day|week|month|year)s?"
+            rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?)"
+            r"(\s+and\s+a\s+half)?\s+(minute|min|hour|hr|day|week|month|year)s?"
+            r"(\s+and\s+a\s+half)?"
         ),
-        "t" + DIGITS + "zotfsenah",  # the next, digits, number words, a/an/half
+        "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
     ),
+    (Kind.SHORT_END, r"(eow|eom|eoq|eoy)", "e"),
     (
         Kind.DAYWORD,
         (
@@ -145,10 +172,14 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
         "tde",
     ),
     (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?", "tnmwfs"),
-    (Kind.END_UNIT, r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|year)", "te"),
-    (Kind.UNIT_END, r"(week|month|year)[- ]end", "wmy"),
+    (
+        Kind.END_UNIT,
+        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",
+        "te",
+    ),
+    (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
     (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
-    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|year)", "tn"),
+    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|quarter|year)", "tn"),
     (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?", "jfmasond"),
     (Kind.YEAR, r"(20\d\d)", "2"),
     (
@@ -210,6 +241,9 @@ _STRONG = frozenset(
         Kind.DMY,
         Kind.DAYWORD,
         Kind.WEEKDAY,
+        Kind.DOM,
+        Kind.SPAN,
+        Kind.SHORT_END,
         Kind.END_UNIT,
         Kind.UNIT_END,
         Kind.REL_PERIOD,
@@ -233,7 +267,11 @@ TRIGGERS = frozenset(
         "within",
         "week",
         "month",
+        "quarter",
         "year",
+        *("eow", "eom", "eoq", "eoy", "next", "coming"),
+        *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
+        *("weeks", "months", "years"),
         "noon",
         "midday",
         "midnight",
@@ -252,6 +290,7 @@ STARTERS = TRIGGERS | frozenset(
     {
         *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
         *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
+        *("over", "during", "for", "coming"),
         *EN_NUMBER_WORD_LIST,
     }
 )
@@ -289,7 +328,9 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     tokens = lex(normalize(phrase.strip()))
     if not tokens:
         return None, False
-    significant = tokens[0].kind is Kind.MARKER or any(t.kind in _STRONG for t in tokens)
+    significant = tokens[0].kind is Kind.MARKER or any(
+        t.kind in _STRONG or (t.kind is Kind.DURATION and t.groups[0]) for t in tokens
+    )
     return _parse(tokens), significant
 
 
@@ -322,7 +363,7 @@ def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911
         if slots.period is not None or slots.clock is not None:
             return None
         slots.day = slots.day or RelativeDay(0)
-    within = marker == "within"
+    within = marker == "within" or slots.span
     if slots.duration is not None:
         if not within or (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
             return None
@@ -346,14 +387,17 @@ def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911
         if time is None:
             return None
         return DeadlineSpec(day=slots.day, time=time)
-    if slots.day is None or slots.hint not in {None, Hint.EVENING}:
+    if slots.day is None:
         return None
-    if slots.hint is Hint.EVENING and edge is Edge.START:
+    if slots.hint is None:
+        return DeadlineSpec(edge=edge, day=slots.day)
+    if edge is Edge.START or slots.hint not in PART_OF_DAY_END:
         return None  # "before tonight": when the evening starts is a guess
-    return DeadlineSpec(edge=edge, day=slots.day)
+    # "by Thursday evening", "tomorrow morning": when that part of the day is over.
+    return DeadlineSpec(day=slots.day, time=PART_OF_DAY_END[slots.hint])
 
 
-def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
+def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one case per token kind
     kind, groups, text = token
     if kind is Kind.END_OF:
         if slots.force_end:
@@ -363,21 +407,11 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR091
     if kind is Kind.DAYPART:
         part = next(g for g in groups if g)
         return _set_hint(slots, _DAYPARTS[part])
-    if kind is Kind.DURATION:
-        if slots.duration is not None:
-            return False
-        amount_text, unit_text = (g or "" for g in groups)
-        unit = _UNITS[unit_text]
-        if amount_text.startswith("half"):
-            if unit is not Unit.HOUR:
-                return False
-            slots.duration = Duration(30, Unit.MINUTE)
-            return True
-        amount = en_number(amount_text)
-        if amount is None or amount == 0:
-            return False
-        slots.duration = Duration(amount, unit)
-        return True
+    if kind is Kind.DURATION or kind is Kind.SPAN:
+        return _duration(slots, kind, groups)
+    if kind is Kind.SHORT_END:
+        slots.force_end = True
+        return _set_period(slots, RelativePeriod(_SHORT_ENDS[groups[0] or ""], 0))
     if kind in _CLOCKS:
         if slots.clock is not None:
             return False
@@ -403,6 +437,37 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR091
     return _set_day(slots, _day(kind, groups))
 
 
+def _duration(slots: _Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
+    """A length: "3 days", "an hour and a half", "1.5 hours", "the next 10 days"."""
+    if slots.duration is not None:
+        return False
+    if kind is Kind.SPAN:
+        lead: str | None = "span"
+        half_before: str | None = None
+        half_after: str | None = None
+        amount_group, unit_text = groups
+    else:
+        lead, amount_group, half_before, unit_text, half_after = groups
+    amount_text, unit = amount_group or "", _UNITS[unit_text or ""]
+    half = bool(half_before or half_after) or amount_text.endswith(".5")
+    if amount_text.startswith("half"):
+        if half or unit is not Unit.HOUR:
+            return False
+        amount_text, half = "0", True
+    amount = en_number(amount_text.removesuffix(".5"))
+    if amount is None or (amount == 0 and not half):
+        return False
+    if half:
+        # Half of an hour is 30 minutes; half a day or a week is not a length anyone agrees on.
+        if unit is not Unit.HOUR:
+            return False
+        slots.duration = Duration(amount * 60 + 30, Unit.MINUTE)
+    else:
+        slots.duration = Duration(amount, unit)
+    slots.span = slots.span or lead is not None
+    return True
+
+
 def _dayword(slots: _Slots, word: str) -> bool:
     if word == "eod" or word.startswith(("end", "the end")):
         if slots.end_of_day:
@@ -417,7 +482,16 @@ def _dayword(slots: _Slots, word: str) -> bool:
     return _set_day(slots, RelativeDay(days))
 
 
-def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR0911  # one exit per kind of day
+    if kind is Kind.DOM:
+        day_digits, day_words, rel = groups
+        day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
+        if day_of_month is None or not 1 <= day_of_month <= 31:
+            return None
+        return MonthDay(day_of_month, 1 if rel == "next" else 0)
+    if kind is Kind.DOM_BARE:
+        day_of_month = int(groups[0] or 0)
+        return MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
     if kind is Kind.WEEKDAY:
         prefix, name, suffix = groups
         if prefix and suffix:

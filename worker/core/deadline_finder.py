@@ -139,12 +139,17 @@ _ZH_TWO_DAYS = ("后天", "两天", "二天")
 _ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
 # After a run: approximate (左右, 前后) or part of the period (下个月初, 下周中, 12月中旬).
 _ZH_UNSURE_AFTER = re.compile(r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)")
+# A bare day of the month (8号) is a date only before a verb or the end of a clause.
+_BARE_DAY = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
+_ZH_AFTER_BARE_DAY = frozenset(
+    "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
+)
 _AHEAD = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
-_ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚0-9]")
+_ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
 _ZH_FIRST = frozenset(
-    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午"
+    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季"
 )
 _ZH_REACH = 7
 # "no later than the twenty-first of December": the trigger word is 8 words in.
@@ -162,6 +167,8 @@ def find_deadline_phrase(terms: str) -> str | None:
     # A quoted name is data, not grammar: 'mark todo "Write weekly report" as completed
     # by Friday' is read with the name blanked out (same length, so spans still match).
     terms_read = _QUOTED.sub(_blank, terms) if _QUOTE_MARKS.search(terms) else terms
+    if CJK.search(terms_read) is not None:
+        terms_read = terms_read.translate(deadline_chinese.TRADITIONAL)
     spans = _spans(terms_read)
     if spans is None or len(spans) != 1:
         return None
@@ -327,7 +334,7 @@ def _judge(terms: str, match: re.Match[str], *, floor: int, chinese: bool) -> bo
     before = terms[max(floor, start - _AHEAD) : start]
     after = terms[end : end + _AHEAD]
     if chinese:
-        context = _chinese_context(before, after)
+        context = _chinese_context(before, after, bare_day=_BARE_DAY.fullmatch(phrase) is not None)
         if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
             context = False
     else:
@@ -336,13 +343,15 @@ def _judge(terms: str, match: re.Match[str], *, floor: int, chinese: bool) -> bo
     return spec is not None if context is True else context
 
 
-def _chinese_context(before: str, after: str) -> bool | None:
+def _chinese_context(before: str, after: str, *, bare_day: bool = False) -> bool | None:
     """True: the words around do not change the reading; else a _judge verdict."""
     before, after = before.rstrip(), after.lstrip()
     if before.endswith(_ZH_UNSURE_BEFORE) or _ZH_UNSURE_AFTER.match(after):
         return False
     if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
         return None
+    if bare_day and after[:1] and CJK.match(after) and after[0] not in _ZH_AFTER_BARE_DAY:
+        return None  # 8号楼, 3号线: a number, not a day of the month
     # "周五下班前": before an event on that day, not the day's end.
     return _ZH_EVENT_AFTER.match(after) is None
 

@@ -41,6 +41,7 @@ class Unit(enum.Enum):
     DAY = "day"
     WEEK = "week"
     MONTH = "month"
+    QUARTER = "quarter"  # a calendar quarter (January, April, July, October); periods only
     YEAR = "year"
 
 
@@ -101,7 +102,7 @@ def with_day(current: Day | None, new: Day) -> Day | None:
 
 
 class RelativePeriod(msgspec.Struct, frozen=True):
-    """This (0) or next (1) calendar week (Monday first), month or year."""
+    """This (0) or next (1) calendar week (Monday first), month, quarter or year."""
 
     unit: Unit
     offset: int
@@ -276,7 +277,18 @@ class Slots:
     hint: Hint | None = None
     duration: Duration | None = None
     force_end: bool = False
+    span: bool = False  # "the next 10 days", 未来三天: a duration read as "within"
     end_of_day: bool = False  # "EOD", "end of day": of today, or of the day named with it
+
+
+# When a part of the day is over, if no clock time is named ("by Thursday evening",
+# 后天下午前): the morning at noon, the afternoon at 18:00, the evening at midnight.
+PART_OF_DAY_END: dict[Hint, tuple[int, int]] = {
+    Hint.MORNING: (12, 0),
+    Hint.NOON: (12, 0),
+    Hint.AFTERNOON: (18, 0),
+    Hint.EVENING: (24, 0),
+}
 
 
 def set_day(slots: Slots, day: Day | None) -> bool:

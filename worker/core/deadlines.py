@@ -152,6 +152,10 @@ def _period_bounds(period: Period, today: date) -> tuple[date, date] | None:  # 
         if period.unit is Unit.MONTH:
             start = _add_months(today.replace(day=1), period.offset)
             return start, _add_months(start, 1)
+        if period.unit is Unit.QUARTER:
+            first = today.replace(day=1, month=today.month - (today.month - 1) % 3)
+            start = _add_months(first, 3 * period.offset)
+            return start, _add_months(start, 3)
         start = date(today.year + period.offset, 1, 1)
         return start, date(start.year + 1, 1, 1)
     if isinstance(period, NamedMonth):
