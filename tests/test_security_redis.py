@@ -85,21 +85,26 @@ def make_certificates(directory: Path) -> None:
 
 @contextlib.contextmanager
 def redis_server(binary: Path, directory: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A redis-server; yielded once it logs that it accepts connections, or has exited
+    (a binary without TLS, a port taken meanwhile): the caller checks `poll()`. The wait
+    is generous: a loaded machine starts a server in seconds, not milliseconds."""
     log = directory / f"redis-{time.monotonic_ns()}.log"
     args = [str(binary), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--aclfile",
             str(ACL), "--dir", str(directory), "--logfile", str(log), *extra]  # fmt: skip
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while "Ready to accept" not in (log.read_text() if log.exists() else ""):
-            if process.poll() is not None or time.monotonic() > deadline:
+            if process.poll() is not None:
                 break
+            if time.monotonic() > deadline:
+                pytest.fail(f"{binary} did not accept connections within 120 s")
             time.sleep(0.02)
         yield process
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -177,12 +182,15 @@ def tls_redis() -> Iterator[TlsRedis]:
                     "--tls-ca-cert-file", str(directory / "ca.pem"),
                     "--tls-auth-clients", "no")  # fmt: skip
         for binary in _server_binaries():
-            port = free_port()
-            with redis_server(binary, directory, "--port", "0", "--tls-port", str(port),
-                              *tls_args) as process:  # fmt: skip
-                if process.poll() is None:
-                    yield TlsRedis(port, directory / "ca.pem", "redis-server")
-                    return
+            # A free port can be taken by another process before the server binds it:
+            # then the server exits, and another port is tried (never a fixed one).
+            for _attempt in range(3):
+                port = free_port()
+                with redis_server(binary, directory, "--port", "0", "--tls-port", str(port),
+                                  *tls_args) as process:  # fmt: skip
+                    if process.poll() is None:
+                        yield TlsRedis(port, directory / "ca.pem", "redis-server")
+                        return
         backend = free_port()
         with (
             redis_server(redis_server_binary(), directory, "--port", str(backend)),
@@ -288,7 +296,7 @@ async def test_a_worker_over_tls_applies_a_turn_and_logs_no_text_or_password(
         async def applied() -> bool:
             return bool(await ops.xlen(events))
 
-        await wait_for(applied)
+        await wait_for(applied, seconds=120)
     published: Any = await ops.xrange(events)
     [(_, fields)] = published
     assert json.loads(fields[DATA_FIELD.encode()])["terms"] == "the vault code is swordfish-7"
@@ -366,3 +374,51 @@ async def test_the_accord_user_is_refused_what_the_worker_never_runs(
             await client.execute_command(*command)
     finally:
         await client.aclose()
+
+
+def _accord_check(url: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
+    env.update({"REDIS_URL": url, **extra})
+    command = [sys.executable, "-c", "from worker.cli import main; main()", "check", "--json"]
+    return subprocess.run(  # noqa: S603  (our own CLI, fixed arguments)
+        command, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize("query", ["ssl_cert_reqs=none", "ssl_check_hostname=false"])
+def test_a_url_that_turns_verification_off_is_refused_unless_insecure_is_set(
+    tls_redis: TlsRedis, query: str
+) -> None:
+    """`?ssl_cert_reqs=none` (or no host-name check) would accept any server, a
+    man in the middle included: a configuration error (one line, exit 2) unless
+    ACCORD_REDIS_INSECURE_TLS=1 says so; then it connects (here without the CA)."""
+    url = f"{tls_redis.url(ca=False)}?{query}"
+    refused = _accord_check(url)
+    assert refused.returncode == 2
+    lines = [line for line in refused.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert query in lines[0]
+    assert "ACCORD_REDIS_INSECURE_TLS=1" in lines[0]
+    assert ACCORD_PASSWORD not in refused.stdout + refused.stderr
+    if query.startswith("ssl_cert_reqs"):
+        allowed = _accord_check(url, ACCORD_REDIS_INSECURE_TLS="1")
+        assert json.loads(allowed.stdout)["redis"] == "ok", allowed.stderr
+    with pytest.raises(ValueError, match="ACCORD_REDIS_INSECURE_TLS"):
+        Settings.from_env({"REDIS_URL": url.replace("rediss://", "redis://")})
+
+
+@pytest.mark.asyncio
+async def test_the_metrics_endpoint_binds_loopback_unless_told_otherwise(
+    tls_redis: TlsRedis,
+    ops: redis.asyncio.Redis,  # noqa: ARG001  (flushes first)
+) -> None:
+    """A worker (over TLS) serves /metrics on 127.0.0.1 by default; ACCORD_METRICS_HOST
+    changes the address (the Kubernetes ConfigMap sets 0.0.0.0 for the kubelet)."""
+    defaults = Settings.from_env({"REDIS_URL": tls_redis.url()})
+    assert defaults.metrics_host == "127.0.0.1"
+    assert Settings.from_env({"ACCORD_METRICS_HOST": "0.0.0.0"}).metrics_host == "0.0.0.0"  # noqa: S104
+    settings = worker_settings(tls_redis.url(), metrics_port=free_port())
+    async with running_worker(settings) as worker:
+        assert worker.http is not None
+        bound = {sock.getsockname()[0] for sock in worker.http.sockets}
+    assert bound == {"127.0.0.1"}

@@ -315,7 +315,7 @@ def _wire_lifecycle(worker: Worker) -> None:
         if settings.metrics_port:
             # First, so a port already taken fails the start before any loop runs.
             worker.http = await start_http(
-                worker.health, worker.metrics.registry, settings.metrics_port
+                worker.health, worker.metrics.registry, settings.metrics_port, settings.metrics_host
             )
         reclaim_every = max(0.05, settings.reclaim_idle_ms / 2000)
         sweep_every = settings.sweep_interval_ms / 1000

@@ -110,8 +110,12 @@ def http_handler(
     return serve
 
 
-async def start_http(health: Health, registry: CollectorRegistry, port: int) -> asyncio.Server:
-    return await asyncio.start_server(http_handler(health, registry), "0.0.0.0", port)  # noqa: S104  (a probe endpoint must be reachable from the kubelet)
+async def start_http(
+    health: Health, registry: CollectorRegistry, port: int, host: str = "127.0.0.1"
+) -> asyncio.Server:
+    """Serve the three paths on `host`: loopback by default; the Kubernetes manifests
+    bind 0.0.0.0 (ACCORD_METRICS_HOST) so the kubelet and Prometheus reach the pod."""
+    return await asyncio.start_server(http_handler(health, registry), host, port)
 
 
 @dataclass

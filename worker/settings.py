@@ -27,6 +27,17 @@ def _default_consumer() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
+def _unverified_tls(url: str) -> str | None:
+    """The query argument of `url` that switches off certificate or host-name checks."""
+    for name, value in parse_qsl(urlsplit(url).query):
+        lowered = (name.lower(), value.strip().lower())
+        if lowered[0] == "ssl_cert_reqs" and lowered[1] in {"none", "cert_none"}:
+            return f"{name}={value}"
+        if lowered[0] == "ssl_check_hostname" and lowered[1] in {"false", "0", "no", "off"}:
+            return f"{name}={value}"
+    return None
+
+
 def redacted_url(url: str | None) -> str | None:
     """`url` with its password replaced by `***`: the only form of it fit to print."""
     if url is None:
@@ -106,8 +117,14 @@ class Settings:
     # Time zone for deadlines when a turn carries none (IANA name).
     default_timezone: str = "UTC"
     log_level: str = "INFO"
-    # Prometheus metrics and health HTTP port (0 disables).
+    # Prometheus metrics and health HTTP port (0 disables), and the address it binds:
+    # loopback unless set (the Kubernetes manifests set 0.0.0.0 for the kubelet and
+    # Prometheus; elsewhere nothing outside the host should reach /metrics).
     metrics_port: int = 9108
+    metrics_host: str = "127.0.0.1"
+    # A REDIS_URL that turns TLS certificate or host-name verification off is refused
+    # unless this is set (a test rig with a throwaway certificate, never production).
+    redis_insecure_tls: bool = False
     # Approximate MAXLEN of the agreement-events and dead-letters streams (0: keep all).
     # Unless set, derived from ACCORD_STREAMS_MEMORY_MB, the two streams' memory budget
     # per partition (store.config.stream_maxlens; docs/operations.md, "Memory model").
@@ -149,6 +166,13 @@ class Settings:
             max_ts_behind_s=num("ACCORD_MAX_TS_BEHIND_S", base.limits.max_ts_behind_s),
             max_ts_ahead_s=num("ACCORD_MAX_TS_AHEAD_S", base.limits.max_ts_ahead_s),
         )
+        insecure = e.get("ACCORD_REDIS_INSECURE_TLS", "0").lower() in {"1", "true", "yes"}
+        unverified = _unverified_tls(e.get("REDIS_URL") or "")
+        if unverified and not insecure:
+            raise ValueError(
+                f"REDIS_URL turns TLS verification off ({unverified}); "
+                "set ACCORD_REDIS_INSECURE_TLS=1 to allow it"
+            )
         return cls(
             redis_url=e.get("REDIS_URL") or None,
             redis_cluster=e.get("ACCORD_REDIS_CLUSTER", "0").lower() in {"1", "true", "yes"},
@@ -174,6 +198,8 @@ class Settings:
             default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
             log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),
             metrics_port=num("ACCORD_METRICS_PORT", base.metrics_port),
+            metrics_host=e.get("ACCORD_METRICS_HOST") or base.metrics_host,
+            redis_insecure_tls=insecure,
             events_maxlen=num("ACCORD_EVENTS_MAXLEN", budget[0]),
             dead_letters_maxlen=num("ACCORD_DEAD_LETTERS_MAXLEN", budget[1]),
             dead_letter_keep_text=e.get("ACCORD_DEAD_LETTER_KEEP_TEXT", "0").lower()

@@ -52,7 +52,8 @@ def settings_or_exit() -> Settings:
     try:
         return Settings.from_env()
     except ValueError as error:
-        err_console.print(f"[red]configuration error:[/] {error}")
+        # One line whatever the terminal width: it is grepped from logs.
+        err_console.print(f"[red]configuration error:[/] {error}", soft_wrap=True)
         raise typer.Exit(2) from error
 
 
