@@ -119,6 +119,17 @@ ENGLISH: tuple[Case, ...] = (
     en("by the 31st of next month", "2027-01-01T00:00:00-05:00"),
     en("by the 31st of this month", None),  # November has 30 days
     en("no later than noon on the 1st", "2026-12-01T12:00:00-05:00"),
+    # Holidays (need a marker): EN "by" the end of the day, "before" its start.
+    en("by Christmas", "2026-12-26T00:00:00-05:00"),
+    en("before Christmas", "2026-12-25T00:00:00-05:00"),
+    en("before Christmas Eve", "2026-12-24T00:00:00-05:00"),
+    en("by New Year's Eve", "2027-01-01T00:00:00-05:00"),
+    en("by Valentine's Day", "2027-02-15T00:00:00-05:00"),
+    en("by Halloween", "2027-11-01T00:00:00-04:00"),
+    en("before Chinese New Year", "2027-02-06T00:00:00-05:00"),  # lunar table
+    en("by the Mid-Autumn Festival", "2027-09-16T00:00:00-04:00"),
+    en("before Christmas", None, said="2026-12-25T09:00:00-05:00"),  # already begun
+    en("before Chinese New Year", None, said="2041-03-01T09:00:00-05:00"),  # past the table
     # Ordinals in words.
     en("by the fifth of May", "2027-05-06T00:00:00-04:00"),
     en("by May fifth", "2027-05-06T00:00:00-04:00"),
@@ -159,6 +170,26 @@ CHINESE: tuple[Case, ...] = (
     zh("8号", "2026-12-09T00:00:00+08:00"),
     zh("28号", "2026-11-29T00:00:00+08:00"),
     zh("31号", None),  # November has no 31st
+    # Holidays: 节前 is before the holiday begins; lunar ones from the table (2024-2040).
+    zh("国庆节前", "2027-10-01T00:00:00+08:00"),
+    zh("国庆前", "2027-10-01T00:00:00+08:00"),
+    zh("元旦之前", "2027-01-01T00:00:00+08:00"),
+    zh("平安夜前", "2026-12-24T00:00:00+08:00"),
+    zh("圣诞节前", "2026-12-25T00:00:00+08:00"),
+    zh("五一前", "2027-05-01T00:00:00+08:00"),
+    zh("中秋节之前", "2027-09-15T00:00:00+08:00"),
+    zh("中秋节之前", "2026-09-25T00:00:00+08:00", said="2026-09-01T09:00:00+08:00"),
+    zh("春节前", "2027-02-06T00:00:00+08:00"),
+    zh("除夕前", "2027-02-05T00:00:00+08:00"),
+    zh("到春节为止", "2027-02-06T00:00:00+08:00"),
+    zh("端午节前", "2027-06-09T00:00:00+08:00"),
+    zh("元宵节前", "2027-02-20T00:00:00+08:00"),
+    zh("七夕前", "2027-08-08T00:00:00+08:00"),
+    zh("重阳节前", "2027-10-08T00:00:00+08:00"),
+    zh("春节前", "2040-02-12T00:00:00+08:00", said="2039-12-01T09:00:00+08:00"),
+    zh("春节前", None, said="2040-03-01T09:00:00+08:00"),  # 2041 is past the table
+    zh("春节前", None, said="2023-06-01T09:00:00+08:00"),  # 2023 is before the table
+    zh("国庆节前", None, said="2026-10-01T09:00:00+08:00"),  # already begun
     # Traditional characters.
     zh("下週五前", "2026-12-05T00:00:00+08:00"),
     zh("後天前", "2026-11-30T00:00:00+08:00"),
@@ -199,6 +230,8 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("未来三天不要给我发提醒", "未来三天"),
         ("8号交报告", "8号"),
         ("下週五前交報告", "下週五前"),
+        ("国庆节前把报告发我", "国庆节前"),
+        ("send the cards before Christmas Eve", "before Christmas Eve"),
     ],
 )
 def test_family_wording_is_found_inside_terms(terms: str, phrase: str) -> None:
@@ -212,6 +245,8 @@ def test_family_wording_is_found_inside_terms(terms: str, phrase: str) -> None:
         ("8号楼的会议室周五前订好", "8号楼 is building 8; only 周五前 is a deadline"),
         ("3号线周五前恢复", "3号线 is metro line 3"),
         ("send the quarterly report by Friday", "quarterly as an attribute"),
+        ("buy Christmas gifts by Friday", "a holiday without a marker names no time"),
+        ("春节的红包周五前发", "a holiday as an attribute"),
     ],
 )
 def test_numbers_that_look_like_days_are_not_deadlines(terms: str, why: str) -> None:

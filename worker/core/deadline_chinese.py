@@ -23,7 +23,9 @@ from worker.core.deadline_grammar import (
     Day,
     DeadlineSpec,
     Duration,
+    Edge,
     Hint,
+    Holiday,
     Lexer,
     MonthDay,
     NamedMonth,
@@ -61,6 +63,28 @@ _DAYWORDS: dict[str, tuple[int, Hint | None]] = {
     "明早": (1, Hint.MORNING),
     "后天": (2, None),
     "大后天": (3, None),
+}
+_HOLIDAYS = {
+    "元旦": "new_year",
+    "情人节": "valentine",
+    "妇女节": "women",
+    "劳动节": "labour",
+    "五一": "labour",
+    "儿童节": "children",
+    "国庆节": "national",
+    "国庆": "national",
+    "平安夜": "christmas_eve",
+    "圣诞节": "christmas",
+    "圣诞": "christmas",
+    "春节": "spring",
+    "除夕": "lunar_new_year_eve",
+    "元宵节": "lantern",
+    "端午节": "dragon_boat",
+    "端午": "dragon_boat",
+    "七夕": "qixi",
+    "中秋节": "mid_autumn",
+    "中秋": "mid_autumn",
+    "重阳节": "double_ninth",
 }
 _DAYPARTS = {
     "凌晨": Hint.EARLY,
@@ -102,6 +126,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     REL_MONTH = enum.auto()
     REL_YEAR = enum.auto()
     DAYWORD = enum.auto()
+    HOLIDAY = enum.auto()
     HALF_DURATION = enum.auto()
     SPAN = enum.auto()
     REL_QUARTER = enum.auto()
@@ -134,6 +159,12 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
     (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
     (Kind.REL_YEAR, r"(今年|明年)", "今明"),
     (Kind.DAYWORD, "(" + "|".join(sorted(_DAYWORDS, key=len, reverse=True)) + ")", "今明后大"),
+    # Holidays need 前 / 之前 / 以前 / 为止 or a lead (国庆节前, 到春节为止).
+    (
+        Kind.HOLIDAY,
+        "(" + "|".join(sorted(_HOLIDAYS, key=len, reverse=True)) + ")",
+        "元情妇劳五儿国圣平春除端七中重",
+    ),
     (Kind.REL_QUARTER, r"(本|这个|这|下个|下)?季度([末底])?", "本这下季"),
     # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it).
     (Kind.HALF_DURATION, rf"(\d{{1,3}}|{ZH_NUMERAL})个?半(?:小时|钟头)", _DIGITS + _NUMERALS),
@@ -283,6 +314,12 @@ def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: C901
         return None if within else DeadlineSpec(day=slots.day, time=(12, 0))
     if slots.day is None:
         return None
+    if isinstance(slots.day, Holiday):
+        if slots.hint is not None:
+            return None
+        # 国庆节前, 中秋节之前, 到春节为止: a holiday is an event, the deadline is when it
+        # begins (节前), not the end of its day.
+        return DeadlineSpec(edge=Edge.START, day=slots.day)
     if slots.hint is None or slots.hint is Hint.EVENING:
         return DeadlineSpec(day=slots.day)
     end = PART_OF_DAY_END.get(slots.hint)
@@ -347,7 +384,9 @@ def _offset(rel: str | None) -> int:
     return 1 if rel is not None and rel.startswith("下") else 0
 
 
-def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR0911  # one exit per kind of day
+    if kind is Kind.HOLIDAY:
+        return Holiday(_HOLIDAYS[groups[0] or ""])
     if kind is Kind.WEEKDAY:
         rel, char = groups
         return Weekday(_WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))

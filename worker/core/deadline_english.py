@@ -27,6 +27,7 @@ from worker.core.deadline_grammar import (
     Duration,
     Edge,
     Hint,
+    Holiday,
     Lexer,
     MonthDay,
     NamedMonth,
@@ -81,6 +82,22 @@ _UNITS = {
     "quarter": Unit.QUARTER,
     "year": Unit.YEAR,
 }
+_HOLIDAYS = {
+    "christmas eve": "christmas_eve",
+    "christmas": "christmas",
+    "christmas day": "christmas",
+    "new year's eve": "new_year_eve",
+    "new year's day": "new_year",
+    "valentine's": "valentine",
+    "valentine's day": "valentine",
+    "halloween": "halloween",
+    "chinese new year": "spring",
+    "lunar new year": "spring",
+    "chinese new year's eve": "lunar_new_year_eve",
+    "lunar new year's eve": "lunar_new_year_eve",
+    "mid-autumn": "mid_autumn",
+    "mid-autumn festival": "mid_autumn",
+}
 _SHORT_ENDS = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
 _DAYPARTS = {
     "morning": Hint.MORNING,
@@ -107,6 +124,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     DOM = enum.auto()
     DOM_BARE = enum.auto()
     SHORT_END = enum.auto()
+    HOLIDAY = enum.auto()
     DAYWORD = enum.auto()
     WEEKDAY = enum.auto()
     END_UNIT = enum.auto()
@@ -163,6 +181,17 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
     ),
     (Kind.SHORT_END, r"(eow|eom|eoq|eoy)", "e"),
+    # Holidays need a marker ("by Christmas", "before Christmas Eve"): "Christmas gifts"
+    # names no time.
+    (
+        Kind.HOLIDAY,
+        (
+            r"(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve|new\s+year's\s+day"
+            r"|valentine's(?:\s+day)?|halloween|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?"
+            r"|(?:the\s+)?mid-autumn(?:\s+festival)?)"
+        ),
+        "cnvhlmt",
+    ),
     (
         Kind.DAYWORD,
         (
@@ -272,6 +301,7 @@ TRIGGERS = frozenset(
         *("eow", "eom", "eoq", "eoy", "next", "coming"),
         *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
         *("weeks", "months", "years"),
+        *("christmas", "eve", "halloween", "valentine", "autumn", "festival"),
         "noon",
         "midday",
         "midnight",
@@ -489,6 +519,9 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR
         if day_of_month is None or not 1 <= day_of_month <= 31:
             return None
         return MonthDay(day_of_month, 1 if rel == "next" else 0)
+    if kind is Kind.HOLIDAY:
+        holiday = " ".join((groups[0] or "").split()).removeprefix("the ")
+        return Holiday(_HOLIDAYS[holiday])
     if kind is Kind.DOM_BARE:
         day_of_month = int(groups[0] or 0)
         return MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None

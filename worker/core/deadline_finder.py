@@ -149,7 +149,7 @@ _AHEAD = 24  # characters of context worth looking at on either side
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
 _ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
 _ZH_FIRST = frozenset(
-    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季"
+    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
 )
 _ZH_REACH = 7
 # "no later than the twenty-first of December": the trigger word is 8 words in.

@@ -81,6 +81,12 @@ class CheckedDate(msgspec.Struct, frozen=True):
     weekday: int
 
 
+class Holiday(msgspec.Struct, frozen=True):
+    """A holiday by name (`holidays.py`): its next occurrence, today included."""
+
+    name: str
+
+
 def with_day(current: Day | None, new: Day) -> Day | None:
     """The day a phrase names once `new` is read after `current`, or None if two days.
 
@@ -124,7 +130,7 @@ class Duration(msgspec.Struct, frozen=True):
     unit: Unit
 
 
-Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate
+Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate | Holiday
 Period = RelativePeriod | NamedMonth | NamedYear
 
 

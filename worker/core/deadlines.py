@@ -18,7 +18,7 @@ import calendar
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from worker.core import deadline_chinese, deadline_english
+from worker.core import deadline_chinese, deadline_english, holidays
 from worker.core.deadline_finder import CJK, find_deadline_phrase
 from worker.core.deadline_grammar import (
     CalendarDate,
@@ -27,6 +27,7 @@ from worker.core.deadline_grammar import (
     DeadlineSpec,
     Duration,
     Edge,
+    Holiday,
     MonthDay,
     NamedMonth,
     NamedYear,
@@ -104,7 +105,7 @@ def _within(duration: Duration, ts: datetime, today: date, zone: ZoneInfo) -> da
     return _day_start(last + timedelta(days=1), zone)
 
 
-def _day(day: Day, today: date) -> date | None:
+def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per kind of day
     if isinstance(day, RelativeDay):
         return today + timedelta(days=day.days)
     if isinstance(day, Weekday):
@@ -114,6 +115,8 @@ def _day(day: Day, today: date) -> date | None:
         return monday + timedelta(days=7 * day.week + day.weekday)
     if isinstance(day, CalendarDate):
         return _calendar_date(day, today)
+    if isinstance(day, Holiday):
+        return holidays.next_holiday(day.name, today)
     if isinstance(day, CheckedDate):
         date_ = _day(day.date, today)
         return date_ if date_ is not None and date_.weekday() == day.weekday else None

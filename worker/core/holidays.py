@@ -1,0 +1,88 @@
+"""Holidays a deadline may name, fixed-date and lunar, as a date table (R9).
+
+Lunar festivals (春节, 中秋节 …) come from a table of Gregorian dates, not from
+astronomy: it covers the festivals of the lunar years 2024 to 2040 (generated once
+with the `lunardate` package and checked against published calendars). Outside that
+range a lunar holiday gives no deadline, never a guess. Fixed-date holidays (Christmas,
+国庆节 …) have no range. Pure: the reference day is passed in.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Final
+
+# name -> (month, day), every year.
+FIXED: Final[dict[str, tuple[int, int]]] = {
+    "new_year": (1, 1),
+    "valentine": (2, 14),
+    "women": (3, 8),
+    "labour": (5, 1),
+    "children": (6, 1),
+    "national": (10, 1),
+    "halloween": (10, 31),
+    "christmas_eve": (12, 24),
+    "christmas": (12, 25),
+    "new_year_eve": (12, 31),
+}
+
+FIRST_YEAR: Final = 2024
+LAST_YEAR: Final = 2040
+# name -> its date in each year FIRST_YEAR..LAST_YEAR ("MM-DD"; the lunar new year's eve
+# of year Y is the day before the spring festival of Y + 1, so it can fall in January).
+_LUNAR_TABLE: Final[dict[str, tuple[str, ...]]] = {
+    "spring": (
+        *("02-10", "01-29", "02-17", "02-06", "01-26", "02-13", "02-03", "01-23", "02-11"),
+        *("01-31", "02-19", "02-08", "01-28", "02-15", "02-04", "01-24", "02-12"),
+    ),
+    "lantern": (
+        *("02-24", "02-12", "03-03", "02-20", "02-09", "02-27", "02-17", "02-06", "02-25"),
+        *("02-14", "03-05", "02-22", "02-11", "03-01", "02-18", "02-07", "02-26"),
+    ),
+    "dragon_boat": (
+        *("06-10", "05-31", "06-19", "06-09", "05-28", "06-16", "06-05", "06-24", "06-12"),
+        *("06-01", "06-20", "06-10", "05-30", "06-18", "06-07", "05-27", "06-14"),
+    ),
+    "qixi": (
+        *("08-10", "08-29", "08-19", "08-08", "08-26", "08-16", "08-05", "08-24", "08-12"),
+        *("08-01", "08-20", "08-10", "08-28", "08-17", "08-07", "08-26", "08-14"),
+    ),
+    "mid_autumn": (
+        *("09-17", "10-06", "09-25", "09-15", "10-03", "09-22", "09-12", "10-01", "09-19"),
+        *("09-08", "09-27", "09-16", "10-04", "09-24", "09-13", "10-02", "09-20"),
+    ),
+    "double_ninth": (
+        *("10-11", "10-29", "10-18", "10-08", "10-26", "10-16", "10-05", "10-24", "10-12"),
+        *("10-01", "10-20", "10-09", "10-27", "10-17", "10-07", "10-26", "10-14"),
+    ),
+}
+
+
+def _dates(days: tuple[str, ...]) -> tuple[date, ...]:
+    return tuple(
+        date(FIRST_YEAR + index, int(day[:2]), int(day[3:])) for index, day in enumerate(days)
+    )
+
+
+LUNAR: Final[dict[str, tuple[date, ...]]] = {
+    name: _dates(days) for name, days in _LUNAR_TABLE.items()
+}
+# 除夕: the last day of the lunar year, the day before the next spring festival.
+LUNAR["lunar_new_year_eve"] = tuple(
+    date.fromordinal(day.toordinal() - 1) for day in LUNAR["spring"]
+)
+
+
+def next_holiday(name: str, today: date) -> date | None:
+    """The holiday's next occurrence, today included, or None outside the table."""
+    fixed = FIXED.get(name)
+    if fixed is not None:
+        for year in (today.year, today.year + 1):
+            if 1 <= year <= 9999:
+                candidate = date(year, *fixed)
+                if candidate >= today:
+                    return candidate
+        return None
+    if today.year < FIRST_YEAR:
+        return None  # this year's occurrence is outside the table
+    return next((day for day in LUNAR.get(name, ()) if day >= today), None)
