@@ -208,16 +208,18 @@ def test_record_page_shows_every_revision_with_cause_time_and_evidence(
     photograph(page, "record")
 
 
-def test_partitions_page_shows_lag_pending_gaps_and_owner(console_url: str, browser: Any) -> None:
-    """Each input stream of the partition with its lag, pending, gaps and the live worker."""
+def test_partitions_page_shows_owner_lag_pending_and_gaps(console_url: str, browser: Any) -> None:
+    """Partition 0 with its lease holder, nothing behind, no parked gap; the consumer."""
     page = visit(browser, f"{console_url}partitions")
-    rows = page.locator("table tr").all_inner_texts()
-    assert len(rows) == 4, rows  # header + the three input streams of partition 0
-    for row, family in zip(rows[1:], ("chat-turn", "tool-call", "tool-result"), strict=True):
-        cells = row.split("\t")
-        assert cells[1] == f"{family}:{{0}}"
-        assert cells[2:4] == ["0", "0"]  # lag and pending once the worker caught up
-        assert cells[6] != "no live worker"
+    rows = page.locator("table").first.locator("tr").all_inner_texts()
+    assert len(rows) == 2, rows  # header + partition 0
+    cells = rows[1].split("\t")
+    assert cells[0] == "0"
+    assert cells[1] != "no owner", cells  # the lease holder
+    assert cells[3:6] == ["0", "0", "0"]  # lag, pending, parked gaps once caught up
+    assert cells[6] == "1"  # the contract violation
+    consumers = page.locator("table").nth(1).locator("tr").all_inner_texts()
+    assert any(row.split("\t")[0] == cells[1] for row in consumers[1:]), consumers
     photograph(page, "partitions")
 
 

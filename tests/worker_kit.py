@@ -301,6 +301,9 @@ _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL("libc.so.6", use_errno=True) if sys.platform.startswith("linux") else None
 
 
+READY_TIMEOUT_S = 90
+
+
 def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count: int) -> None:
     from store.keys import heartbeat_pattern  # noqa: PLC0415
 
@@ -310,7 +313,8 @@ def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count
         if cluster
         else redis.Redis.from_url(env["REDIS_URL"])
     )
-    deadline = time.monotonic() + 30
+    # Generous: on a loaded two-core machine a worker took 20 s to start (imports).
+    deadline = time.monotonic() + READY_TIMEOUT_S
     try:
         while time.monotonic() < deadline:
             for proc in procs:
@@ -322,7 +326,7 @@ def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count
             time.sleep(0.1)
     finally:
         client.close()
-    raise RuntimeError("workers did not become ready within 30s")
+    raise RuntimeError(f"workers did not become ready within {READY_TIMEOUT_S}s")
 
 
 @contextlib.contextmanager

@@ -12,16 +12,13 @@ import msgspec
 from contracts.outputs import DeadLetter
 from contracts.partition import partition_of
 from contracts.records import AgreementRecord
-from contracts.streams import DATA_FIELD, input_streams
+from contracts.streams import DATA_FIELD
 from store import keys
 from store.reads import record_history
 from worker.consumer import AnyRedis
 from worker.core import state as core_state
 from worker.core.view import session_view
-from worker.health import live_workers
 
-# Counting undelivered entries on Redis 6.2 stops here (as the worker's lag gauge does).
-LAG_CAP = 1_000
 _DEAD = msgspec.json.Decoder(DeadLetter)
 _DATA = DATA_FIELD.encode()
 
@@ -78,63 +75,6 @@ async def scope_page(
         overdue=tuple(r for r in scope.records if r.record_id not in shown),
         closed=tuple(closed),
     )
-
-
-@dataclass(frozen=True)
-class PartitionRow:
-    partition: int
-    # stream -> (lag: not yet delivered to the group, pending: delivered, not acked)
-    streams: dict[str, tuple[int | None, int]]
-    parked_sessions: int
-    oldest_gap_ms: int | None
-    owners: tuple[str, ...]
-    gaps_skipped: int
-
-
-async def partition_rows(redis: AnyRedis, partitions: int, group: str) -> list[PartitionRow]:
-    """Lag, pending, parked gaps and the owning workers of every partition."""
-    owners: dict[int, list[str]] = {}
-    for beat in await live_workers(redis):
-        if beat.group == group:
-            for partition in beat.partitions:
-                owners.setdefault(partition, []).append(beat.consumer)
-    rows = []
-    for partition in range(partitions):
-        streams: dict[str, tuple[int | None, int]] = {}
-        for stream in input_streams(partition):
-            streams[stream] = await _group_load(redis, stream, group)
-        gaps: Any = await redis.zrange(keys.gaps_key(partition), 0, -1, withscores=True)
-        stats: Any = await redis.hget(keys.stats_key(partition), "gaps_skipped")
-        rows.append(
-            PartitionRow(
-                partition=partition,
-                streams=streams,
-                parked_sessions=len(gaps),
-                oldest_gap_ms=int(min(score for _, score in gaps)) if gaps else None,
-                owners=tuple(owners.get(partition, ())),
-                gaps_skipped=int(stats or 0),
-            )
-        )
-    return rows
-
-
-async def _group_load(redis: AnyRedis, stream: str, group: str) -> tuple[int | None, int]:
-    try:
-        groups: Any = await redis.xinfo_groups(stream)
-    except Exception:  # noqa: BLE001  (no stream yet: nothing was written to it)
-        return (0, 0)
-    for info in groups:
-        if _text(info["name"]) == group:
-            lag = info.get("lag")
-            if lag is None:
-                # Redis 6.2 reports no lag: count what follows the last delivered id,
-                # up to a cap (the page then shows the cap; None means "not known").
-                after: Any = await redis.xrange(
-                    stream, min=f"({_text(info['last-delivered-id'])}", count=LAG_CAP
-                )
-                lag = len(after)
-            return (int(lag), int(info["pending"]))
-    return (None, 0)
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from urllib.parse import urlencode
 
 from contracts.outputs import DeadLetter
 from contracts.records import AgreementRecord
-from worker.console.data import DeadLetters, PartitionRow, ScopePage
+from store.status import FleetStatus
+from worker.console.data import DeadLetters, ScopePage
 from worker.core.normalize import printable
 from worker.zones import shown, zone_name
 
@@ -228,22 +229,35 @@ def record_choice(prefix: str, matches: Sequence[str], tz: str) -> str:
     )
 
 
-def partitions(rows: Sequence[PartitionRow], where: tzinfo, tz: str) -> str:
-    out = []
-    for row in rows:
-        for stream, (lag, pending) in row.streams.items():
-            oldest = "-"
-            if row.oldest_gap_ms is not None:
-                since = datetime.fromtimestamp(row.oldest_gap_ms / 1000, UTC)
-                oldest = f"oldest parked since {shown(since, where)}"
-            out.append([
-                str(row.partition), f"<code>{text(stream)}</code>",
-                "?" if lag is None else str(lag), str(pending),
-                f"{row.parked_sessions} ({text(oldest)})", str(row.gaps_skipped),
-                text(", ".join(row.owners) or "no live worker"),
-            ])  # fmt: skip
-    head = ("p", "stream", "lag", "pending", "parked gaps", "gaps skipped", "owner")
-    return layout("Partitions", _table(head, out, "no partitions"), tz)
+def partitions(fleet: FleetStatus, tz: str) -> str:
+    """Per partition: the lease holder, lag, pending, parked gaps, dead letters; then
+    each consumer with what it holds (store.status, as `accord status` shows it)."""
+    rows = [
+        [
+            str(row.partition),
+            text(row.owner or "no owner"),
+            "-" if row.lease_ms_left is None else f"{row.lease_ms_left / 1000:.1f}s",
+            str(row.lag), str(row.pending), str(row.parked_gaps),
+            str(row.dead_letters_total),
+        ]
+        for row in fleet.partitions
+    ]  # fmt: skip
+    head = ("p", "owner", "lease left", "lag", "pending", "parked gaps", "dead letters")
+    consumers = [
+        [
+            text(c.consumer),
+            text(", ".join(map(str, c.partitions)) or "-"),
+            str(c.pending),
+            "not live" if c.heartbeat_age_ms is None else f"{c.heartbeat_age_ms / 1000:.1f}s ago",
+        ]
+        for c in fleet.consumers
+    ]
+    body = (
+        _table(head, rows, "no partitions")
+        + f"<h2>Consumers of group <code>{text(fleet.group)}</code></h2>"
+        + _table(("consumer", "partitions", "pending", "last beat"), consumers, "no consumers")
+    )
+    return layout("Partitions", body, tz)
 
 
 def dead_letters(found: DeadLetters, where: tzinfo, tz: str) -> str:

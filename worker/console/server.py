@@ -25,6 +25,7 @@ from faststream.asgi.types import Receive, Scope, Send
 
 from store.lookup import PrefixLookupError, records_named
 from store.reads import record_history
+from store.status import fleet_status
 from worker.connection import connect
 from worker.console import data, pages
 from worker.consumer import AnyRedis
@@ -172,8 +173,10 @@ class Console:
 
     async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         tz = query["tz"]
-        rows = await data.partition_rows(redis, self.settings.partitions, self.settings.group)
-        return 200, pages.partitions(rows, zone(tz), tz)
+        fleet = await fleet_status(
+            redis, self.settings.partitions, self.settings.group, live_ms=self.settings.lease_ms
+        )
+        return 200, pages.partitions(fleet, tz)
 
     async def dead_letters(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         tz = query["tz"]
