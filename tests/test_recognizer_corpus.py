@@ -60,8 +60,13 @@ def _expected(row: dict[str, Any]) -> dict[str, str | None]:
 
 @pytest.mark.parametrize("row", POSITIVE, ids=_ids(POSITIVE))
 def test_positive_turn_gives_its_labelled_intent_terms_and_targets(row: dict[str, Any]) -> None:
-    """An explicit phrase gives its intent; terms are the user's prose alone (R14)."""
-    assert reading(recognize(row["text"], row["role"])) == _expected(row)
+    """An explicit phrase gives its intent; terms are the user's prose alone (R14); where
+    a case labels its deadline wording, the proposal's sentence gives exactly that (R9)."""
+    intent = recognize(row["text"], row["role"])
+    assert reading(intent) == _expected(row)
+    if "deadline_phrase" in row:
+        assert isinstance(intent, Proposal)
+        assert intent.deadline_phrase == row["deadline_phrase"]
 
 
 @pytest.mark.parametrize("row", NEGATIVE, ids=_ids(NEGATIVE))
