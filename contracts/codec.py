@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC
 from functools import cache
 from importlib import resources
 from typing import Any, cast
@@ -192,7 +193,14 @@ def decode_event(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> InputEve
         raise ContractError(
             "$", "nested too deeply to decode", DeadLetterReason.UNDECODABLE
         ) from error
-    return _check_limits(event, limits, len(raw))
+    event = _check_limits(event, limits, len(raw))
+    if event.ts.utcoffset():
+        # One canonical form for every stored time: the instant in UTC. A `ts` sent with
+        # an offset (`+08:00`) would otherwise be stored with it while a scope is cached
+        # and as `Z` after a reload, so a replay would not store the same bytes. The
+        # user's zone for deadlines comes from `timezone`, never from this offset.
+        event = msgspec.structs.replace(event, ts=event.ts.astimezone(UTC))
+    return event
 
 
 def decode_entry(

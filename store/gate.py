@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from contracts.codec import ContractError, Limits, decode_event
 from contracts.inputs import InputEvent
 from contracts.outputs import DeadLetter
 
@@ -69,6 +70,9 @@ class GatePlan(msgspec.Struct):
     # In seq order: (seq, source); a ParkedEntry source is removed from the parked hash.
     apply: list[tuple[int, Arrival | ParkedEntry]] = msgspec.field(default_factory=list)
     duplicates: list[Arrival] = msgspec.field(default_factory=list)
+    # Same seq as an entry at hand (this batch or parked) but other content: (the
+    # arrival, the kept entry's stream and id). The kept one wins; this one is evidence.
+    conflicting: list[tuple[Arrival, str, str]] = msgspec.field(default_factory=list)
     late: list[Arrival] = msgspec.field(default_factory=list)
     park: list[tuple[int, Arrival]] = msgspec.field(default_factory=list)
     next_seq: int = 1
@@ -97,6 +101,54 @@ def parse_skipped(text: bytes | str | None) -> tuple[tuple[int, int], ...]:
 
 def format_skipped(ranges: Iterable[tuple[int, int]]) -> str:
     return ",".join(f"{low}-{high}" for low, high in ranges)
+
+
+UNLIMITED = Limits(
+    max_entry_bytes=2**62,
+    max_text_bytes=2**62,
+    max_todos=2**62,
+    max_todo_content_bytes=2**62,
+    max_argument_bytes=2**62,
+    max_ts_behind_s=2**40,
+    max_ts_ahead_s=2**40,
+)
+
+
+def _sort_arrivals(
+    plan: GatePlan, waiting: dict[int, Arrival | ParkedEntry], arrivals: Sequence[Arrival]
+) -> None:
+    """Late, duplicate, conflicting, or waiting to be applied (in `waiting`, by seq)."""
+    for arrival in sorted(arrivals, key=lambda a: a.seq):
+        seq = arrival.seq
+        if seq < plan.next_seq:
+            (plan.late if _was_skipped(seq, plan.skipped) else plan.duplicates).append(arrival)
+        elif seq in waiting and not _same_input(arrival, waiting[seq]):
+            kept = waiting[seq]
+            plan.conflicting.append((arrival, kept.stream, kept.entry_id))
+        elif seq in waiting:
+            # Same seq twice (a gateway retry, or a redelivery of a parked entry).
+            plan.duplicates.append(arrival)
+        else:
+            waiting[seq] = arrival
+
+
+def _same_input(arrival: Arrival, kept: Arrival | ParkedEntry) -> bool:
+    """Whether two entries of one (session, seq) carry the same input.
+
+    A refused entry (no event) is never called conflicting: its letter says what it is.
+    """
+    if arrival.entry_id == kept.entry_id and arrival.stream == kept.stream:
+        return True  # one entry delivered twice
+    if arrival.event is None:
+        return True
+    if isinstance(kept, Arrival):
+        return kept.event is None or arrival.event == kept.event
+    if not kept.data or arrival.data == kept.data:
+        return True
+    try:
+        return arrival.event == decode_event(kept.data, UNLIMITED)
+    except ContractError:  # kept under older limits or rules: not comparable, keep it
+        return True
 
 
 def _was_skipped(seq: int, ranges: Sequence[tuple[int, int]]) -> bool:
@@ -128,15 +180,7 @@ def _plan_any(
 ) -> GatePlan:
     plan = GatePlan(next_seq=next_seq, skipped=skipped)
     waiting: dict[int, Arrival | ParkedEntry] = dict(parked)
-    for arrival in sorted(arrivals, key=lambda a: a.seq):
-        seq = arrival.seq
-        if seq < next_seq:
-            (plan.late if _was_skipped(seq, skipped) else plan.duplicates).append(arrival)
-        elif seq in waiting:
-            # Same seq twice (a gateway retry, or a redelivery of a parked entry).
-            plan.duplicates.append(arrival)
-        else:
-            waiting[seq] = arrival
+    _sort_arrivals(plan, waiting, arrivals)
     cursor = next_seq
     while waiting:
         if cursor in waiting:

@@ -10,6 +10,7 @@ reclaim implementation: the worker's reclaimer (worker/reclaim.py) and the tests
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, NamedTuple
 
 from redis.exceptions import ResponseError
@@ -67,22 +68,27 @@ async def reclaim_pending(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
     *,
     min_idle_ms: int,
     count: int = 100,
+    live: Collection[str] = (),
+    stuck_ms: int = 0,
 ) -> Reclaimed:
     """Claim up to `count` entries per stream idle at least `min_idle_ms`.
 
-    One `reclaim.lua` call per stream: XAUTOCLAIM, the delivery counts (XPENDING, this
-    delivery included), and the release of entries deleted from the stream while pending.
+    One `reclaim.lua` call per stream: XPENDING (idle, owner, delivery count), XCLAIM,
+    and the release of entries deleted from the stream while pending. Entries of the
+    consumers named in `live` are left to them unless idle `stuck_ms` (0: never left).
     """
     entries: list[Entry] = []
     deleted: list[tuple[str, str]] = []
     for stream in input_streams(partition):
         reply: Any = await RECLAIM.run(
-            redis, [stream], [group, consumer, min_idle_ms, "0-0", count]
+            redis,
+            [stream],
+            [group, consumer, min_idle_ms, count, stuck_ms or min_idle_ms, *live],
         )
-        for entry_id, flat, delivered in reply[1]:
+        for entry_id, flat, delivered in reply[0]:
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
             entries.append(Entry(stream, _text(entry_id), fields, int(delivered)))
-        deleted.extend((stream, _text(entry_id)) for entry_id in reply[2])
+        deleted.extend((stream, _text(entry_id)) for entry_id in reply[1])
     return Reclaimed(entries, deleted)
 
 

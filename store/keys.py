@@ -104,6 +104,11 @@ def dead_letters_stream(partition: int) -> str:
     return stream_name(DEAD_LETTERS, partition)
 
 
+# Not partition data: the deployment's layout, one key outside every hash tag.
+CONFIG_KEY = "accord:config"
+"""String: `{"partitions": P, "group": name}` JSON, set by the first worker to start
+(SET NX); every later start and command compares its settings (store/layout.py)."""
+
 # Not partition data: one key per worker process, outside every hash tag, and one sorted
 # set naming them, so `accord check` lists live workers without SCAN (which no ACL can
 # confine to a key pattern: it would enumerate other applications' keys). The ACL

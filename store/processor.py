@@ -46,7 +46,7 @@ from typing import Any, Generic, Protocol
 import msgspec
 from redis.exceptions import ResponseError
 
-from contracts.codec import ContractError, Limits, decode_entry, decode_envelope, decode_event
+from contracts.codec import ContractError, decode_entry, decode_envelope, decode_event
 from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import (
@@ -63,6 +63,7 @@ from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.crash import crash_point
 from store.gate import (
+    UNLIMITED,
     Arrival,
     GatePlan,
     ParkedEntry,
@@ -78,15 +79,7 @@ from store.watermark import server_ms, unfinished_ms, watermark_ms
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
 # limit must not strand them, so they are decoded again without limits.
-_NO_LIMITS = Limits(
-    max_entry_bytes=2**62,
-    max_text_bytes=2**62,
-    max_todos=2**62,
-    max_todo_content_bytes=2**62,
-    max_argument_bytes=2**62,
-    max_ts_behind_s=2**40,
-    max_ts_ahead_s=2**40,
-)
+_NO_LIMITS = UNLIMITED
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
 _MSGPACK = msgspec.msgpack.Encoder()
 _DATA_KEY = DATA_FIELD.encode()
@@ -786,11 +779,11 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 skip_gap=True,
             )
         table = build.table
-        if plan.duplicates or plan.late:
+        if plan.duplicates or plan.late or plan.conflicting:
             self._not_applied(build, plan)
         names = self._session_names(agent_id, user_id, session_id)
         if not (plan.apply or plan.park or plan.skipped_now):
-            if plan.duplicates or plan.late:
+            if plan.duplicates or plan.late or plan.conflicting:
                 # Nothing to write, but acking them rests on the next seq and skipped
                 # ranges as this processor saw them (perhaps cached): the commit checks
                 # they are still Redis's. After Redis lost writes they are not, and the
@@ -856,6 +849,26 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             build.acks += (table(arrival.stream), arrival.entry_id)
             duplicates += 1
         _bump(build.outcomes, "duplicate", duplicates)
+        for arrival, stream, entry_id in plan.conflicting:
+            letter = self._dead_letter(
+                Entry(
+                    arrival.stream, arrival.entry_id, {_DATA_KEY: arrival.data},
+                    arrival.delivery_count,
+                ),
+                DeadLetterReason.CONFLICTING_DUPLICATE,
+                f"seq {arrival.seq}: {arrival.stream} {arrival.entry_id} differs from"
+                f" {stream} {entry_id}, which is kept",
+                arrival.event,
+            )  # fmt: skip
+            build.late.append(
+                [
+                    table(arrival.stream),
+                    arrival.entry_id,
+                    table.blob(_JSON.encode(letter)),
+                    letter.reason.value,
+                ]
+            )
+            build.events.append(letter)
         for arrival in plan.late:
             if arrival.letter is not None:
                 self._write_letter(build, arrival)

@@ -212,3 +212,59 @@ async def test_a_late_dead_letter_carries_the_real_delivery_count(
     letter = msgspec.json.decode(fields[DATA_FIELD.encode()], type=DeadLetter)
     assert letter.reason is DeadLetterReason.LATE_AFTER_GAP_SKIP
     assert letter.delivery_count == 3
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_an_invalid_copy_of_an_applied_or_present_seq_changes_nothing(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: a broken copy of a seq whose valid entry is applied, or in the same batch,
+    is dead-lettered and skips nothing."""
+    processor = store(client)
+    bad = chat(SCOPE, "s", 2, "turn 2")
+    bad["role"] = "narrator"
+    await write(client, 1)
+    await write(client, 2)
+    await client.xadd(CHAT, {DATA_FIELD: json.dumps(bad)})
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    await client.xadd(CHAT, {DATA_FIELD: json.dumps(bad)})
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    assert await applied(client) == [1, 2]
+    assert not await client.hget(keys.session_key(0, *SCOPE, "s"), "k")
+    assert await client.xlen(keys.dead_letters_stream(0)) == 2
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kept", ["in the same batch", "parked"])
+async def test_a_different_content_duplicate_is_a_conflicting_duplicate_dead_letter(
+    client: redis.asyncio.Redis, kept: str
+) -> None:
+    """R15: seq 2 written twice with different content (the second a cancellation): the
+    first stays and is applied, the second becomes a `conflicting_duplicate` letter naming
+    both entry ids, session and seq (logged at WARNING by the worker), never a silent drop."""
+    processor = store(client)
+    await write(client, 2)
+    if kept == "parked":
+        await processor.process(await read_new(client, 0, GROUP, "c"))
+    other = chat(SCOPE, "s", 2, "Cancel this agreement")
+    second: Any = await client.xadd(CHAT, {DATA_FIELD: json.dumps(other)})
+    await write(client, 1)
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    assert await applied(client) == [1, 2]
+    raw: Any = await client.hget(keys.session_key(0, *SCOPE, "s"), "c")
+    assert FakeCore().decode_session(raw, "s").seqs == (1, 2)
+    letters: Any = await client.xrange(keys.dead_letters_stream(0))
+    [(_, fields)] = letters
+    letter = msgspec.json.decode(fields[DATA_FIELD.encode()], type=DeadLetter)
+    assert letter.reason is DeadLetterReason.CONFLICTING_DUPLICATE
+    assert (letter.session_id, letter.seq, letter.entry_id) == ("s", 2, second.decode())
+    entries: Any = await client.xrange(CHAT)
+    assert entries[0][0].decode() in letter.detail, "the kept entry's id"
+    assert await client.xpending(CHAT, GROUP) == {
+        "pending": 0,
+        "min": None,
+        "max": None,
+        "consumers": [],
+    }

@@ -24,6 +24,7 @@ from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
 
 from store.config import StoreConfig
+from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
 from worker.connection import DEFAULT_URL, broker_connection_options, connect
 from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
@@ -159,21 +160,30 @@ class Worker:
         """Run until SIGINT/SIGTERM (graceful) or a fatal condition; the exit code."""
         try:
             await self.app.run()
+        except LayoutMismatch as error:
+            # A configuration error, like a bad setting: one line, exit 2.
+            self.log.critical("worker_refused", error=str(error))
+            await self._abandon()
+            return 2
         except Exception as error:  # noqa: BLE001  (any start-up failure ends the same way)
             # A start-up failure (Redis unreachable, metrics port taken, ...): say it in one
             # line, stop whatever loops already started, and exit non-zero instead of
             # leaving half a worker running.
             self.log.critical("worker_failed", error=f"{type(error).__name__}: {error}")
-            self.stopping.set()
-            for task in self.tasks:
-                task.cancel()
-            await asyncio.gather(*self.tasks, return_exceptions=True)
-            with contextlib.suppress(Exception):
-                await self.broker.stop()
-            with contextlib.suppress(Exception):
-                await self.redis.aclose()
+            await self._abandon()
             return self.exit_code or 1
         return self.exit_code
+
+    async def _abandon(self) -> None:
+        """After a failed start: stop whatever loops already started, close the clients."""
+        self.stopping.set()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await self.broker.stop()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
 
 
 def build_worker(
@@ -300,6 +310,8 @@ def _wire_lifecycle(worker: Worker) -> None:
 
     @app.on_startup
     async def create_groups() -> None:
+        # First the layout: a worker with another partition count must not read a thing.
+        await claim_layout(worker.redis, settings.partitions, settings.group)
         # Before the subscribers start: their own XGROUP CREATE would use `$`.
         created = await ensure_groups(worker.redis, settings.served(), settings.group)
         worker.log.info(

@@ -2,8 +2,10 @@
 
 FastStream never redelivers a failed Redis entry (it stays in the PEL forever), so
 this loop is what makes a crash or an exception recoverable. Each pass runs the
-store's reclaim (`store.intake.reclaim_pending`, XAUTOCLAIM in one script per stream:
-two reclaimers racing get disjoint sets) over every served partition and hands what
+store's reclaim (`store.intake.reclaim_pending`, XPENDING + XCLAIM in one script per
+stream: two reclaimers racing get disjoint sets) over every served partition, taking
+the entries of dead consumers (no heartbeat) and its own, and those of a live worker
+only when stuck (idle `STUCK_FACTOR` reclaim periods), and hands what
 it took over to the dispatcher with its delivery count: the store dead-letters an
 entry past the delivery limit instead of applying it, so a poison entry ends in dead
 letters with its count and reason and never blocks the stream. A pending entry whose
@@ -13,7 +15,7 @@ stream entry was deleted is acked by the script and reported here.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +23,12 @@ from redis.exceptions import RedisError
 
 from store.intake import reclaim_pending
 from worker.consumer import AnyRedis, Dispatcher, RawEntry, sleep_or_stop
+from worker.health import live_workers
 from worker.outage import Backoff, Reachability
+
+# A live worker's entry is taken from it only when idle this many reclaim periods: it is
+# stuck, not slow (a worker that beats but makes no progress).
+STUCK_FACTOR = 6
 
 
 @dataclass
@@ -36,7 +43,7 @@ class Reclaimer:
     log: Any
     reachability: Reachability | None = None
 
-    async def reclaim_partition(self, partition: int) -> int:
+    async def reclaim_partition(self, partition: int, live: Collection[str]) -> int:
         """One pass over one partition's streams; returns how many entries were reclaimed."""
         reclaimed = await reclaim_pending(
             self.redis,
@@ -45,6 +52,8 @@ class Reclaimer:
             self.consumer,
             min_idle_ms=self.min_idle_ms,
             count=self.count,
+            live=live,
+            stuck_ms=self.min_idle_ms * STUCK_FACTOR,
         )
         if reclaimed.deleted:
             self.log.warning(
@@ -64,10 +73,13 @@ class Reclaimer:
         return len(entries)
 
     async def reclaim_once(self) -> int:
+        # Live workers beat every 2 s with a 6 s expiry (worker/health.py): a consumer
+        # without a heartbeat is gone, and its entries are taken at `min_idle_ms`.
+        live = {beat.consumer for beat in await live_workers(self.redis)} - {self.consumer}
         total = 0
         # A copy: with partition ownership the served partitions change while it runs.
         for partition in tuple(self.partitions):
-            total += await self.reclaim_partition(partition)
+            total += await self.reclaim_partition(partition, live)
         return total
 
     async def run(self, stop: asyncio.Event, interval_s: float) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
+import zoneinfo
 from dataclasses import dataclass, field
 from typing import Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -97,9 +98,11 @@ class Settings:
     max_parked_entries: int = 2_000
     max_parked_bytes: int = 8 * 1024 * 1024
     # An entry delivered this many times without being applied goes to dead letters.
-    delivery_limit: int = 5
-    # An entry idle this long in another consumer's PEL is reclaimed (XAUTOCLAIM).
-    reclaim_idle_ms: int = 30_000
+    delivery_limit: int = 10
+    # An entry idle this long in another consumer's PEL is reclaimed (XAUTOCLAIM); polled
+    # every half of it. With the gap timeout at its default, reclaim happens well inside it
+    # (`check_settings`).
+    reclaim_idle_ms: int = 10_000
     # Remove group consumers idle this long with nothing pending (0: never). Off by default:
     # it needs XINFO CONSUMERS and XGROUP DELCONSUMER, which the production ACL withholds
     # from the worker (deploy/redis/users.acl); an operator prunes with the ops user instead.
@@ -155,6 +158,12 @@ class Settings:
         budget = stream_maxlens(
             num("ACCORD_STREAMS_MEMORY_MB", STREAMS_MEMORY_BYTES // 2**20) * 2**20
         )
+        serve_raw = [p.strip() for p in serve.split(",") if p.strip()] if serve else []
+        if not all(p.isdigit() for p in serve_raw):
+            raise ValueError(
+                "ACCORD_SERVE_PARTITIONS must be partition numbers separated by commas,"
+                f" got {serve!r}"
+            )
         limits = Limits(
             max_entry_bytes=num("ACCORD_MAX_ENTRY_BYTES", base.limits.max_entry_bytes),
             max_text_bytes=num("ACCORD_MAX_TEXT_BYTES", base.limits.max_text_bytes),
@@ -177,9 +186,7 @@ class Settings:
             redis_url=e.get("REDIS_URL") or None,
             redis_cluster=e.get("ACCORD_REDIS_CLUSTER", "0").lower() in {"1", "true", "yes"},
             partitions=num("ACCORD_PARTITIONS", base.partitions),
-            serve_partitions=tuple(int(p) for p in serve.split(",") if p.strip())
-            if serve
-            else None,
+            serve_partitions=tuple(int(p) for p in serve_raw) or None,
             lease_ms=num("ACCORD_LEASE_MS", base.lease_ms),
             group=e.get("ACCORD_GROUP", base.group),
             consumer=e.get("ACCORD_CONSUMER") or _default_consumer(),
@@ -207,7 +214,14 @@ class Settings:
             max_records_per_scope=num("ACCORD_MAX_RECORDS_PER_SCOPE", base.max_records_per_scope),
             max_terms_chars=num("ACCORD_MAX_TERMS_CHARS", base.max_terms_chars),
             limits=limits,
-        )
+        ).checked()
+
+    def checked(self) -> Self:
+        """These settings, or ValueError naming the first setting (or pair) that is wrong."""
+        for problem in (_single(self), _paired(self)):
+            if problem:
+                raise ValueError(problem)
+        return self
 
     def __repr__(self) -> str:
         # REDIS_URL may carry the ACL user's password: a logged or printed Settings
@@ -225,3 +239,67 @@ class Settings:
         """Partitions are shared by leases: no manual list, and the merged reader (the
         FastStream subscribers are fixed at start, so they serve every partition)."""
         return self.serve_partitions is None and self.reader == "merged"
+
+
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def _single(s: Settings) -> str | None:
+    """The first setting that is wrong on its own (one line), or None."""
+    if s.partitions < 1:
+        return f"ACCORD_PARTITIONS must be at least 1, got {s.partitions}"
+    outside = [p for p in s.serve_partitions or () if not 0 <= p < s.partitions]
+    if outside:
+        return (
+            f"ACCORD_SERVE_PARTITIONS names partition {outside[0]}, outside 0..{s.partitions - 1}"
+            f" (ACCORD_PARTITIONS={s.partitions})"
+        )
+    try:
+        zoneinfo.ZoneInfo(s.default_timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return f"ACCORD_DEFAULT_TIMEZONE: unknown IANA time zone {s.default_timezone!r}"
+    if s.redis_url is not None and urlsplit(s.redis_url).scheme not in REDIS_SCHEMES:
+        return (
+            f"REDIS_URL must start with redis://, rediss:// or unix://,"
+            f" got {redacted_url(s.redis_url)!r}"
+        )
+    for name, value in (
+        ("ACCORD_BATCH_SIZE", s.batch_size),
+        ("ACCORD_GAP_TIMEOUT_MS", s.gap_timeout_ms),
+        ("ACCORD_RECLAIM_IDLE_MS", s.reclaim_idle_ms),
+        ("ACCORD_SWEEP_INTERVAL_MS", s.sweep_interval_ms),
+    ):
+        if value < 1:
+            return f"{name} must be at least 1, got {value}"
+    return None
+
+
+def _paired(s: Settings) -> str | None:
+    """The first combination of settings that can lose or dead-letter good input, or None.
+
+    A gap is never skipped while its seq is pending (docs/store.md), so a slow reclaim
+    only delays; but a crashed worker's entries should be reclaimed (idle time, then up
+    to half of it until the next poll) within half the gap timeout, so that a session
+    behind a crash moves on well before its gap could be given up. A delivery limit of 1
+    dead-letters an entry whose worker crashed once.
+    """
+    reclaim_by = s.reclaim_idle_ms * 3 // 2
+    if reclaim_by > s.gap_timeout_ms // 2:
+        return (
+            f"ACCORD_RECLAIM_IDLE_MS={s.reclaim_idle_ms} is too long for ACCORD_GAP_TIMEOUT_MS="
+            f"{s.gap_timeout_ms}: a crashed worker's entries are reclaimed up to {reclaim_by} ms"
+            f" later, which must be within half the gap timeout"
+            f" (ACCORD_RECLAIM_IDLE_MS <= {s.gap_timeout_ms // 3}"
+            f" or ACCORD_GAP_TIMEOUT_MS >= {reclaim_by * 2})"
+        )
+    if s.block_ms >= s.reclaim_idle_ms:
+        return (
+            f"ACCORD_BLOCK_MS={s.block_ms} must be below ACCORD_RECLAIM_IDLE_MS="
+            f"{s.reclaim_idle_ms}: a live worker's entries would be reclaimed from it"
+        )
+    if s.delivery_limit < 2:
+        return (
+            f"ACCORD_DELIVERY_LIMIT={s.delivery_limit} dead-letters an entry whose worker crashed"
+            f" once (ACCORD_RECLAIM_IDLE_MS={s.reclaim_idle_ms} redelivers it): use at least 2"
+        )
+    return None

@@ -1,40 +1,33 @@
--- Take over entries idle in other consumers' pending lists, with their delivery counts,
--- in one round trip per stream. KEYS[1]: an input stream.
--- ARGV: group, consumer, min idle ms, start id, count.
--- Returns {next start id, {{entry id, {field, value, ...}, times delivered}, ...},
+-- Take over entries idle in the pending lists of consumers that are gone (or stuck),
+-- with their delivery counts, in one round trip per stream. KEYS[1]: an input stream.
+-- ARGV: group, consumer, min idle ms, count, stuck ms, then the names of live consumers.
+-- Returns {{{entry id, {field, value, ...}, times delivered}, ...},
 --          {id of an entry deleted from the stream while pending, ...}}.
 --
--- An entry deleted from the stream while pending (XDEL, a trim) has nothing to apply.
--- Redis 7 drops it from the pending list itself and lists its id apart (reply[3]).
--- Redis 6.2 claims it but returns it as nil, without its id, and would leave it pending
--- for ever (holding the watermark back, claimed again on every pass): such entries are
--- found here by their absence from the stream and acked. Either way their ids are
--- returned, for the caller to report.
-local reply = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4],
-  'COUNT', ARGV[5])
+-- An entry pending on a live consumer is left to it unless idle `stuck ms`: a worker
+-- that is slow (a backlog, a busy machine) is not robbed, so its entries are not
+-- delivered again and again towards the delivery limit. Its own entries (a batch that
+-- failed) and those of consumers not named live (dead: no heartbeat) are taken.
+-- An entry deleted from the stream while pending (XDEL, a trim) has nothing to apply:
+-- Redis 6.2 keeps it pending and XCLAIM returns it as nil; Redis 7 drops it. Either way
+-- it is acked here and its id returned, for the caller to report.
+local live = {}
+for i = 6, #ARGV do live[ARGV[i]] = true end
+local stuck = tonumber(ARGV[5])
+local pending = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])
 local out = {}
 local deleted = {}
-local gone = 0
-for _, entry in ipairs(reply[2]) do
-  if entry then
-    local pending = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
-    local delivered = 1
-    if pending[1] then delivered = pending[1][4] end
-    out[#out + 1] = {entry[1], entry[2], delivered}
-  else
-    gone = gone + 1
-  end
-end
-if gone > 0 then
-  local mine = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 10000, ARGV[2])
-  for _, item in ipairs(mine) do
-    if #redis.call('XRANGE', KEYS[1], item[1], item[1]) == 0 then
-      redis.call('XACK', KEYS[1], ARGV[1], item[1])
-      deleted[#deleted + 1] = item[1]
+for _, item in ipairs(pending) do
+  local id, owner, idle, count = item[1], item[2], item[3], item[4]
+  if owner == ARGV[2] or not live[owner] or idle >= stuck then
+    local claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], id)
+    if claimed[1] then
+      out[#out + 1] = {claimed[1][1], claimed[1][2], count + 1}
+    elseif #redis.call('XRANGE', KEYS[1], id, id) == 0 then
+      redis.call('XACK', KEYS[1], ARGV[1], id)
+      deleted[#deleted + 1] = id
     end
+    -- else: another reclaimer took it first (no longer idle): leave it.
   end
 end
-for _, id in ipairs(reply[3] or {}) do
-  deleted[#deleted + 1] = id
-end
-return {reply[1], out, deleted}
+return {out, deleted}

@@ -172,6 +172,10 @@ class Checker:
                     )
             if gaps := await self.redis.zcard(keys.gaps_key(p)):
                 self.findings.add("pending", "gate", f"partition {p}: {gaps} sessions parked")
+            # Every seq of the workload was written: a skipped gap is an input lost.
+            stats: Any = await self.redis.hgetall(keys.stats_key(p))
+            if skipped := int(stats.get(b"seqs_skipped", 0)):
+                self.findings.add("gap_skip", "gate", f"partition {p}: {skipped} seqs skipped")
 
     async def _applied(self) -> None:
         names = sorted(self.expected.next_seq)

@@ -145,6 +145,11 @@ class Workers:
     killed: set[int] = field(default_factory=set)
     # Clean stops (SIGTERM) sent: partitions handed over at once.
     stops: int = 0
+    # pid -> consumer name; SIGKILLs of a worker that held pending entries.
+    consumers: dict[int, str] = field(default_factory=dict)
+    kills_holding: int = 0
+    # While paused (a whole-fleet outage) exited workers are not started again.
+    paused: bool = False
 
     def start(self) -> None:
         self.procs = [None] * self.count
@@ -153,7 +158,8 @@ class Workers:
 
     def _spawn(self, slot: int) -> None:
         self.spawned += 1
-        env = {**self.env, "ACCORD_CONSUMER": f"chaos-{slot}-{self.spawned}"}
+        consumer = f"chaos-{slot}-{self.spawned}"
+        env = {**self.env, "ACCORD_CONSUMER": consumer}
         point = None
         if self.rng.random() < self.crash_share:
             point = self.rng.choice(CRASH_POINTS)
@@ -165,11 +171,14 @@ class Workers:
             [sys.executable, "-m", "worker.chaos.node"], env=env, stdout=log, stderr=log
         )
         self.procs[slot] = proc
+        self.consumers[proc.pid] = consumer
         if point is not None:
             self.armed[proc.pid] = point
 
     def tend(self) -> None:
         """Restart every worker that exited; count crash-point exits by point."""
+        if self.paused:
+            return
         for slot, proc in enumerate(self.procs):
             if proc is None or proc.poll() is None:
                 continue
@@ -199,8 +208,23 @@ class Workers:
         self.stops += 1
         return True
 
-    def kill_random(self) -> bool:
-        live = [p for p in self.procs if p is not None and p.poll() is None]
+    def consumer_of(self, proc: subprocess.Popen[bytes]) -> str:
+        return self.consumers.get(proc.pid, "")
+
+    def live(self) -> list[subprocess.Popen[bytes]]:
+        return [p for p in self.procs if p is not None and p.poll() is None]
+
+    def kill_holding(self, holding: set[str]) -> bool:
+        """SIGKILL a live worker whose consumer holds pending (read, uncommitted) entries,
+        the work reclaim must recover; False if no live worker is among `holding`."""
+        victims = [p for p in self.live() if self.consumer_of(p) in holding]
+        if not victims:
+            return False
+        self.kills_holding += 1
+        return self.kill_random(victims)
+
+    def kill_random(self, among: list[subprocess.Popen[bytes]] | None = None) -> bool:
+        live = among or self.live()
         if not live:
             return False
         victim = self.rng.choice(live)

@@ -72,17 +72,38 @@ class Plan:
     worker_adds: int = 1
     worker_stops: int = 2
     lease_ms: int = 2_000
+    # False: the workers run the shipped default settings (reclaim, gap timeout, delivery
+    # limit), as an operator would. True: quick reclaim, no gap skips and a high delivery
+    # limit, so a short CI run settles fast (`worker_env`).
+    tuned: bool = False
+    # A whole-fleet outage: at this share of the write phase every worker is SIGKILLed
+    # and none runs for `outage_s` while the gateway keeps writing; then `workers`
+    # workers start together and catch up (0: no outage).
+    outage_s: float = 0.0
+    outage_at: float = 0.2
 
 
 PLANS = {
     "small": Plan(
         size="small", sessions=60, events_per_session=40, write_rate=80.0, worker_kills=4,
         redis_restarts=2, client_kills=6, proxy_resets=3, stalls=2, latency_windows=2,
-        stall_s=1.0, poison_copies=1, settle_timeout_s=120.0,
+        stall_s=1.0, poison_copies=1, settle_timeout_s=120.0, tuned=True,
     ),
     "full": Plan(
         size="full", sessions=1000, events_per_session=100, write_rate=700.0, worker_kills=30,
         redis_restarts=4, client_kills=40, proxy_resets=12, stalls=6, latency_windows=6,
+        outage_s=40.0,
+    ),
+    # The two runs that decide whether the defaults lose input (docs/reliability.md).
+    "kills": Plan(
+        size="kills", sessions=400, events_per_session=60, write_rate=300.0, worker_kills=20,
+        redis_restarts=1, client_kills=0, proxy_resets=0, stalls=0, latency_windows=0,
+        crash_share=0.0, worker_adds=0, worker_stops=0,
+    ),
+    "outage": Plan(
+        size="outage", sessions=400, events_per_session=60, write_rate=300.0, worker_kills=0,
+        redis_restarts=0, client_kills=0, proxy_resets=0, stalls=0, latency_windows=0,
+        crash_share=0.0, outage_s=40.0, worker_adds=0, worker_stops=0,
     ),
 }  # fmt: skip
 
@@ -190,15 +211,18 @@ def worker_env(url: str, plan: Plan) -> dict[str, str]:
         ACCORD_PARTITIONS=str(plan.partitions),
         ACCORD_METRICS_PORT="0",
         ACCORD_LOG_LEVEL="WARNING",
-        ACCORD_RECLAIM_IDLE_MS="1000",
-        # No gap may be skipped: every seq arrives, however late (else: a difference).
-        ACCORD_GAP_TIMEOUT_MS="600000",
-        # Crashes redeliver often; only poison may reach dead letters.
-        ACCORD_DELIVERY_LIMIT="1000",
-        ACCORD_SWEEP_INTERVAL_MS="500",
-        # Short leases, so a killed worker's partitions move several times in a run.
-        ACCORD_LEASE_MS=str(plan.lease_ms),
     )
+    if plan.tuned:
+        env.update(
+            ACCORD_RECLAIM_IDLE_MS="1000",
+            # No gap may be skipped: every seq arrives, however late (else: a difference).
+            ACCORD_GAP_TIMEOUT_MS="600000",
+            # Crashes redeliver often; only poison may reach dead letters.
+            ACCORD_DELIVERY_LIMIT="1000",
+            ACCORD_SWEEP_INTERVAL_MS="500",
+            # Short leases, so a killed worker's partitions move several times in a run.
+            ACCORD_LEASE_MS=str(plan.lease_ms),
+        )
     if plan.plant:
         env["ACCORD_CHAOS_PLANT"] = plan.plant
     if plan.cache_size is not None:
@@ -240,6 +264,8 @@ def schedule(plan: Plan, rng: random.Random, span_s: float) -> list[tuple[float,
     spread("proxy_reset", plan.proxy_resets)
     spread("stall", plan.stalls)
     spread("latency", plan.latency_windows)
+    if plan.outage_s:
+        faults.append((plan.outage_at * span_s, "outage"))
     return sorted(faults)
 
 
@@ -332,6 +358,7 @@ class Chaos:
         self.report.faults = {
             **self.faults,
             "worker_sigkills": workers.sigkills,
+            "sigkills_holding_pending": workers.kills_holding,
             "crash_point_exits": workers.crashes,
             "worker_exits_other": {str(k): v for k, v in workers.exits.items() if k != 137},
             "worker_starts": workers.spawned,
@@ -360,7 +387,7 @@ class Chaos:
             if ahead > 0:
                 await asyncio.sleep(ahead)
 
-    async def _inject(  # noqa: PLR0913, PLR0917  (one branch per fault)
+    async def _inject(  # noqa: C901, PLR0913, PLR0917  (one branch per fault)
         self,
         faults: list[tuple[float, str]],
         node: RedisNode,
@@ -374,7 +401,9 @@ class Chaos:
         for at, fault in faults:
             await asyncio.sleep(max(0.0, at - (time.monotonic() - started)))
             if fault.startswith("worker_"):
-                await self._worker_fault(fault, workers)
+                await self._worker_fault(fault, workers, admin)
+            elif fault == "outage":
+                await self._outage(workers)
             elif fault.startswith("redis_"):
                 how = fault.removeprefix("redis_")
                 keep = self._synced_bytes(node)
@@ -409,7 +438,7 @@ class Chaos:
                 self._count(fault)
         await asyncio.gather(*background)
 
-    async def _worker_fault(self, fault: str, workers: Workers) -> None:
+    async def _worker_fault(self, fault: str, workers: Workers, admin: redis.asyncio.Redis) -> None:
         """Kill, add or cleanly stop a worker: each moves partitions between workers."""
         if fault == "worker_add":
             workers.add()
@@ -418,11 +447,13 @@ class Chaos:
             if workers.stop_random():
                 self._count(fault)
         else:
-            for _ in range(100):  # all may be starting again: wait for a live one
-                if workers.kill_random():
+            # A worker caught holding uncommitted entries, else (after 10 s) any.
+            for attempt in range(600):  # all may be starting again: wait for a live one
+                holding = await self._holding(admin)
+                if workers.kill_holding(holding) or (attempt >= 500 and workers.kill_random()):
                     self._count(fault)
                     break
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.02)
 
     async def _check(
         self, admin: redis.asyncio.Redis, workload: Workload, expected: Expected, gateway: Gateway
@@ -435,6 +466,30 @@ class Chaos:
         self.report.seconds["check"] = round(time.monotonic() - check_started, 1)
         self.acquisitions = await _acquisitions(admin, self.plan.partitions)
         return findings
+
+    async def _holding(self, admin: redis.asyncio.Redis) -> set[str]:
+        """Consumers with entries pending (read, not yet committed) right now."""
+        names: set[str] = set()
+        with contextlib.suppress(*RETRYABLE):
+            for p in range(self.plan.partitions):
+                for stream in input_streams(p):
+                    summary: Any = await admin.xpending(stream, GROUP)
+                    names.update(
+                        _text(c["name"]) for c in summary["consumers"] or () if int(c["pending"])
+                    )
+        return names
+
+    async def _outage(self, workers: Workers) -> None:
+        """Every worker down for `outage_s` while the gateway writes on, then all restart."""
+        workers.paused = True
+        killed = 0
+        while workers.kill_random():
+            killed += 1
+        self.say(f"outage: {killed} workers killed, none running for {self.plan.outage_s}s")
+        await asyncio.sleep(self.plan.outage_s)
+        workers.paused = False
+        self._count("outage_workers_killed", killed)
+        self._count("outage_s", round(self.plan.outage_s))
 
     def _synced_bytes(self, node: RedisNode) -> int | None:
         """The AOF's size one fsync period ago: all `everysec` promises to have on disk."""
@@ -484,6 +539,10 @@ class Chaos:
                     return True
             await asyncio.sleep(0.5)
         return False
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 async def _settled(admin: redis.asyncio.Redis, partitions: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import tzinfo
@@ -12,11 +13,12 @@ from urllib.parse import urlsplit
 import msgspec
 import typer
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisClusterException
+from redis.exceptions import NoPermissionError, RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rich.console import Console
 from rich.markup import escape
 
+from store.layout import LayoutMismatch, check_layout
 from worker.connection import DEFAULT_URL, connect
 from worker.consumer import AnyRedis
 from worker.settings import Settings, redacted_url
@@ -82,6 +84,11 @@ def run_with_redis(
     async def main() -> T:
         redis = connect(settings)
         try:
+            # A command with another partition count would read and write the wrong keys.
+            # (Not for a user without the layout key, nor here when Redis is unreachable:
+            # the command itself says that its own way.)
+            with contextlib.suppress(NoPermissionError, *UNREACHABLE):
+                await check_layout(redis, settings.partitions, settings.group)
             return await body(redis)
         finally:
             await redis.aclose()
@@ -91,6 +98,9 @@ def run_with_redis(
     except UNREACHABLE as error:
         sys.stderr.write(unreachable_line(settings, error) + "\n")
         raise typer.Exit(unreachable_exit) from None
+    except LayoutMismatch as error:
+        sys.stderr.write(f"accord: configuration error: {error}\n")
+        raise typer.Exit(2) from None
 
 
 def unreachable_line(settings: Settings, error: BaseException) -> str:

@@ -15,7 +15,13 @@ from worker.commands._shared import console, err_console
 def register(app: typer.Typer) -> None:
     @app.command()
     def chaos(  # noqa: PLR0913, PLR0917  (typer: one parameter per option)
-        size: Annotated[str, typer.Option(help="small (CI, about a minute) or full.")] = "small",
+        size: Annotated[
+            str,
+            typer.Option(
+                help="small (CI, about a minute; tuned settings), full, kills (20 SIGKILLs and "
+                "a Redis restart) or outage (40 s without workers, then three catch up)."
+            ),
+        ] = "small",
         fsync: Annotated[str, typer.Option(help="Redis appendfsync: always or everysec.")] = (
             "always"
         ),
@@ -39,7 +45,9 @@ def register(app: typer.Typer) -> None:
         from worker.chaos.run import PLANS, run_chaos  # noqa: PLC0415  (heavy; on use)
 
         if size not in PLANS or fsync not in {"always", "everysec"}:
-            err_console.print("[red]--size small|full, --fsync always|everysec[/]")
+            err_console.print(
+                f"[red]--size {'|'.join(PLANS)}, --fsync always|everysec[/]", markup=True
+            )
             raise typer.Exit(2)
         plan = dataclasses.replace(PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size)
         if seed is not None:

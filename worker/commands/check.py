@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from store.layout import streams_beyond
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -48,13 +49,17 @@ def register(app: typer.Typer) -> None:
                 }
             missing = await missing_groups(redis, settings.served(), settings.group)
             workers = [w.consumer for w in await live_workers(redis)]
-            ok = not missing and (bool(workers) or not require_worker)
+            # Streams of partitions >= P: a gateway hashing with a larger count writes
+            # input no worker reads.
+            beyond = await streams_beyond(redis, settings.partitions)
+            ok = not missing and not beyond and (bool(workers) or not require_worker)
             return {
                 "ok": ok,
                 "redis": "ok",
                 "group": settings.group,
                 "partitions": list(settings.served()),
                 "missing_groups": missing,
+                "streams_beyond_partitions": beyond,
                 "workers": workers,
             }
 
@@ -69,6 +74,11 @@ def register(app: typer.Typer) -> None:
             console.print(f"accord {mark}: redis {result['redis']}")
             for stream in result.get("missing_groups", []):
                 console.print(f"  [red]missing[/] group {settings.group!r} on {stream}")
+            for stream in result.get("streams_beyond_partitions", []):
+                console.print(
+                    f"  [red]beyond ACCORD_PARTITIONS={settings.partitions}[/]: {stream}"
+                    " (input no worker reads)"
+                )
             if "workers" in result:
                 console.print(f"  live workers: {', '.join(result['workers']) or 'none'}")
         if not result["ok"]:

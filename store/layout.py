@@ -1,0 +1,98 @@
+"""The deployment's layout, stored in Redis by the first worker: partition count and group.
+
+Every worker, CLI command and gateway must hash scopes to the same number of
+partitions (DESIGN 3, "Partitions"): a worker started with another `ACCORD_PARTITIONS`
+would dead-letter good input as `wrong_partition` and leave streams unread. The first
+worker to start writes the layout (`SET NX`); every later start compares and refuses a
+mismatch with one line naming the setting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from redis.exceptions import NoPermissionError
+
+from contracts.streams import INPUT_FAMILIES, stream_name
+from store import keys
+from store.scripts import AnyRedis
+
+
+class Layout(msgspec.Struct, frozen=True):
+    partitions: int
+    group: str
+
+
+class LayoutMismatch(ValueError):  # noqa: N818  (a refusal, read as a sentence)
+    """The settings disagree with the layout this Redis was set up with."""
+
+
+def _refusal(stored: Layout, partitions: int, group: str) -> LayoutMismatch | None:
+    if stored.partitions != partitions:
+        return LayoutMismatch(
+            f"ACCORD_PARTITIONS={partitions}, but this Redis was set up with"
+            f" {stored.partitions} partitions ({keys.CONFIG_KEY}): every worker, command and"
+            f" gateway must use the same count"
+        )
+    if stored.group != group:
+        return LayoutMismatch(
+            f"ACCORD_GROUP={group!r}, but this Redis was set up with group {stored.group!r}"
+            f" ({keys.CONFIG_KEY})"
+        )
+    return None
+
+
+async def stored_layout(redis: AnyRedis) -> Layout | None:
+    raw: Any = await redis.get(keys.CONFIG_KEY)
+    return None if raw is None else msgspec.json.decode(raw, type=Layout)
+
+
+async def check_layout(redis: AnyRedis, partitions: int, group: str) -> None:
+    """Raise LayoutMismatch if a stored layout differs (nothing stored: nothing to check)."""
+    stored = await stored_layout(redis)
+    if stored is not None and (refusal := _refusal(stored, partitions, group)):
+        raise refusal
+
+
+async def claim_layout(redis: AnyRedis, partitions: int, group: str) -> bool:
+    """Store the layout if none is; raise LayoutMismatch if another is. True if stored now."""
+    wanted = Layout(partitions, group)
+    if await redis.set(keys.CONFIG_KEY, msgspec.json.encode(wanted), nx=True):
+        return True
+    await check_layout(redis, partitions, group)
+    return False
+
+
+# Without SCAN (the worker's ACL withholds it), partitions up to this many past P are probed.
+PROBED_BEYOND = 1024
+
+
+async def streams_beyond(redis: AnyRedis, partitions: int) -> list[str]:
+    """Input streams of partitions >= `partitions` (written with a larger count)."""
+    try:
+        return await _scan_beyond(redis, partitions)
+    except NoPermissionError:
+        # SCAN cannot be confined to accord's keys, so the accord user lacks it: probe
+        # the next partitions' streams by XLEN instead (0 for a stream that is not there).
+        names = [
+            stream_name(family, p)
+            for p in range(partitions, partitions + PROBED_BEYOND)
+            for family in INPUT_FAMILIES
+        ]
+        pipe = redis.pipeline(transaction=False)
+        for name in names:
+            pipe.xlen(name)
+        lengths = await pipe.execute()
+        return [name for name, length in zip(names, lengths, strict=True) if length]
+
+
+async def _scan_beyond(redis: AnyRedis, partitions: int) -> list[str]:
+    found: set[str] = set()
+    for family in INPUT_FAMILIES:
+        async for raw in redis.scan_iter(match=f"{family}:{{*}}", count=1000):
+            name = raw.decode() if isinstance(raw, bytes) else str(raw)
+            tag = name[len(family) + 2 : -1]
+            if tag.isdigit() and int(tag) >= partitions:
+                found.add(name)
+    return sorted(found)
