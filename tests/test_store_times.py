@@ -48,7 +48,7 @@ async def _run(client: redis.asyncio.Redis, cache_size: int) -> list[bytes]:
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig(cache_size=cache_size))
     proposal = chat(SCOPE, "s", 1, "Let's agree: we review the plan every Friday")
     proposal["ts"] = "2027-01-01T08:00:00+08:00"
-    await client.xadd("chat-turn:{0}", {DATA_FIELD: json.dumps(proposal)}, id="1000-0")
+    await client.xadd("chat-turn:{0}", {DATA_FIELD: json.dumps(proposal)}, id="1798761600000-0")
     await processor.process(await read_new(client, 0, GROUP, "c"))
     names = [name async for name in client.scan_iter(match=keys.record_key(0, "*"))]
     first: Any = await client.get(names[0])
@@ -57,7 +57,7 @@ async def _run(client: redis.asyncio.Redis, cache_size: int) -> list[bytes]:
         SCOPE, "s", 2, "soul_agreement_accept", {"record_id": record_id, "expected_revision": 1}
     )
     accept["ts"] = "2027-01-01T08:01:00+08:00"
-    await client.xadd("tool-call:{0}", {DATA_FIELD: json.dumps(accept)}, id="2000-0")
+    await client.xadd("tool-call:{0}", {DATA_FIELD: json.dumps(accept)}, id="1798761660000-0")
     await processor.process(await read_new(client, 0, GROUP, "c"))
     return await _stored(client)
 

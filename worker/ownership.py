@@ -29,6 +29,7 @@ from store.intake import reclaim_pending
 from store.ownership import NOT_HELD, Fence
 from worker.consumer import AnyRedis, Dispatcher, RawEntry, sleep_or_stop
 from worker.merged_reader import _id
+from worker.outage import Backoff
 from worker.sweeper import SweepTarget
 
 # While an assigned partition is still held by another worker, beat this often (s).
@@ -103,14 +104,17 @@ class Ownership:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Beat until `stop`; then stop every reader, release every lease, and leave."""
+        backoff = Backoff(self.log, "ownership")
         try:
             while not stop.is_set():
-                complete = False
                 try:
                     complete = await self.tick()
                 except (RedisError, OSError) as error:
-                    # Redis away: keep the readers (their commits are fenced); try again.
-                    self.log.warning("ownership_failed", error=f"{type(error).__name__}: {error}")
+                    # Redis away: keep the readers (their commits are fenced); try again,
+                    # saying so once per backoff step (worker/outage.py).
+                    await backoff.wait(stop, error)
+                    continue
+                backoff.reset()
                 await sleep_or_stop(stop, self.beat_s if complete else FAST_BEAT_S)
         finally:
             await self.release_all()

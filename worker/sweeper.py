@@ -62,8 +62,8 @@ class Sweeper:
         expired = 0
         try:
             skipped = await target.skip_stale_gaps()
-        except (asyncio.CancelledError, LeaseLost):
-            raise
+        except (asyncio.CancelledError, LeaseLost, RedisError, OSError):
+            raise  # Redis away: the loop backs off (worker/outage.py)
         except Exception:  # retried next period; the other steps still run
             self.log.exception("gap_skip_failed", partition=partition)
         else:
@@ -72,7 +72,7 @@ class Sweeper:
                 self.log.warning("gaps_skipped", partition=partition, count=skipped)
         try:
             events = await target.sweep_expired()
-        except (asyncio.CancelledError, LeaseLost):
+        except (asyncio.CancelledError, LeaseLost, RedisError, OSError):
             raise
         except Exception:  # retried next period; the other partitions still run
             self.log.exception("sweep_failed", partition=partition)
