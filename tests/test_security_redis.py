@@ -84,13 +84,17 @@ def make_certificates(directory: Path) -> None:
 
 
 @contextlib.contextmanager
-def redis_server(binary: Path, directory: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+def redis_server(
+    binary: Path, directory: Path, *extra: str, config: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """A redis-server; yielded once it logs that it accepts connections, or has exited
     (a binary without TLS, a port taken meanwhile): the caller checks `poll()`. The wait
     is generous: a loaded machine starts a server in seconds, not milliseconds."""
     log = directory / f"redis-{time.monotonic_ns()}.log"
-    args = [str(binary), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--aclfile",
-            str(ACL), "--dir", str(directory), "--logfile", str(log), *extra]  # fmt: skip
+    first = [str(config)] if config is not None else []  # a config file must come first
+    args = [str(binary), *first, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--aclfile", str(ACL), "--dir", str(directory), "--logfile", str(log),
+            *extra]  # fmt: skip
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
     try:
         deadline = time.monotonic() + 120
@@ -422,3 +426,85 @@ async def test_the_metrics_endpoint_binds_loopback_unless_told_otherwise(
         assert worker.http is not None
         bound = {sock.getsockname()[0] for sock in worker.http.sockets}
     assert bound == {"127.0.0.1"}
+
+
+DEPLOY = ACL.parent.parent
+TLS_CONF = DEPLOY / "redis" / "redis-tls.conf"
+
+
+def _tls_port_of_shipped_conf() -> int:
+    lines = [line.split() for line in TLS_CONF.read_text().splitlines() if line.strip()]
+    return int(next(words[1] for words in lines if words[0] == "tls-port"))
+
+
+def test_the_tls_overlay_agrees_on_the_port_and_verifies_the_server() -> None:
+    """The shipped TLS pieces name one port and never turn verification off: redis-tls.conf
+    (TLS only: `port 0`), the NetworkPolicy, the compose overlay's URL and mapping, the
+    Kubernetes Secret example, and KEDA's TLS authentication (`tls`, `ca`)."""
+    import yaml  # noqa: PLC0415
+
+    port = _tls_port_of_shipped_conf()
+    assert "\nport 0\n" in TLS_CONF.read_text()
+    policy = yaml.safe_load((DEPLOY / "k8s" / "networkpolicy.yaml").read_text())
+    redis_ports = {p["port"] for rule in policy["spec"]["egress"] for p in rule.get("ports", [])}
+    assert port in redis_ports
+    compose = yaml.safe_load((DEPLOY / "compose.tls.yaml").read_text())
+    url = compose["services"]["worker"]["environment"]["REDIS_URL"]
+    assert url.startswith("rediss://")
+    assert f":{port}/" in url
+    assert "ssl_ca_certs=" in url
+    assert f"127.0.0.1:{port}:{port}" in compose["services"]["redis"]["ports"]
+    secrets = list(
+        yaml.safe_load_all((DEPLOY / "k8s" / "examples" / "tls" / "secrets.yaml").read_text())
+    )
+    worker_url = secrets[0]["stringData"]["REDIS_URL"]
+    assert worker_url.startswith("rediss://")
+    assert f":{port}/" in worker_url
+    for shipped in (url, worker_url):
+        Settings.from_env({"REDIS_URL": shipped})  # verification stays on: accepted
+    keda = yaml.safe_load((DEPLOY / "keda" / "tls" / "triggerauthentication.yaml").read_text())
+    assert {"tls", "ca"} <= {ref["parameter"] for ref in keda["spec"]["secretTargetRef"]}
+
+
+def _shipped_tls_conf(directory: Path) -> Path:
+    """redis-tls.conf with its mount paths pointed at this checkout and the test's certs."""
+    text = TLS_CONF.read_text()
+    text = text.replace("/usr/local/etc/redis/redis.conf", str(DEPLOY / "redis" / "redis.conf"))
+    text = text.replace("/usr/local/etc/redis/tls/tls.crt", str(directory / "server.pem"))
+    text = text.replace("/usr/local/etc/redis/tls/tls.key", str(directory / "server.key"))
+    text = text.replace("/usr/local/etc/redis/tls/ca.crt", str(directory / "ca.pem"))
+    conf = directory / "redis-tls.conf"
+    conf.write_text(text)
+    return conf
+
+
+def test_the_shipped_tls_configuration_serves_verified_tls_only(tls_redis: TlsRedis) -> None:
+    """redis-tls.conf as shipped (paths aside) on a TLS-capable redis-server: the accord
+    user gets a verified TLS connection, plaintext gets nothing. Needs a redis-server
+    built with TLS (Debian's, the official image's); the embedded one has none."""
+    if tls_redis.mode != "redis-server":
+        pytest.skip("no TLS-capable redis-server installed (the embedded one has no TLS)")
+    directory = tls_redis.ca.parent
+    conf = _shipped_tls_conf(directory)
+    for binary in _server_binaries():
+        for _attempt in range(3):
+            port = free_port()
+            extra = ("--tls-port", str(port), "--aclfile", str(ACL), "--appendonly", "no")
+            with redis_server(binary, directory, *extra, config=conf) as process:
+                if process.poll() is not None:
+                    continue
+                shipped = TlsRedis(port, tls_redis.ca, "redis-server")
+                client = redis.Redis.from_url(shipped.url())
+                try:
+                    assert client.ping()
+                    assert client.connection_pool.connection_class is redis.SSLConnection
+                finally:
+                    client.close()
+                plain = redis.Redis(port=port, socket_timeout=2, socket_connect_timeout=2)
+                try:
+                    with pytest.raises((redis.ConnectionError, redis.TimeoutError)):
+                        plain.ping()
+                finally:
+                    plain.close()
+                return
+    pytest.fail("no TLS-capable redis-server accepted the shipped redis-tls.conf")
