@@ -20,9 +20,11 @@ from typing import Any
 
 import msgspec
 
+from contracts.explain import Explanation
 from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import (
     AgreementEvent,
+    ClaimUnverified,
     ClarificationRequested,
     DeadLetter,
     OutputEvent,
@@ -93,6 +95,18 @@ WIRE_TYPES: tuple[WireType, ...] = (
         "(docs/gateway.md). Readers drop records past their deadline at read time.",
     ),
     WireType("scope_view", ScopeView, "A scope's view as of an instant (the client's scope_view)."),
+    WireType(
+        "claim_unverified",
+        ClaimUnverified,
+        "agreement.claim_unverified on agreement-events:{p}: an assistant's claim the state "
+        "does not back (R18).",
+    ),
+    WireType(
+        "explanation",
+        Explanation,
+        "A record's evidence chain, revision by revision (R16): `accord explain --json` and "
+        "the client's explain().",
+    ),
     WireType("agreement_record", AgreementRecord, "An agreement record with its history."),
     WireType("history_entry", HistoryEntry, "One committed revision of an agreement record."),
     WireType(

@@ -37,6 +37,7 @@ OUTPUT_TYPES = {
     "tool_outcome",
     "clarification_requested",
     "proposal_refused",
+    "claim_unverified",
     "dead_letter",
 }
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))

@@ -19,6 +19,8 @@ const SCHEMAS = [
   "agreement_event",
   "tool_outcome",
   "state_changed",
+  "claim_unverified",
+  "explanation",
   "session_view",
   "scope_view",
   "scope_view_document",

@@ -572,6 +572,7 @@ const KNOWN = new Set([
   "agreement.tool_outcome",
   "agreement.clarification_requested",
   "agreement.proposal_refused",
+  "agreement.claim_unverified",
 ]);
 
 /**

@@ -231,6 +231,7 @@ function summarize(e: any): string { // eslint-disable-line @typescript-eslint/n
     return e.accepted ? "accepted" : `rejected:${e.reason}:${e.current_revision ?? "None"}`;
   }
   if (e.type === "agreement.clarification_requested") return `clarify:${e.kind}:${e.candidates.length}`;
+  if (e.type === "agreement.claim_unverified") return `claim_unverified:${e.kind}`;
   return `refused:${e.reason}`;
 }
 

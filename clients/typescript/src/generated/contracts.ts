@@ -231,6 +231,33 @@ export interface ClaimUnverified {
   message_id?: string | null;
 }
 
+export interface Explanation {
+  record_id: string;
+  agent_id: string;
+  user_id: string;
+  session_id: string;
+  state: AgreementState;
+  revision: number;
+  terms: string;
+  revisions: ExplainedRevision[];
+  deadline_at?: string | null;
+  binding?: TodoBinding | null;
+  amendment?: Amendment | null;
+}
+
+export interface ExplainedRevision {
+  revision: number;
+  state: AgreementState;
+  cause: Cause;
+  at: string;
+  input: Provenance;
+  input_at: string | null;
+  because: string[];
+  evidence?: Evidence | null;
+  terms?: string | null;
+  amendment?: Amendment | null;
+}
+
 export interface SessionView {
   agent_id: string;
   user_id: string;
