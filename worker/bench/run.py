@@ -60,6 +60,8 @@ class Plan:
 PLANS = {
     # CI: well under a minute including two worker start-ups; figures are printed only.
     "small": Plan(sessions=100, blocks=6, latency_sessions=40, rounds=1, timeout_s=120),
+    # A quarter of full, one round: figures in minutes on a busy shared machine.
+    "medium": Plan(sessions=500, blocks=10, latency_sessions=125, rounds=1),
     "full": Plan(sessions=2000, blocks=10, latency_sessions=500, rounds=3),
 }
 
