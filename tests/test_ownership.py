@@ -100,6 +100,14 @@ def test_assignment_is_balanced_and_total() -> None:
     assert ownership.assignment(["a", "b"], 4, "not-a-member") == frozenset()
 
 
+def test_a_lease_too_short_to_renew_is_a_clear_configuration_error() -> None:
+    """ACCORD_LEASE_MS below 500 ms: refused at start, naming the setting."""
+    with pytest.raises(ValueError, match="ACCORD_LEASE_MS must be at least 500, got 100"):
+        Settings.from_env({"ACCORD_LEASE_MS": "100"})
+    assert Settings.from_env({"ACCORD_LEASE_MS": "500"}).lease_ms == 500
+    assert Settings.from_env({}).lease_ms == 10_000
+
+
 # ------------------------------------------------------------------------- leases
 @pytest.mark.asyncio
 async def test_lease_is_exclusive_until_it_expires_and_epochs_increase(client: Redis) -> None:

@@ -242,6 +242,7 @@ class Settings:
 
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
+MIN_LEASE_MS = 500
 
 
 def _single(s: Settings) -> str | None:
@@ -263,14 +264,16 @@ def _single(s: Settings) -> str | None:
             f"REDIS_URL must start with redis://, rediss:// or unix://,"
             f" got {redacted_url(s.redis_url)!r}"
         )
-    for name, value in (
-        ("ACCORD_BATCH_SIZE", s.batch_size),
-        ("ACCORD_GAP_TIMEOUT_MS", s.gap_timeout_ms),
-        ("ACCORD_RECLAIM_IDLE_MS", s.reclaim_idle_ms),
-        ("ACCORD_SWEEP_INTERVAL_MS", s.sweep_interval_ms),
+    for name, value, least in (
+        ("ACCORD_BATCH_SIZE", s.batch_size, 1),
+        ("ACCORD_GAP_TIMEOUT_MS", s.gap_timeout_ms, 1),
+        ("ACCORD_RECLAIM_IDLE_MS", s.reclaim_idle_ms, 1),
+        ("ACCORD_SWEEP_INTERVAL_MS", s.sweep_interval_ms, 1),
+        # Workers beat every quarter of it: shorter, and a busy process loses its leases.
+        ("ACCORD_LEASE_MS", s.lease_ms, MIN_LEASE_MS),
     ):
-        if value < 1:
-            return f"{name} must be at least 1, got {value}"
+        if value < least:
+            return f"{name} must be at least {least}, got {value}"
     return None
 
 
