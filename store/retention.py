@@ -3,11 +3,12 @@
 Output streams (`agreement-events:{p}`, `dead-letters:{p}`) are capped on every XADD by
 `StoreConfig.events_maxlen` / `dead_letters_maxlen` (approximate MAXLEN, 0 keeps all).
 Input streams are never capped by MAXLEN: an entry still pending or not yet delivered
-would be lost. `trim_applied` removes only entries older than the oldest entry the group
-has not finished; parked entries are safe to trim (their payload lives in the parked
-hash), and so are dead-lettered ones (the letter keeps the fields). Trimming gives up the
-ability to rebuild the store by replaying the input streams from empty (R15), so it is
-an operator's choice, never automatic.
+would be lost. `trim_applied` removes only entries older than the oldest entry any
+consumer group of the stream has not finished (accord's, and any other reader's);
+parked entries are safe to trim (their payload lives in the parked hash), and so are
+dead-lettered ones (the letter keeps the fields). Trimming gives up the ability to
+rebuild the store by replaying the input streams from empty (R15), so it is an
+operator's choice, never automatic.
 """
 
 from __future__ import annotations
@@ -29,21 +30,26 @@ def _after(entry_id: str) -> str:
     return f"{ms}-{int(seq) + 1}"
 
 
+def _order(entry_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in entry_id.split("-"))
+
+
 async def _first_unfinished(redis: AnyRedis, stream: str, group: str) -> str | None:
-    """The smallest entry id the group still owes, or just past the last delivered one."""
+    """The smallest entry id any group on the stream still owes (pending, or not yet
+    delivered to it), so a trim never takes an entry another reader has not finished."""
     try:
         groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
     except ResponseError:
         return None
-    info = next((g for g in groups if _text(g["name"]) == group), None)
-    if info is None:
-        return None  # no group: nothing was ever applied
-    last = _text(info["last-delivered-id"])
-    candidates = [_after(last)]
-    if int(info["pending"]):
-        summary: Any = await redis.xpending(stream, group)
-        candidates.append(_text(summary["min"]))
-    return min(candidates, key=lambda i: tuple(int(part) for part in i.split("-")))
+    if not any(_text(g["name"]) == group for g in groups):
+        return None  # accord's group is not there: nothing was ever applied
+    candidates: list[str] = []
+    for info in groups:
+        candidates.append(_after(_text(info["last-delivered-id"])))
+        if int(info["pending"]):
+            summary: Any = await redis.xpending(stream, _text(info["name"]))
+            candidates.append(_text(summary["min"]))
+    return min(candidates, key=_order)
 
 
 async def trim_applied(redis: AnyRedis, partition: int, group: str) -> dict[str, int]:

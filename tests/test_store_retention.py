@@ -69,3 +69,23 @@ async def test_the_events_stream_is_capped_by_events_maxlen(client: redis.asynci
         await processor.process(entries)
     length = await client.xlen(keys.events_stream(0))
     assert 10 <= length < 400, "approximate trimming keeps at least 10 and drops most"
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_trim_keeps_what_another_group_has_not_finished(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: input streams are trimmed only below what every group has applied: another
+    reader's group that has read nothing holds every entry; once it has read and acked
+    them, they go."""
+    processor = PartitionProcessor(client, 0, FakeCore(), StoreConfig())
+    await client.xgroup_create("chat-turn:{0}", "audit", id="0")
+    for seq in (1, 2, 3):
+        await write(client, seq)
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    assert (await trim_applied(client, 0, GROUP))["chat-turn:{0}"] == 0
+    read: Any = await client.xreadgroup("audit", "a", {"chat-turn:{0}": ">"}, count=2)
+    assert (await trim_applied(client, 0, GROUP))["chat-turn:{0}"] == 0, "read, not acked"
+    await client.xack("chat-turn:{0}", "audit", *[entry_id for entry_id, _ in read[0][1]])
+    assert (await trim_applied(client, 0, GROUP))["chat-turn:{0}"] == 2
