@@ -8,17 +8,19 @@ the script is atomic, so any number of workers may sweep the same partition at o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from contracts.outputs import OutputEvent
 from store.ownership import LeaseLost
 from worker.consumer import sleep_or_stop
 from worker.observability import Metrics, log_events
 from worker.outage import Backoff, Reachability
+
+T = TypeVar("T")
 
 
 class SweepTarget(Protocol):
@@ -57,26 +59,28 @@ class Sweeper:
                 self.log.warning("lease_lost", partition=lost.partition)
         return expired
 
-    async def _sweep_partition(self, partition: int, target: SweepTarget) -> int:
-        """Gap skips and expiry of one partition; how many records expired."""
-        expired = 0
+    async def _step(self, name: str, partition: int, step: Callable[[], Awaitable[T]]) -> T | None:
+        """Run one step of a partition's sweep; None if it failed there (logged)."""
         try:
-            skipped = await target.skip_stale_gaps()
+            return await step()
+        except ResponseError:
+            # A command error (a key of another type): this partition's, not Redis being
+            # away; the other partitions and steps still run.
+            self.log.exception(name, partition=partition)
         except (asyncio.CancelledError, LeaseLost, RedisError, OSError):
             raise  # Redis away: the loop backs off (worker/outage.py)
         except Exception:  # retried next period; the other steps still run
-            self.log.exception("gap_skip_failed", partition=partition)
-        else:
-            if skipped:
-                self.metrics.gap_skips.inc(skipped)
-                self.log.warning("gaps_skipped", partition=partition, count=skipped)
-        try:
-            events = await target.sweep_expired()
-        except (asyncio.CancelledError, LeaseLost, RedisError, OSError):
-            raise
-        except Exception:  # retried next period; the other partitions still run
-            self.log.exception("sweep_failed", partition=partition)
-            events = ()
+            self.log.exception(name, partition=partition)
+        return None
+
+    async def _sweep_partition(self, partition: int, target: SweepTarget) -> int:
+        """Gap skips and expiry of one partition; how many records expired."""
+        expired = 0
+        skipped = await self._step("gap_skip_failed", partition, target.skip_stale_gaps)
+        if skipped:
+            self.metrics.gap_skips.inc(skipped)
+            self.log.warning("gaps_skipped", partition=partition, count=skipped)
+        events = await self._step("sweep_failed", partition, target.sweep_expired) or ()
         if events:
             expired += len(events)
             self.metrics.expired.inc(len(events))
