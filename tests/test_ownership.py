@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from worker_kit import (
     now_s,
+    redis_cluster,
     running_worker,
     wait_for,
     worker_env,
@@ -325,3 +327,42 @@ async def test_exactly_once_while_partitions_move(client: Redis, redis_url: str)
         for stream in input_streams(p):
             assert (await client.xpending(stream, "accord"))["pending"] == 0
         assert await client.xlen(stream_name("dead-letters", p)) == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.timeout(180)
+async def test_fence_is_checked_in_the_partitions_slot_on_a_cluster() -> None:
+    """On Redis Cluster `lease:{p}` lives in the partition's slot: a fenced commit runs
+    (no CROSSSLOT) while the lease holds the token, and is refused once it moved."""
+    with redis_cluster() as url:
+        client = RedisCluster.from_url(url)
+        try:
+            partitions = 4
+            config = StoreConfig(partitions=partitions)
+            gateway = Gateway(client, partitions)
+            for partition in range(partitions):
+                await ensure_groups(client, partition, config.group)
+            users = [f"user-{i}" for i in range(16)]
+            for user in users:
+                await gateway.publish(turn(user, 1))
+            refused = 0
+            for partition in range(partitions):
+                lease = await ownership.acquire(client, partition, "owner", 60_000)
+                processor = PartitionProcessor(client, partition, core_for(Settings()), config)
+                processor.set_fence(Fence(partition, lease.owner))
+                entries = await read_new(client, partition, config.group, "owner", count=100)
+                if not entries:
+                    continue
+                first, rest = entries[:1], entries[1:]
+                assert (await processor.process(first)).outcomes["applied"] == 1
+                assert await ownership.release(client, Fence(partition, lease.owner))
+                assert (await ownership.acquire(client, partition, "next", 60_000)).held
+                if rest:
+                    with pytest.raises(LeaseLost):
+                        await processor.process(rest)
+                    refused += 1
+            assert refused >= 1
+        finally:
+            await client.aclose()
