@@ -242,3 +242,34 @@ async def test_heartbeats_are_listed_from_their_set_and_gone_workers_pruned(
     assert ops.zrange(keys.heartbeats_key(), 0, -1) == [b"w-live"]
     log: Any = ops.acl_log()
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+
+
+@pytest.mark.asyncio
+async def test_the_client_library_appends_as_gateway_and_reads_as_subscriber_r15(
+    port: int, ops: redis.Redis
+) -> None:
+    """The gateway client library (client/) on the committed ACL: its append script runs
+    as `gateway` (a user turn, a retried one answered from its idempotency key, a tool
+    call and result), the worker applies them as `accord`, and the session's view and
+    applied seq are read as `subscriber`. ACL LOG stays empty (R15: each input once)."""
+    from client import AccordClient  # noqa: PLC0415
+
+    writer = redis.asyncio.Redis.from_url(url(port, "gateway"), **quiet_options())
+    reader = redis.asyncio.Redis.from_url(url(port, "subscriber"), **quiet_options())
+    try:
+        appends = AccordClient(writer).session("a1", "u1", "s-client")
+        reads = AccordClient(reader).session("a1", "u1", "s-client")
+        async with running_worker(worker_settings(url(port, "accord"), partitions=1)):
+            first = await appends.user("Let's agree: reply in metric units.", message_id="m-1")
+            again = await appends.user("Let's agree: reply in metric units.", message_id="m-1")
+            call = await appends.tool_call("todo_write", {"todos": []}, call_id="c-1")
+            await appends.tool_result("c-1", ok=True, todos=[])
+            assert (first.seq, again.seq, again.repeated, call.seq) == (1, 1, True, 2)
+            await reads.wait_applied(3, timeout=120)
+            view = await reads.view()
+        assert [p.terms for p in view.pending_proposals] == ["reply in metric units"]
+    finally:
+        await writer.aclose()
+        await reader.aclose()
+    log: Any = ops.acl_log()
+    assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
