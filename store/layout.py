@@ -35,11 +35,9 @@ def _refusal(stored: Layout, partitions: int, group: str) -> LayoutMismatch | No
             f" {stored.partitions} partitions ({keys.CONFIG_KEY}): every worker, command and"
             f" gateway must use the same count"
         )
-    if stored.group != group:
-        return LayoutMismatch(
-            f"ACCORD_GROUP={group!r}, but this Redis was set up with group {stored.group!r}"
-            f" ({keys.CONFIG_KEY})"
-        )
+    # The group is kept for operators to read, not enforced: a command may name another
+    # group on purpose (a replay that no worker reads, a second consumer group).
+    del group
     return None
 
 
