@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 import pytest
@@ -25,6 +26,7 @@ from store_harness import GROUP, chat, xadd
 from worker_kit import ROOT
 
 from store.config import StoreConfig
+from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups, read_new
 from store.processor import PartitionProcessor
 from worker.engine import Engine
@@ -114,3 +116,53 @@ def test_events_follow_prints_an_event_committed_while_it_runs(
     assert followed["terms"] == "I send the report by Friday 5pm"
     assert followed["record_id"] != backlog["record_id"]
     assert follower.poll() is None, "--follow keeps running after printing"
+
+
+def test_events_follow_rides_out_a_redis_restart(tmp_path: Path) -> None:
+    """Redis going away does not end `--follow`: one line per retry, then the next event.
+
+    The server is stopped while the command follows, and started again on the same port
+    and data directory (as a restarted Redis with AOF); an event committed after the
+    restart is printed, and nothing before it twice.
+    """
+    aof = ("--appendonly", "yes")
+    server = EmbeddedRedis(directory=tmp_path, extra_args=aof).start()
+    port = server.port
+    asyncio.run(commit_turn(server.url, "s1", 1, PROPOSAL))
+    env = {**os.environ, "REDIS_URL": server.url, "ACCORD_PARTITIONS": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from worker.cli import main; main()", "events", "-f", "--json"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        lines = lines_of(process.stdout)
+        errors = lines_of(process.stderr)
+        assert next_event(lines)["session_id"] == "s1"
+
+        server.stop()
+        try:
+            retry = errors.get(timeout=WAIT_S)
+        except queue.Empty:
+            pytest.fail(f"events --follow said nothing within {WAIT_S} s of Redis stopping")
+        assert "cannot reach Redis" in retry
+        assert "following again in" in retry
+        assert process.poll() is None, "--follow keeps running while Redis is away"
+
+        server = EmbeddedRedis(port=port, directory=tmp_path, extra_args=aof).start()
+        asyncio.run(commit_turn(server.url, "s2", 1, PROPOSAL))
+        followed = next_event(lines)
+        assert (followed["session_id"], followed["to_state"]) == ("s2", "proposed")
+        assert process.poll() is None
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        server.stop()
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()

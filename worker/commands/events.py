@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -13,11 +15,13 @@ from worker.commands._shared import (
     JSON_HELP,
     TZ_DEFAULT,
     TZ_OPTION_HELP,
+    UNREACHABLE,
     console,
     print_json,
     require_url,
     run_with_redis,
     settings_or_exit,
+    unreachable_line,
     wants_json,
     zone_or_exit,
 )
@@ -49,23 +53,30 @@ def register(app: typer.Typer) -> None:
             else:
                 console.print(event_summary(event, where), soft_wrap=True)
 
+        def unreachable(error: BaseException, retry_in_s: float) -> None:
+            # One line per attempt, then the same cursors again: nothing is missed or
+            # printed twice across the outage.
+            line = unreachable_line(settings, error)
+            sys.stderr.write(f"{line}; following again in {retry_in_s:g} s\n")
+            sys.stderr.flush()
+
         streams = [stream_name(AGREEMENT_EVENTS, p) for p in range(settings.partitions)]
+
+        async def body(redis: AnyRedis) -> None:
+            cursors = await _show_backlog(redis, streams, last, show)
+            if follow:
+                await _follow(redis, cursors, show, unreachable)
+
         try:
-            run_with_redis(
-                settings, lambda redis: _show_events(redis, streams, last, show, follow=follow)
-            )
+            run_with_redis(settings, body)
         except KeyboardInterrupt:
             raise typer.Exit(0) from None
 
 
-async def _show_events(
-    redis: AnyRedis,
-    streams: list[str],
-    last: int,
-    show: Callable[[AgreementEvent], None],
-    *,
-    follow: bool,
-) -> None:
+async def _show_backlog(
+    redis: AnyRedis, streams: list[str], last: int, show: Callable[[AgreementEvent], None]
+) -> dict[str, str]:
+    """Print the last `last` events over every stream, oldest first; the cursors after them."""
     cursors = dict.fromkeys(streams, "0-0")
     backlog: list[tuple[tuple[int, int], AgreementEvent]] = []
     for stream in streams:
@@ -75,14 +86,44 @@ async def _show_events(
         backlog += [(_key(i.decode()), decode_event(f[_DATA])) for i, f in reply]
     for _, event in sorted(backlog, key=lambda pair: pair[0])[-last:]:
         show(event)
-    while follow:
-        for stream, cursor in list(cursors.items()):
-            # One XREAD per stream: on Redis Cluster the partitions live on other shards.
-            reply = await redis.xread({stream: cursor}, count=100, block=500)
-            for _, entries in reply or ():
-                for entry_id, fields in entries:
-                    cursors[stream] = entry_id.decode()
-                    show(decode_event(fields[_DATA]))
+    return cursors
+
+
+async def _follow(
+    redis: AnyRedis,
+    cursors: dict[str, str],
+    show: Callable[[AgreementEvent], None],
+    unreachable: Callable[[BaseException, float], None],
+) -> None:
+    """Print new events until stopped, riding out Redis being unreachable."""
+    backoff_s = _FIRST_BACKOFF_S
+    while True:
+        try:
+            await _follow_once(redis, cursors, show)
+        except UNREACHABLE as error:
+            # redis-py reconnects on the next command; wait a growing step between tries.
+            unreachable(error, backoff_s)
+            await asyncio.sleep(backoff_s)
+            backoff_s = min(backoff_s * 2, _MAX_BACKOFF_S)
+        else:
+            backoff_s = _FIRST_BACKOFF_S
+
+
+_FIRST_BACKOFF_S = 0.5
+_MAX_BACKOFF_S = 5.0
+
+
+async def _follow_once(
+    redis: AnyRedis, cursors: dict[str, str], show: Callable[[AgreementEvent], None]
+) -> None:
+    """One XREAD per stream from its cursor, printing and advancing past what arrived."""
+    for stream, cursor in list(cursors.items()):
+        # One XREAD per stream: on Redis Cluster the partitions live on other shards.
+        reply: Any = await redis.xread({stream: cursor}, count=100, block=500)
+        for _, entries in reply or ():
+            for entry_id, fields in entries:
+                cursors[stream] = entry_id.decode()
+                show(decode_event(fields[_DATA]))
 
 
 def _key(entry_id: str) -> tuple[int, int]:
