@@ -167,7 +167,7 @@ def find_deadline_phrase(terms: str) -> str | None:
     # A quoted name is data, not grammar: 'mark todo "Write weekly report" as completed
     # by Friday' is read with the name blanked out (same length, so spans still match).
     terms_read = _QUOTED.sub(_blank, terms) if _QUOTE_MARKS.search(terms) else terms
-    if CJK.search(terms_read) is not None:
+    if deadline_chinese.HAS_TRADITIONAL.search(terms_read) is not None:
         terms_read = terms_read.translate(deadline_chinese.TRADITIONAL)
     spans = _spans(terms_read)
     if spans is None or len(spans) != 1:
@@ -251,7 +251,7 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
     """
     if deadline_english.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
         return True
-    starts, starters, triggers = _scan_words(lower)
+    starts, starters, triggers = _scan_words(lower, words)
     taken = tuple(spans)
     last_end, tried = 0, 0  # word indexes below `tried` were tried and need no retry
     for index in triggers:
@@ -273,19 +273,18 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
     return True
 
 
-def _scan_words(lower: str) -> tuple[list[int], list[bool], list[int]]:
-    """Word starts, whether a run can start at each word, and the trigger word indexes."""
-    starts: list[int] = []
-    starters: list[bool] = []
-    triggers: list[int] = []
+def _scan_words(lower: str, words: list[str]) -> tuple[list[int], list[bool], list[int]]:
+    """Word starts, whether a run can start at each word, and the trigger word indexes.
+
+    `words` is `_WORD.findall(lower)`, already made by the caller; comprehensions, not
+    one loop with appends: this runs on every English proposal.
+    """
     trigger_words, starter_words = deadline_english.TRIGGERS, deadline_english.STARTERS
-    for index, word in enumerate(_WORD.finditer(lower)):
-        starts.append(word.start())
-        text = word.group()
-        number = text[0].isdigit()
-        starters.append(number or text in starter_words)
-        if number or text in trigger_words:
-            triggers.append(index)
+    starts = [word.start() for word in _WORD.finditer(lower)]
+    starters = [word[0].isdigit() or word in starter_words for word in words]
+    triggers = [
+        index for index, word in enumerate(words) if word[0].isdigit() or word in trigger_words
+    ]
     return starts, starters, triggers
 
 

@@ -36,13 +36,16 @@ from typing import NamedTuple
 # forge hyperlinks), and private-use characters (no agreed meaning at all).
 # "Let's ag\u200bree" still reads as the trigger, but prose that holds one of them is
 # never stored: see `Folded.original`.
-_INVISIBLE = (
+_INVISIBLE_BMP = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u2060-\u2065\u206a-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
-    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-    "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff"
 )
+_INVISIBLE_ASTRAL = (
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+    "\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+)
+_INVISIBLE = _INVISIBLE_BMP + _INVISIBLE_ASTRAL
 _INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
 # (Checked after `str.isprintable`, which is C speed and true for most turns.)
 _ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -150,6 +153,21 @@ def _char_class(chars: str) -> str:
 
 
 _NEEDS_FOLDING = re.compile(f"[{_INVISIBLE}{_char_class(KEYWORD_SOURCES)}]")
+# A class of BMP characters only compiles to a bitmap (one lookup per character); with
+# astral ones in it, every character is tried against each entry in turn (~20x slower).
+# So the BMP part is searched first and the whole class only from the first astral one.
+_NEEDS_FOLDING_BMP = re.compile(
+    f"[{_INVISIBLE_BMP}{_char_class(''.join(c for c in KEYWORD_SOURCES if c <= chr(0xFFFF)))}]"
+)
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _needs_folding(text: str) -> bool:
+    """Whether `text` holds an invisible character or one that folds into a keyword letter."""
+    if _NEEDS_FOLDING_BMP.search(text) is not None:
+        return True
+    astral = _ASTRAL.search(text)
+    return astral is not None and _NEEDS_FOLDING.search(text, astral.start()) is not None
 
 
 def may_hold_trigger(text: str) -> bool:
@@ -161,7 +179,7 @@ def may_hold_trigger(text: str) -> bool:
     """
     if text.isascii() and (text.isprintable() or _ASCII_CONTROL_RE.search(text) is None):
         return "agree" in text.lower()
-    if _NEEDS_FOLDING.search(text) is None:
+    if not _needs_folding(text):
         return "约定" in text or "agree" in text.lower()
     folded = unicodedata.normalize("NFKC", drop_invisible(text))
     return "约定" in folded or "agree" in folded.lower()

@@ -129,10 +129,12 @@ def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
     present = {word for word in NEEDED_WORDS if word in lowered}
     by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
     for kind, needs, pattern, _rule in PHRASES:
-        if any(present.isdisjoint(group) for group in needs):
-            continue
-        for match in islice(pattern.finditer(scan), MAX_CANDIDATES + 1):
-            by_start.setdefault(match.start(), (match.start(), kind, match))
+        for group in needs:  # a loop, not any(): this runs for every phrase of every turn
+            if present.isdisjoint(group):
+                break
+        else:
+            for match in islice(pattern.finditer(scan), MAX_CANDIDATES + 1):
+                by_start.setdefault(match.start(), (match.start(), kind, match))
         if len(by_start) > MAX_CANDIDATES:
             # A turn holding this many phrases is not one explicit act; refusing it
             # also bounds the work a hostile 64 KB turn can cause.
