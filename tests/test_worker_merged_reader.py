@@ -169,6 +169,7 @@ async def test_the_merged_reader_reads_on_after_redis_connections_fail_r15(
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("redis_client")  # a flushed Redis: no layout of an earlier test
 async def test_a_loop_that_ends_before_the_stop_fails_the_worker(redis_url: str) -> None:
     """A reading loop that dies of a bug must not leave a worker up that no longer reads:
     the worker exits 1 and its liveness probe says why."""

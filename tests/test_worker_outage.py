@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 SCOPE = ("agent", "user")
 
 
+@pytest.mark.usefixtures("redis_client")  # a flushed Redis: no layout of an earlier test
 async def test_while_redis_is_unreachable_each_loop_logs_one_line_per_step_and_readyz_is_503(
     redis_url: str,
 ) -> None:
