@@ -19,7 +19,15 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
-from worker_kit import EXPECTED, now_s, summarize, summarize_view, worker_env, worker_processes
+from worker_kit import (
+    EXPECTED,
+    flushed,
+    now_s,
+    summarize,
+    summarize_view,
+    worker_env,
+    worker_processes,
+)
 
 from client import AccordClient, Delivery, Session
 from contracts.outputs import StateChanged, ToolOutcome
@@ -35,7 +43,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.slow, pytest.m
 
 @pytest.fixture(scope="module")
 def worker_url(redis_url: str) -> Iterator[str]:
-    with worker_processes(1, worker_env(redis_url, ACCORD_PARTITIONS=str(PARTITIONS))):
+    with worker_processes(1, worker_env(flushed(redis_url), ACCORD_PARTITIONS=str(PARTITIONS))):
         yield redis_url
 
 

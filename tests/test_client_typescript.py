@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import redis
-from worker_kit import EXPECTED, ROOT, worker_env, worker_processes
+from worker_kit import EXPECTED, ROOT, flushed, worker_env, worker_processes
 
 from contracts.partition import partition_of
 from contracts.view import SessionView
@@ -70,7 +70,7 @@ def test_generated_types_and_script_are_current(built: str) -> None:
 
 @pytest.fixture(scope="module")
 def worker_url(redis_url: str) -> Iterator[str]:
-    with worker_processes(1, worker_env(redis_url, ACCORD_PARTITIONS=str(PARTITIONS))):
+    with worker_processes(1, worker_env(flushed(redis_url), ACCORD_PARTITIONS=str(PARTITIONS))):
         yield redis_url
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from test_client_typescript import TS_DIR, _run, built  # noqa: F401  (module fixture)
-from worker_kit import ROOT, worker_env, worker_processes
+from worker_kit import ROOT, flushed, worker_env, worker_processes
 
 DOC = ROOT / "docs" / "gateway.md"
 PARTITIONS = 2
@@ -31,7 +31,7 @@ def _blocks(language: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def worker_url(redis_url: str) -> Iterator[str]:
-    with worker_processes(1, worker_env(redis_url, ACCORD_PARTITIONS=str(PARTITIONS))):
+    with worker_processes(1, worker_env(flushed(redis_url), ACCORD_PARTITIONS=str(PARTITIONS))):
         yield redis_url
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from worker_kit import EXPECTED, ROOT, worker_env, worker_processes
+from worker_kit import EXPECTED, ROOT, flushed, worker_env, worker_processes
 
 NODE_DIR = ROOT / "tests" / "node"
 
@@ -39,7 +39,7 @@ def _node() -> str:
 @pytest.fixture(scope="module")
 def one_worker(redis_url: str) -> Iterator[str]:
     """One `accord worker` process (two partitions) for the module; the gateway is Node."""
-    with worker_processes(1, worker_env(redis_url, ACCORD_PARTITIONS="2")):
+    with worker_processes(1, worker_env(flushed(redis_url), ACCORD_PARTITIONS="2")):
         yield redis_url
 
 

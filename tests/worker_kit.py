@@ -244,6 +244,18 @@ async def running_worker(
         await worker.stop()
 
 
+def flushed(url: str) -> str:
+    """`url` after emptying its Redis, for a module fixture that starts a worker on the
+    shared test server: an earlier test's stored layout (`accord:config`, another
+    partition count) would make the worker refuse to start."""
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushall()
+    finally:
+        client.close()
+    return url
+
+
 def worker_env(url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
     env.update(
