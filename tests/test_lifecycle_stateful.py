@@ -166,6 +166,25 @@ def _rejection(
     return next((reason for failed, reason in checks if failed), None)
 
 
+def _only_deadline_closes(events: tuple[AgreementEvent, ...]) -> bool:
+    """Every state change is a deadline close, or the lapse of a pending amendment
+    recorded just before its own record's deadline close (R9, R17)."""
+    changes = [e for e in events if isinstance(e, StateChanged)]
+    for index, event in enumerate(changes):
+        if event.cause == Cause.DEADLINE_REACHED:
+            continue
+        following = changes[index + 1] if index + 1 < len(changes) else None
+        lapse_before_expiry = (
+            event.cause == Cause.AMENDMENT_LAPSED
+            and following is not None
+            and following.record_id == event.record_id
+            and following.cause == Cause.DEADLINE_REACHED
+        )
+        if not lapse_before_expiry:
+            return False
+    return True
+
+
 def _bound_first(models: list[Model], data: st.DataObject) -> list[Model]:
     """Half the time, only the records with a binding (if any): delivery needs them open."""
     bound = [m for m in models if m.binding is not None]
@@ -541,9 +560,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         intent = Acceptance() if role == Role.ASSISTANT else NO_INTENT
         changes = self.talk.turn(intent, "okay, agreed. done!", role=role, session=session).events
         changes += self.talk.tool_result(None, name="bash", session=session).events
-        assert not [
-            e for e in changes if isinstance(e, StateChanged) and e.cause != Cause.DEADLINE_REACHED
-        ]
+        assert _only_deadline_closes(changes)
         self.world.settle()
         self.fresh = True
 
@@ -569,9 +586,8 @@ class LifecycleMachine(RuleBasedStateMachine):
     def sweep(self) -> None:
         self.world.expire(self.talk.now)
         step = self.talk.sweep()
-        assert all(
-            isinstance(e, StateChanged) and e.cause == Cause.DEADLINE_REACHED for e in step.events
-        )
+        assert all(isinstance(e, StateChanged) for e in step.events)
+        assert _only_deadline_closes(step.events)
         self.fresh = False
 
     # --- invariants ---
