@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from contracts.common import Role
-from worker.core.claims import claims_in
-from worker.core.recognizer import recognize
+from core.lifecycle.claims import claims_in
+from core.recognition.recognizer import recognize
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 

@@ -20,8 +20,9 @@ from zoneinfo import ZoneInfo
 import msgspec
 
 from contracts.inputs import ChatTurn
-from worker.core import deadline_chinese, deadline_english
-from worker.core.deadlines import find_deadline_phrase, resolve_deadline
+from core.deadlines import chinese as deadline_chinese
+from core.deadlines import english as deadline_english
+from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
 
 TS = datetime(2026, 11, 27, 2, 0, tzinfo=UTC)
 ZONE = ZoneInfo("Asia/Shanghai")

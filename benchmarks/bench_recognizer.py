@@ -31,9 +31,9 @@ import msgspec
 
 from contracts.common import Role
 from contracts.inputs import ChatTurn
-from worker.core.intents import Proposal
-from worker.core.interpret import interpret
-from worker.core.recognizer import recognize
+from core.intents import Proposal
+from core.interpret import interpret
+from core.recognition.recognizer import recognize
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 TS = datetime(2026, 11, 27, 2, 0, tzinfo=UTC)

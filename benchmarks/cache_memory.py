@@ -18,13 +18,13 @@ import sys
 import tracemalloc
 
 import structlog
+from accord_harness.bench.endtoend import acked, write
+from accord_harness.bench.loops import GROUP
+from accord_harness.bench.workload import build, entries
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
 from worker.app import build_worker, store_partition
-from worker.bench.endtoend import acked, write
-from worker.bench.loops import GROUP
-from worker.bench.workload import build, entries
 from worker.consumer import ensure_groups
 from worker.settings import Settings
 

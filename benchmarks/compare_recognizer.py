@@ -21,7 +21,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "recogniz
 
 def main(tree: str) -> None:
     sys.path.insert(0, str(Path(tree).resolve()))
-    from worker.core.recognizer import recognize  # noqa: PLC0415  # from the tree given
+    from core.recognition.recognizer import recognize  # noqa: PLC0415  # from the tree given
 
     with CORPUS.open(encoding="utf-8") as lines:
         rows = [json.loads(line) for line in lines if line.strip()]

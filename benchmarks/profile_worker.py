@@ -4,7 +4,7 @@
 
 The worker as shipped (worker/app.py: FastStream batch subscribers -> Dispatcher ->
 store -> core -> Lua commit) runs in this process on an embedded Redis and drains the
-benchmark's backlog (worker/bench/workload.py, two partitions) under pyinstrument.
+benchmark's backlog (harness/accord_harness/bench/workload.py, two partitions) under pyinstrument.
 Prints entries/s (slowed by the profiler) and the call tree. Findings:
 docs/performance.md, "End to end".
 """
@@ -18,15 +18,15 @@ import sys
 import time
 
 import structlog
+from accord_harness.bench.endtoend import acked, write
+from accord_harness.bench.loops import GROUP
+from accord_harness.bench.workload import build, entries
 from pyinstrument import Profiler
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
 from worker import gc_tuning
 from worker.app import build_worker, store_partition
-from worker.bench.endtoend import acked, write
-from worker.bench.loops import GROUP
-from worker.bench.workload import build, entries
 from worker.consumer import ensure_groups
 from worker.settings import Settings
 

@@ -11,8 +11,8 @@ since it is unsafe when Redis loses acknowledged writes); without it the tree's 
 default is used, so older commits can be measured too.
 
 The worker as built by `worker.app.build_worker` (reader `merged` by default) drains a
-backlog of the bench workload (worker/bench/workload.py, two partitions) written to an
-embedded Redis before it starts; this process's CPU time (`time.process_time`, so the
+backlog of the bench workload (accord_harness/bench/workload.py, two partitions) written
+to an embedded Redis before it starts; this process's CPU time (`time.process_time`, so the
 worker's own cost: Redis runs in its own process) is divided by the entries. Wall-clock
 rates on the shared machine move with the load far more than CPU per entry does.
 
@@ -36,14 +36,14 @@ import time
 from typing import Any
 
 import structlog
+from accord_harness.bench.endtoend import acked, write
+from accord_harness.bench.loops import GROUP
+from accord_harness.bench.workload import build, entries
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
 from worker import gc_tuning
 from worker.app import build_worker, store_partition
-from worker.bench.endtoend import acked, write
-from worker.bench.loops import GROUP
-from worker.bench.workload import build, entries
 from worker.consumer import ensure_groups
 from worker.settings import Settings
 

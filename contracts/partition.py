@@ -8,7 +8,7 @@ to pick the stream it XADDs to, so the exact byte encoding is fixed here:
     stable_hash = first 8 bytes of SHA-256(message), as an unsigned big-endian int
 
 Length prefixes make the encoding unambiguous for any ids (no separator can collide).
-Test vectors: docs/partitions.md and tests/test_partition.py.
+Test vectors: docs/partitions.md and tests/core/test_partition.py.
 """
 
 from __future__ import annotations

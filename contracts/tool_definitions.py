@@ -4,7 +4,7 @@ From the published JSON Schema of `AcceptArguments`, the tool's definition in th
 function-calling formats of the common model APIs, and the text the model receives as
 the tool's result for each outcome. `contracts/tools/soul_agreement_accept.json` is
 generated from here (`python -m contracts.tool_definitions`) and kept current by
-tests/test_tool_definitions.py; the Python and TypeScript clients read that file.
+tests/core/test_tool_definitions.py; the Python and TypeScript clients read that file.
 """
 
 from __future__ import annotations

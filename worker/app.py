@@ -23,12 +23,12 @@ from typing import Any, Protocol
 from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
 
+from core.lifecycle.reducer import Policy
 from store.config import StoreConfig
 from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
 from worker.connection import DEFAULT_URL, broker_connection_options, connect
 from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
-from worker.core.lifecycle import Policy
 from worker.engine import Engine
 from worker.health import Health, Watchdog, start_http
 from worker.merged_reader import merged_loop

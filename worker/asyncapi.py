@@ -3,7 +3,7 @@
 The payload schemas come from the msgspec Structs themselves (one source of truth),
 so the document cannot drift from the code: `accord asyncapi --check` (in
 scripts/check) fails when the committed `docs/asyncapi.json` is not what this
-module generates, and the official `@asyncapi/parser` validates it (tests/node).
+module generates, and the official `@asyncapi/parser` validates it (harness/node).
 
 FastStream's own generator is not used for the payloads: a handler typed with a
 msgspec Struct makes it fail, and its channel names would be the literal stream

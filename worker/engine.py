@@ -16,13 +16,13 @@ from contracts.inputs import ChatTurn, InputEvent
 from contracts.outputs import AgreementEvent, StateChanged
 from contracts.records import AgreementRecord
 from contracts.view import ScopeViewDocument, SessionView
+from core.intents import NO_INTENT
+from core.interpret import interpret
+from core.lifecycle import state as core_state
+from core.lifecycle.reducer import Policy, apply_input, deadline_entries, evolve, expire_due
+from core.lifecycle.state import ScopeState, SessionState
+from core.lifecycle.view import scope_view_document, session_view
 from store.core_port import CoreStep
-from worker.core import state as core_state
-from worker.core.intents import NO_INTENT
-from worker.core.interpret import interpret
-from worker.core.lifecycle import Policy, apply_input, deadline_entries, evolve, expire_due
-from worker.core.state import ScopeState, SessionState
-from worker.core.view import scope_view_document, session_view
 
 
 def _changed_records(
@@ -39,7 +39,7 @@ def _changed_records(
 
 @dataclass(frozen=True)
 class Engine:
-    """CorePort[ScopeState, SessionState] over worker.core."""
+    """CorePort[ScopeState, SessionState] over core."""
 
     default_timezone: str = "UTC"
     policy: Policy = field(default_factory=Policy)

@@ -1,6 +1,6 @@
 """Play the chat gateway: publish a transcript through the input streams, read the events.
 
-What a gateway in any language does (tests/node does the same with ioredis):
+What a gateway in any language does (harness/node does the same with ioredis):
 compute the scope's partition, `XADD <family>:{p} * __data__ <json>`, and read
 `agreement-events:{p}`. A transcript is JSON lines, one input event each, exactly as
 on the wire, except that a tool call may name its target as `"@proposal:N"`: the

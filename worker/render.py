@@ -20,7 +20,7 @@ from contracts.outputs import (
 )
 from contracts.records import AgreementRecord
 from contracts.view import SessionView
-from worker.core.normalize import printable
+from core.recognition.normalize import printable
 from worker.zones import shown, zone_name
 
 

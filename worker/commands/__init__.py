@@ -1,16 +1,23 @@
-"""CLI commands, one module each; `register` adds them to the typer app."""
+"""CLI commands, one module each; `register` adds them to the typer app.
+
+Development commands (`accord bench`, `accord chaos`) are not part of the product: the
+harness distribution (harness/, installed in the dev environment only) announces them
+under the `accord.commands` entry-point group, so the product never imports it.
+"""
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
+
 import typer
+
+PLUGIN_GROUP = "accord.commands"
 
 
 def register(app: typer.Typer) -> None:
     # One line per command module; keep alphabetical to avoid merge conflicts.
     from worker.commands import (  # noqa: PLC0415 - imported on use so --help stays cheap
         asyncapi,
-        bench,
-        chaos,
         check,
         console,
         demo,
@@ -28,8 +35,6 @@ def register(app: typer.Typer) -> None:
     )
 
     asyncapi.register(app)
-    bench.register(app)
-    chaos.register(app)
     check.register(app)
     console.register(app)
     demo.register(app)
@@ -44,3 +49,5 @@ def register(app: typer.Typer) -> None:
     version.register(app)
     view.register(app)
     worker.register(app)
+    for plugin in entry_points(group=PLUGIN_GROUP):
+        plugin.load()(app)

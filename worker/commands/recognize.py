@@ -21,9 +21,9 @@ import msgspec
 import typer
 
 from contracts.common import Instant, Role
-from worker.core.intents import Acceptance, Cancellation, Intent, Proposal
-from worker.core.interpret import with_deadline
-from worker.core.recognizer import recognize
+from core.intents import Acceptance, Cancellation, Intent, Proposal
+from core.interpret import with_deadline
+from core.recognition.recognizer import recognize
 
 
 class RecognizeInput(msgspec.Struct, frozen=True):

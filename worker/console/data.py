@@ -13,11 +13,11 @@ from contracts.outputs import DeadLetter
 from contracts.partition import partition_of
 from contracts.records import AgreementRecord
 from contracts.streams import DATA_FIELD
+from core.lifecycle import state as core_state
+from core.lifecycle.view import session_view
 from store import keys
 from store.reads import record_history
 from worker.consumer import AnyRedis
-from worker.core import state as core_state
-from worker.core.view import session_view
 
 _DEAD = msgspec.json.Decoder(DeadLetter)
 _DATA = DATA_FIELD.encode()

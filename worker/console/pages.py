@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 from contracts.outputs import DeadLetter
 from contracts.records import AgreementRecord
+from core.recognition.normalize import printable
 from store.status import FleetStatus
 from worker.console.data import DeadLetters, ScopePage
-from worker.core.normalize import printable
 from worker.zones import shown, zone_name
 
 ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Shanghai", "Asia/Tokyo")

@@ -1,5 +1,5 @@
 // The TypeScript client against a real Redis (REDIS_URL), and with ACCORD_EXPECTED set,
-// against a real worker too: tests/test_client_typescript.py starts both and runs this.
+// against a real worker too: tests/e2e/test_client_typescript.py starts both and runs this.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -1,0 +1,380 @@
+"""Finding the deadline wording inside proposal terms (R9), precision first.
+
+`find_deadline_phrase` returns the one span the English or Chinese grammar reads as a
+deadline, or None: no wording, two deadlines, time wording outside the grammar, a
+start ("from Friday", 明天起) or past date (三天前), a time tied to an event or another
+zone, or a recurring schedule / standing rule, where a time is a condition, not an end.
+
+It must be cheap on terms without deadline wording: runs are only tried at the few
+positions just before a trigger word (today, Friday, end, within, a digit, 前, 周 …).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from core.deadlines import chinese as deadline_chinese
+from core.deadlines import english as deadline_english
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+_LATIN = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[a-z0-9]+")
+
+# A recurring schedule or a standing rule ("never before 9am", 周末不发提醒) uses times
+# as conditions, not as the moment the agreement is over.
+_EN_STANDING = frozenset(
+    [
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "annually",
+        "nightly",
+        "weekdays",
+        "weekends",
+        "weeknights",
+        "mondays",
+        "tuesdays",
+        "wednesdays",
+        "thursdays",
+        "fridays",
+        "saturdays",
+        "sundays",
+        "mornings",
+        "afternoons",
+        "evenings",
+        "nights",
+        "never",
+        "always",
+        "usually",
+        "normally",
+        "generally",
+        "anymore",
+        "whenever",
+    ]
+)
+_EN_EVERY = frozenset({"every", "each"})
+# Periodic adjectives that also name a kind of thing ("the weekly report").
+_EN_PERIODIC = frozenset({"daily", "weekly", "monthly", "yearly", "quarterly", "nightly"})
+_DETERMINER = frozenset({"the", "my", "your", "our", "this", "that", "his", "her", "their"})
+_NOUN_ADJECTIVES = frozenset({"new", "latest", "last", "next", "usual", "full", "final", "current"})
+_ZH_EVERY_NOUN = re.compile(r"每个?(?:周|天|日|月|年|星期|礼拜|季度)的")
+# Quoted names (todo contents, titles): blanked out before reading the terms.
+_QUOTE_MARKS = re.compile('["“「『«《]')
+_QUOTED = re.compile('"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|«[^»\n]*»|《[^》\n]*》')
+_EN_EVERY_WHAT = frozenset(
+    [
+        "other",
+        "single",
+        "day",
+        "week",
+        "month",
+        "year",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "time",
+        "hour",
+        "minute",
+        "weekday",
+        "weekend",
+        *deadline_english.WEEKDAYS,
+        *deadline_english.MONTH_NAMES,
+    ]
+)
+_ZH_STANDING = (
+    "每",
+    "天天",
+    "周周",
+    "总是",
+    "永远",
+    "从不",
+    "从来",
+    "一直",
+    "始终",
+    "平时",
+    "通常",
+    "经常",
+    "往后",
+    "今后",
+    "以后都",
+    "工作日",
+)
+# Words just before a time that make it a start or a past reference (ignored), or
+# approximate (then no deadline at all).
+_EN_START_BEFORE = frozenset(
+    ["from", "starting", "start", "starts", "since", "after", "than", "last", "past", "previous"]
+)
+_EN_FILLER = frozenset({"on", "at", "the"})
+_EN_UNSURE_BEFORE = frozenset(
+    # "first thing tomorrow" is tomorrow morning; "early next week", "the middle of
+    # December", "the week of December 7" name part of a period or another period.
+    {
+        *("every", "each", "following", "around", "about", "between", "thing"),
+        *("early", "mid", "late", "middle", "of"),
+    }
+)
+# After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
+# dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
+_EN_UNSURE_AFTER = re.compile(
+    r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
+)
+# After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
+# ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
+_EN_AFTER = re.compile(
+    r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
+)
+# A marker a few words before the time belongs to something else ("before the meeting
+# on Friday"); in Chinese, 前 just after it does ("周五下班前").
+_EN_EVENT_BEFORE = frozenset({"by", "before", "until", "till", "prior"})
+# Up to four characters before the clause ends (full-width or ASCII punctuation).
+_ZH_EVENT_AFTER = re.compile(r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)")
+_ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
+# 北京时间: another zone.
+_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "时间")
+# 明后天 / 今明两天内: one of two days, or counted from today, not from now.
+_ZH_TWO_DAYS = ("后天", "两天", "二天")
+_ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
+# After a run: approximate (左右, 前后) or part of the period (下个月初, 下周中, 12月中旬).
+_ZH_UNSURE_AFTER = re.compile(r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)")
+# A bare day of the month (8号) is a date only before a verb or the end of a clause.
+_BARE_DAY = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
+_ZH_AFTER_BARE_DAY = frozenset(
+    "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
+)
+_AHEAD = 24  # characters of context worth looking at on either side
+# Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
+# at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
+_ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
+_ZH_FIRST = frozenset(
+    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
+)
+_ZH_REACH = 7
+# "no later than the twenty-first of December": the trigger word is 8 words in.
+_EN_REACH = 8
+
+
+def find_deadline_phrase(terms: str) -> str | None:
+    """The one deadline wording inside proposal terms, or None.
+
+    None when there is no wording, when there are two, when any time wording around
+    is outside the grammar (it might be the real deadline), or when the terms set a
+    recurring schedule or a standing rule. Mixed Chinese and English text is read
+    with both grammars.
+    """
+    # A quoted name is data, not grammar: 'mark todo "Write weekly report" as completed
+    # by Friday' is read with the name blanked out (same length, so spans still match).
+    terms_read = _QUOTED.sub(_blank, terms) if _QUOTE_MARKS.search(terms) else terms
+    if deadline_chinese.HAS_TRADITIONAL.search(terms_read) is not None:
+        terms_read = terms_read.translate(deadline_chinese.TRADITIONAL)
+    spans = _spans(terms_read)
+    if spans is None or len(spans) != 1:
+        return None
+    start, end = spans[0]
+    return terms[start:end]
+
+
+def _spans(terms: str) -> list[tuple[int, int]] | None:
+    """Every deadline span in `terms`, or None when the terms cannot have a deadline."""
+    chinese = CJK.search(terms) is not None
+    spans: list[tuple[int, int]] = []
+    if chinese and not _chinese_spans(terms, spans):
+        return None
+    lower = _lower(terms)
+    words = _WORD.findall(lower)
+    if (not chinese or _LATIN.search(terms)) and not _english_spans(terms, lower, words, spans):
+        return None
+    if _standing(terms, words, chinese=chinese):
+        return None
+    return spans
+
+
+def _lower(terms: str) -> str:
+    lower = deadline_english.normalize(terms)
+    if len(lower) == len(terms):
+        return lower
+    # A few characters grow when lower-cased ("İ"); keep offsets aligned with terms.
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in terms)
+
+
+def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
+    """Whether the terms set a recurring schedule or a standing rule."""
+    if chinese:
+        # "每周的周报" is a noun phrase (the weekly report), "每周五都" a rule.
+        rule_text = _ZH_EVERY_NOUN.sub("", terms) if "每" in terms else terms
+        if any(word in rule_text for word in _ZH_STANDING):
+            return True
+    standing = _EN_STANDING.intersection(words)
+    if standing and not all(_in_noun_phrase(words, word) for word in standing):
+        return True
+    if "now" in words and "from now on" in " ".join(words):
+        return True
+    if _EN_EVERY.isdisjoint(words):
+        return False
+    return any(
+        first in _EN_EVERY and (second in _EN_EVERY_WHAT or second[0].isdigit())
+        for first, second in itertools.pairwise(words)
+    )
+
+
+def _in_noun_phrase(words: list[str], word: str) -> bool:
+    """Whether every use of `word` modifies a noun after a determiner ("the weekly report").
+
+    "send me the weekly report by Friday" names one report; "send me a weekly report"
+    and "weekly, send me …" set a schedule.
+    """
+    if word not in _EN_PERIODIC:
+        return False
+    for index, found in enumerate(words):
+        if found != word:
+            continue
+        previous = words[index - 1] if index else ""
+        if previous in _NOUN_ADJECTIVES and index > 1:
+            previous = words[index - 2]
+        if index + 1 >= len(words) or previous not in _DETERMINER:
+            return False
+    return True
+
+
+def _blank(match: re.Match[str]) -> str:
+    quoted = match.group()
+    return quoted[0] + " " * (len(quoted) - 2) + quoted[-1]
+
+
+def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[int, int]]) -> bool:
+    """Append English deadline spans; False if there is time wording we cannot read.
+
+    Only runs that hold a trigger word are deadline wording, so matching is tried at
+    the few word starts just before each trigger instead of at every character.
+    """
+    if deadline_english.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
+        return True
+    starts, starters, triggers = _scan_words(lower, words)
+    taken = tuple(spans)
+    last_end, tried = 0, 0  # word indexes below `tried` were tried and need no retry
+    for index in triggers:
+        if starts[index] < last_end:
+            continue
+        for first in range(max(tried, index - _EN_REACH), index + 1):
+            tried = first + 1
+            if starts[first] < last_end or not starters[first]:
+                continue
+            match = deadline_english.CANDIDATE.match(lower, starts[first])
+            if match is None or match.end() <= starts[index]:
+                continue
+            floor, last_end = last_end, match.end()
+            if any(match.start() < end and start < last_end for start, end in taken):
+                break  # already read as Chinese ("明天 18:00 前")
+            if not _take(terms, match, spans, floor=floor, chinese=False):
+                return False
+            break
+    return True
+
+
+def _scan_words(lower: str, words: list[str]) -> tuple[list[int], list[bool], list[int]]:
+    """Word starts, whether a run can start at each word, and the trigger word indexes.
+
+    `words` is `_WORD.findall(lower)`, already made by the caller; comprehensions, not
+    one loop with appends: this runs on every English proposal.
+    """
+    trigger_words, starter_words = deadline_english.TRIGGERS, deadline_english.STARTERS
+    starts = [word.start() for word in _WORD.finditer(lower)]
+    starters = [word[0].isdigit() or word in starter_words for word in words]
+    triggers = [
+        index for index, word in enumerate(words) if word[0].isdigit() or word in trigger_words
+    ]
+    return starts, starters, triggers
+
+
+def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
+    """Append Chinese deadline spans; False if there is time wording we cannot read."""
+    last_end, tried = 0, 0  # positions below `tried` were tried and need no retry
+    for trigger in _ZH_TRIGGER.finditer(terms):
+        position = trigger.start()
+        if position < last_end:
+            continue
+        for first in range(max(last_end, tried, position - _ZH_REACH), position + 1):
+            tried = first + 1
+            if terms[first] not in _ZH_FIRST:
+                continue
+            match = deadline_chinese.CANDIDATE.match(terms, first)
+            if match is None or match.end() <= position:
+                continue
+            floor, last_end = last_end, match.end()
+            if not _take(terms, match, spans, floor=floor, chinese=True):
+                return False
+            break
+    return True
+
+
+def _take(
+    terms: str, match: re.Match[str], spans: list[tuple[int, int]], *, floor: int, chinese: bool
+) -> bool:
+    """Record the run if it is a deadline; False if it makes the whole terms unreadable."""
+    verdict = _judge(terms, match, floor=floor, chinese=chinese)
+    if verdict:
+        spans.append(match.span())
+    return verdict is not False
+
+
+def _judge(terms: str, match: re.Match[str], *, floor: int, chinese: bool) -> bool | None:
+    """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore.
+
+    The words before the run are read back to `floor`, the end of the previous run:
+    "明天下午5点前到明天…" is not preceded by a stray 前.
+    """
+    start, end = match.span()
+    phrase = terms[start:end]
+    spec, significant = (deadline_chinese if chinese else deadline_english).read(phrase)
+    if not significant:
+        return None
+    before = terms[max(floor, start - _AHEAD) : start]
+    after = terms[end : end + _AHEAD]
+    if chinese:
+        context = _chinese_context(before, after, bare_day=_BARE_DAY.fullmatch(phrase) is not None)
+        if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
+            context = False
+    else:
+        led = deadline_english.MARKER.match(_lower(phrase)) is not None
+        context = _english_context(before, after, led=led)
+    return spec is not None if context is True else context
+
+
+def _chinese_context(before: str, after: str, *, bare_day: bool = False) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict."""
+    before, after = before.rstrip(), after.lstrip()
+    if before.endswith(_ZH_UNSURE_BEFORE) or _ZH_UNSURE_AFTER.match(after):
+        return False
+    if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
+        return None
+    if bare_day and after[:1] and CJK.match(after) and after[0] not in _ZH_AFTER_BARE_DAY:
+        return None  # 8号楼, 3号线: a number, not a day of the month
+    # "周五下班前": before an event on that day, not the day's end.
+    return _ZH_EVENT_AFTER.match(after) is None
+
+
+def _english_context(before: str, after: str, *, led: bool) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict.
+
+    Words before a run its own marker leads ("about by Friday", "by email by Friday")
+    belong to the sentence, not to the time.
+    """
+    if _EN_UNSURE_AFTER.match(after) is not None:
+        return False
+    if _EN_AFTER.match(after) is not None:
+        return None
+    if led:
+        return True
+    previous = _WORD.findall(_lower(before))[-4:]
+    if previous and previous[-1] in _EN_UNSURE_BEFORE:
+        return False
+    trimmed = list(previous)
+    while trimmed and trimmed[-1] in _EN_FILLER:
+        trimmed.pop()
+    if trimmed and (trimmed[-1] in _EN_START_BEFORE or trimmed[-2:] == ["as", "of"]):
+        return None
+    # "before the meeting on Friday": the deadline is the event's, not Friday's end.
+    return _EN_EVENT_BEFORE.isdisjoint(previous)

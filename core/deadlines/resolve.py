@@ -1,0 +1,236 @@
+"""Deadline resolution (R9, DESIGN section 4): find the wording, resolve the instant.
+
+A deadline is an exclusive UTC instant, the first instant at which the agreement is
+past due, resolved from the turn's `ts` in the user's zone with `zoneinfo`, so local
+days stay days across daylight-saving changes. The grammar lives in
+`deadline_english` and `deadline_chinese`, finding the wording in terms in
+`deadline_finder`; this module is the calendar and the public entry points.
+
+Precision first: wording outside the grammar, two deadlines in one set of terms, a
+recurring schedule ("every Friday", 每周五) or a start rather than an end ("from
+Friday", 明天起) gives no deadline, never a guess. A deadline is always strictly after
+`ts`; a phrase naming a period already over ("today before 4pm" at 5pm) gives None.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from core.deadlines import chinese as deadline_chinese
+from core.deadlines import english as deadline_english
+from core.deadlines import holidays
+from core.deadlines.finder import CJK, find_deadline_phrase
+from core.deadlines.grammar import (
+    CalendarDate,
+    CheckedDate,
+    Day,
+    DeadlineSpec,
+    Duration,
+    Edge,
+    Holiday,
+    MonthDay,
+    NamedMonth,
+    NamedYear,
+    Period,
+    RelativeDay,
+    RelativePeriod,
+    Unit,
+    Weekday,
+)
+
+
+def parse_deadline(phrase: str) -> DeadlineSpec | None:
+    """The calendar-free reading of a phrase, or None when it is outside the grammar."""
+    if CJK.search(phrase):
+        return deadline_chinese.read(phrase)[0]
+    return deadline_english.read(phrase)[0]
+
+
+def resolve_deadline(phrase: str, ts: datetime, zone: ZoneInfo) -> datetime | None:
+    """The exclusive UTC instant `phrase` names, said at `ts` in `zone`, or None.
+
+    `ts` must be timezone-aware (a naive one is taken as UTC). The result is always
+    strictly after `ts`.
+    """
+    spec = parse_deadline(phrase)
+    if spec is None:
+        return None
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    try:
+        instant = evaluate(spec, ts, zone)
+    except (OverflowError, ValueError):
+        return None  # past the calendar's end (year 9999): no deadline, never a crash
+    return instant if instant is not None and instant > ts else None
+
+
+def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | None:  # noqa: PLR0911  # one exit per kind of spec
+    """The UTC instant of `spec` said at aware `ts` in `zone` (not yet checked against ts)."""
+    today = ts.astimezone(zone).date()
+    if spec.within is not None:
+        return _within(spec.within, ts, today, zone)
+    if spec.period is not None:
+        bounds = _period_bounds(spec.period, today)
+        if bounds is None:
+            return None
+        return _day_start(bounds[1] if spec.edge is Edge.END else bounds[0], zone)
+    if spec.day is None:
+        if spec.time is None:
+            return None
+        # A bare clock time is its next occurrence: already past today means tomorrow.
+        instant = _at(today, spec.time, zone)
+        return instant if instant > ts else _at(today + timedelta(days=1), spec.time, zone)
+    day = _day(spec.day, today)
+    if day is None:
+        return None
+    if spec.time is not None:
+        return _at(day, spec.time, zone)
+    return _day_start(day + timedelta(days=1) if spec.edge is Edge.END else day, zone)
+
+
+def _within(duration: Duration, ts: datetime, today: date, zone: ZoneInfo) -> datetime | None:
+    amount, unit = duration.amount, duration.unit
+    if unit is Unit.MINUTE:
+        return (ts + timedelta(minutes=amount)).astimezone(UTC)
+    if unit is Unit.HOUR:
+        return (ts + timedelta(hours=amount)).astimezone(UTC)
+    # Day-sized lengths run to the end of the local day on which ts + N falls.
+    if unit is Unit.DAY:
+        last = today + timedelta(days=amount)
+    elif unit is Unit.WEEK:
+        last = today + timedelta(weeks=amount)
+    else:
+        months = amount if unit is Unit.MONTH else 12 * amount
+        last = _add_months(today, months)
+    return _day_start(last + timedelta(days=1), zone)
+
+
+def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per kind of day
+    if isinstance(day, RelativeDay):
+        return today + timedelta(days=day.days)
+    if isinstance(day, Weekday):
+        if day.week is None:  # next occurrence, today included
+            return today + timedelta(days=(day.weekday - today.weekday()) % 7)
+        monday = today - timedelta(days=today.weekday())
+        return monday + timedelta(days=7 * day.week + day.weekday)
+    if isinstance(day, CalendarDate):
+        return _calendar_date(day, today)
+    if isinstance(day, Holiday):
+        return holidays.next_holiday(day.name, today)
+    if isinstance(day, CheckedDate):
+        date_ = _day(day.date, today)
+        return date_ if date_ is not None and date_.weekday() == day.weekday else None
+    return _month_day(day, today)
+
+
+def _calendar_date(day: CalendarDate, today: date) -> date | None:
+    if day.year is not None:
+        return _date(day.year, day.month, day.day)
+    # Its next occurrence, today included: this year's, else next year's. A date
+    # neither year has (29 February) is no deadline.
+    for year in (today.year, today.year + 1):
+        candidate = _date(year, day.month, day.day)
+        if candidate is not None and candidate >= today:
+            return candidate
+    return None
+
+
+def _month_day(day: MonthDay, today: date) -> date | None:
+    first = today.replace(day=1)
+    if day.month_offset is not None:
+        month = _add_months(first, day.month_offset)
+        return _date(month.year, month.month, day.day)
+    if day.day >= today.day:
+        return _date(today.year, today.month, day.day)
+    month = _add_months(first, 1)
+    return _date(month.year, month.month, day.day)
+
+
+def _period_bounds(period: Period, today: date) -> tuple[date, date] | None:  # noqa: PLR0911  # one exit per kind of period
+    """[first day, first day after) of a period, as local dates."""
+    if isinstance(period, RelativePeriod):
+        if period.unit is Unit.WEEK:
+            start = today - timedelta(days=today.weekday()) + timedelta(weeks=period.offset)
+            return start, start + timedelta(weeks=1)
+        if period.unit is Unit.MONTH:
+            start = _add_months(today.replace(day=1), period.offset)
+            return start, _add_months(start, 1)
+        if period.unit is Unit.QUARTER:
+            first = today.replace(day=1, month=today.month - (today.month - 1) % 3)
+            start = _add_months(first, 3 * period.offset)
+            return start, _add_months(start, 3)
+        start = date(today.year + period.offset, 1, 1)
+        return start, date(start.year + 1, 1, 1)
+    if isinstance(period, NamedMonth):
+        year = period.year
+        if year is None:
+            year = today.year if period.month >= today.month else today.year + 1
+        if not 1 <= year <= 9998:
+            return None
+        start = date(year, period.month, 1)
+        return start, _add_months(start, 1)
+    if isinstance(period, NamedYear) and 1 <= period.year <= 9998:
+        return date(period.year, 1, 1), date(period.year + 1, 1, 1)
+    return None
+
+
+def _add_months(day: date, months: int) -> date:
+    """`day` moved by whole months, clamped to the month's last day (31 Jan + 1 = 28/29 Feb)."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def _date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+_ONE_DAY = timedelta(days=1)
+
+
+def _day_start(day: date, zone: ZoneInfo) -> datetime:
+    return _at(day, (0, 0), zone)
+
+
+def _at(day: date, time: tuple[int, int], zone: ZoneInfo) -> datetime:
+    """The UTC instant of a local wall time; hour 24 is the next day's start.
+
+    A wall time skipped by a daylight-saving jump means the first instant after the
+    jump (the clock never shows it, and at the jump it has passed). A repeated wall
+    time means its first occurrence.
+    """
+    hour, minute = time
+    if hour == 24:
+        day, hour = day + _ONE_DAY, 0
+    wall = datetime(day.year, day.month, day.day, hour, minute)  # noqa: DTZ001  # local wall time, placed by the zone below
+    # fold=0 reads a wall time with the offset before a transition, fold=1 after it;
+    # they differ only next to a transition, and the later offset is larger in a gap.
+    before = zone.utcoffset(wall)
+    after = zone.utcoffset(wall.replace(fold=1))
+    if before is None or after is None:  # pragma: no cover  # ZoneInfo always has offsets
+        raise ValueError(zone.key)
+    instant = (wall - before).replace(tzinfo=UTC)
+    if after <= before:
+        return instant
+    return _gap_end((wall - after).replace(tzinfo=UTC), instant, zone)
+
+
+def _gap_end(low: datetime, high: datetime, zone: ZoneInfo) -> datetime:
+    """The first instant in (low, high] using the offset of `high` (the jump's end)."""
+    offset = high.astimezone(zone).utcoffset()
+    low_s, high_s = int(low.timestamp()), int(high.timestamp())
+    while high_s - low_s > 1:
+        mid = (low_s + high_s) // 2
+        if datetime.fromtimestamp(mid, zone).utcoffset() == offset:
+            high_s = mid
+        else:
+            low_s = mid
+    return datetime.fromtimestamp(high_s, UTC)
+
+
+__all__ = ["find_deadline_phrase", "parse_deadline", "resolve_deadline"]

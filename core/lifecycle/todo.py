@@ -1,0 +1,85 @@
+"""The todo delivery adapter and the todo continuity tracking (R11, R12, R13).
+
+It verifies a state update, not the work behind a todo: a successful `todo_write`
+result in the binding's session that moves the same continuous item (same content,
+same `origin_seq`) from `pending`/`in_progress` to `completed`.
+
+Continuity: the k-th item with a given content in a snapshot continues the k-th item
+with that content in the previous successful snapshot; otherwise it starts a new run
+with `origin_seq` = this result's seq. So an item missing from one snapshot and back
+in a later one is a new item, and a removed-and-re-added item never satisfies a
+binding taken before it went away.
+"""
+
+from __future__ import annotations
+
+from contracts.common import TodoStatus
+from contracts.inputs import ToolResult
+from contracts.records import Binding, TodoBinding
+from contracts.tools import TODO_WRITE_TOOL_NAME
+from core.intents import Proposal
+from core.lifecycle.state import SessionState, TrackedTodo
+
+UNFINISHED = frozenset({TodoStatus.PENDING, TodoStatus.IN_PROGRESS})
+
+
+def track(previous: tuple[TrackedTodo, ...], result: ToolResult) -> tuple[TrackedTodo, ...]:
+    """The tracked list after one successful snapshot (see the module docstring)."""
+    runs: dict[str, list[int]] = {}
+    for item in previous:
+        runs.setdefault(item.content, []).append(item.origin_seq)
+    seen: dict[str, int] = {}
+    tracked: list[TrackedTodo] = []
+    for written in result.todos or ():
+        occurrence = seen.get(written.content, 0)
+        seen[written.content] = occurrence + 1
+        earlier = runs.get(written.content, [])
+        origin = earlier[occurrence] if occurrence < len(earlier) else result.seq
+        tracked.append(TrackedTodo(written.content, written.status, origin))
+    return tuple(tracked)
+
+
+def _is_successful_snapshot(result: ToolResult) -> bool:
+    # A failed write changes nothing, not even the tracking (R12).
+    return result.name == TODO_WRITE_TOOL_NAME and result.ok and result.todos is not None
+
+
+class TodoAdapter:
+    """Binds "mark todo X as completed" proposals and verifies their delivery."""
+
+    def bind(self, proposal: Proposal, session: SessionState) -> Binding | None:
+        target = proposal.todo_target
+        if target is None:
+            # "finish todo X" has no target: the recognizer sets one only for "mark" (R11).
+            return None
+        matches = [
+            item for item in session.todos if item.content == target and item.status in UNFINISHED
+        ]
+        if len(matches) != 1:
+            return None
+        return TodoBinding(
+            session_id=session.session_id, content=target, origin_seq=matches[0].origin_seq
+        )
+
+    def observe(self, session: SessionState, result: ToolResult) -> SessionState:
+        if not _is_successful_snapshot(result):
+            return session
+        todos = track(session.todos, result)
+        if todos == session.todos:
+            return session
+        return SessionState(session_id=session.session_id, todos=todos)
+
+    def delivered(self, binding: Binding, before: SessionState, after: SessionState) -> bool:
+        if binding.session_id != after.session_id:
+            return False
+
+        def status_in(state: SessionState) -> TodoStatus | None:
+            for item in state.todos:
+                if item.content == binding.content and item.origin_seq == binding.origin_seq:
+                    return item.status
+            return None
+
+        return status_in(before) in UNFINISHED and status_in(after) == TodoStatus.COMPLETED
+
+
+TODO_ADAPTER = TodoAdapter()

@@ -1,0 +1,125 @@
+"""The session view as of an instant (R6, R7): what the agent's context builder reads.
+
+Current agreement memory is the scope's open records not past their deadline,
+whichever session made them, as terms only (R14). This session's own proposals are
+listed apart with what `soul_agreement_accept` needs, and so are its pending
+amendments of open agreements, whose current terms stay in memory until both sides
+accept (R17). The view filters by deadline itself, so a sweep that has not run yet never
+shows an expired agreement as current.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from contracts.common import AgreementState
+from contracts.records import Acceptances, PendingStatus
+from contracts.view import (
+    CurrentAgreement,
+    OpenAgreement,
+    PendingAmendment,
+    PendingProposal,
+    ScopeAmendment,
+    ScopeProposal,
+    ScopeViewDocument,
+    SessionView,
+)
+from core.lifecycle.acceptance import past_deadline
+from core.lifecycle.state import ScopeState
+
+
+def pending_status(acceptances: Acceptances) -> PendingStatus:
+    if acceptances.agent:
+        return "awaiting_user"
+    if acceptances.user:
+        return "awaiting_agent"
+    return "awaiting_both"
+
+
+def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
+    current = tuple(
+        CurrentAgreement(record_id=record.record_id, terms=record.terms)
+        for record in scope.records
+        if record.state == AgreementState.OPEN and not past_deadline(record, as_of)
+    )
+    pending = tuple(
+        PendingProposal(
+            record_id=record.record_id,
+            revision=record.revision,
+            terms=record.terms,
+            status=pending_status(record.acceptances),
+            deadline_at=record.deadline_at,
+        )
+        for record in scope.records
+        if record.session_id == session_id
+        and record.state == AgreementState.PROPOSED
+        and not past_deadline(record, as_of)
+    )
+    amendments = tuple(
+        PendingAmendment(
+            record_id=record.record_id,
+            revision=record.revision,
+            terms=record.amendment.terms,
+            current_terms=record.terms,
+            status=pending_status(record.amendment.acceptances),
+            deadline_at=record.amendment.deadline_at,
+        )
+        for record in scope.records
+        if record.amendment is not None
+        and record.amendment.session_id == session_id
+        and record.state == AgreementState.OPEN
+        and not past_deadline(record, as_of)
+    )
+    return SessionView(
+        agent_id=scope.agent_id,
+        user_id=scope.user_id,
+        session_id=session_id,
+        as_of=as_of,
+        current_agreements=current,
+        pending_proposals=pending,
+        pending_amendments=amendments,
+    )
+
+
+def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
+    """Every open record, pending proposal and pending amendment of the scope, with deadlines.
+
+    Not filtered by deadline: the document outlives the instant it is written, so its
+    readers filter at their own read time (`contracts.view.session_view_as_of`), which
+    gives exactly `session_view` (R6, R9).
+    """
+    return ScopeViewDocument(
+        agent_id=scope.agent_id,
+        user_id=scope.user_id,
+        agreements=tuple(
+            OpenAgreement(record_id=r.record_id, terms=r.terms, deadline_at=r.deadline_at)
+            for r in scope.records
+            if r.state == AgreementState.OPEN
+        ),
+        proposals=tuple(
+            ScopeProposal(
+                record_id=r.record_id,
+                session_id=r.session_id,
+                revision=r.revision,
+                terms=r.terms,
+                status=pending_status(r.acceptances),
+                deadline_at=r.deadline_at,
+            )
+            for r in scope.records
+            if r.state == AgreementState.PROPOSED
+        ),
+        amendments=tuple(
+            ScopeAmendment(
+                record_id=r.record_id,
+                session_id=r.amendment.session_id,
+                revision=r.revision,
+                terms=r.amendment.terms,
+                current_terms=r.terms,
+                status=pending_status(r.amendment.acceptances),
+                deadline_at=r.amendment.deadline_at,
+                agreement_deadline_at=r.deadline_at,
+            )
+            for r in scope.records
+            if r.amendment is not None and r.state == AgreementState.OPEN
+        ),
+    )

@@ -1,0 +1,383 @@
+"""The grammar of explicit agreement phrases (R1, R4, R8, R11), as regular expressions.
+
+Every pattern runs on folded text, case-blind: NFKC has already turned full-width
+punctuation into ASCII (U+FF1A into ":"), so the patterns name only the ASCII forms.
+The README's "Recognized phrases" table is this module in prose; keep them together.
+Where a phrase may appear (sentence start, outside quotations and code) and what
+may follow it is decided in `recognizer.py`, not here.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Final, NamedTuple
+
+from core.recognition.normalize import rstrip_decoration
+
+APOSTROPHE: Final = "['\u2019\u2018`\u02bc]"
+
+# Quotation pairs a target hint or todo content may be wrapped in.
+QUOTE_PAIRS: Final = (
+    ('"', '"'),
+    ("“", "”"),
+    ("「", "」"),
+    ("『", "』"),
+    ("\u2018", "\u2019"),
+    ("'", "'"),
+    ("«", "»"),
+)
+
+
+def quoted(name: str) -> str:
+    """A quotation in any supported style; its content lands in group `{name}0..6`."""
+    alternatives = (
+        f"{re.escape(o)}(?P<{name}{i}>[^{re.escape(c)}\n]{{1,500}}?){re.escape(c)}"
+        for i, (o, c) in enumerate(QUOTE_PAIRS)
+    )
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def quoted_span(match: re.Match[str], name: str) -> tuple[int, int] | None:
+    """Where the content of the quotation named `name` lies, if it matched."""
+    groups = match.re.groupindex
+    for index in range(len(QUOTE_PAIRS)):
+        group = f"{name}{index}"
+        if group in groups and match.start(group) >= 0:
+            return match.start(group), match.end(group)
+    return None
+
+
+# The longest lead word with its punctuation and spaces: where LEAD_WORD_AT_END looks.
+LEAD_WORD_REACH: Final = 24
+# The longest closing courtesy: where TRAILING_COURTESY looks.
+COURTESY_REACH: Final = 40
+
+
+class Kind(enum.Enum):
+    PROPOSAL = "proposal"
+    ACCEPTANCE = "acceptance"
+    CANCELLATION = "cancellation"
+    AMENDMENT = "amendment"  # R17: new terms for an open agreement
+    AMENDMENT_CANCELLATION = "amendment_cancellation"  # R17: withdraw a pending amendment
+
+
+_FLAGS: Final = re.IGNORECASE
+_EN_DETERMINER: Final = r"(?:this|the|that|our)"
+_ZH_DETERMINER: Final = r"(?:这个|这项|这条|这份|该|此|那个|上面的|上面这个|我们的|咱们的)"
+_ZH_SUBJECT: Final = r"(?:我们俩|咱们俩|我们|咱们|咱俩|我俩)"
+_HINT_AFTER: Final = rf"(?:\s*[:]?\s*{quoted('hint')})?"
+_ZH_AMEND_VERB: Final = r"(?:修改为|修改成|更改为|改成|改为|换成)"
+
+
+# (kind, pattern). A proposal pattern ends where the terms begin.
+class Phrase(NamedTuple):
+    """One phrase pattern, and the words a turn must hold for it to be worth running."""
+
+    kind: Kind
+    # Every group needs one of its words in the lower-cased turn: a cheap filter that
+    # skips most patterns (the full search costs microseconds each).
+    needs: tuple[frozenset[str], ...]
+    pattern: re.Pattern[str]
+    # The rule id that explains a match (R16); stable, stored in history evidence.
+    rule: str = ""
+
+
+_PHRASES: Final[tuple[Phrase, ...]] = (
+    Phrase(
+        Kind.PROPOSAL,
+        (frozenset({"let"}), frozenset({"agree"})),
+        re.compile(
+            rf"(?:let{APOSTROPHE}?s|let\s+us)\s+"
+            r"(?:agree(?:\s+on\s+(?:this|the\s+following))?\s*[:]"
+            rf"|agree\s+that\b(?!{APOSTROPHE})"
+            r"|make\s+(?:an|this|the\s+following)\s+agreement\s*[:])",
+            _FLAGS,
+        ),
+        "en.proposal",
+    ),
+    Phrase(
+        Kind.PROPOSAL,
+        (frozenset({"约定"}),),
+        # "我们约定的时间" (our agreed time), "约定了" / "约定过" (past) and the idiom
+        # "约定俗成" are statements about something else, not proposals.
+        re.compile(
+            rf"{_ZH_SUBJECT}(?:来|就|先|现在|今天)?约定(?:一下|好)?(?:吧|哈)?"
+            r"(?:\s*[:,]|(?![的了过吗么呢着是]|俗成|好了|好的|一下[了吗]))",
+            _FLAGS,
+        ),
+        "zh.proposal",
+    ),
+    Phrase(
+        Kind.ACCEPTANCE,
+        (frozenset({"agreement"}), frozenset({"accept", "agree", "confirm"})),
+        re.compile(
+            r"i\s+(?:(?:also|hereby|now|do|fully)\s+)?(?:accept|agree\s+to|confirm)\s+"
+            rf"(?:{_EN_DETERMINER}|your)\s+agreement\b{_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "en.acceptance",
+    ),
+    Phrase(
+        Kind.ACCEPTANCE,
+        (frozenset({"约定"}), frozenset({"接受", "同意", "确认"})),
+        re.compile(
+            r"我(?:也|现在|正式|就)?(?:接受|同意|确认)(?:了)?\s*"
+            rf"(?:{quoted('lead')}\s*)?(?:{_ZH_DETERMINER}|你的|这一)?\s*约定{_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "zh.acceptance",
+    ),
+    Phrase(
+        Kind.CANCELLATION,
+        (frozenset({"cancel"}), frozenset({"agreement"})),
+        re.compile(
+            r"(?:(?:could|would|can|will)\s+you\s+(?:please|kindly)\s+"
+            rf"|please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+|hereby\s+)?)?"
+            rf"cancel\s+(?:{_EN_DETERMINER}|my)\s+agreement\b{_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "en.cancellation",
+    ),
+    Phrase(
+        Kind.CANCELLATION,
+        (frozenset({"约定"}), frozenset({"取消"})),
+        re.compile(
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉|一下)?\s*"
+            rf"(?:{quoted('lead')}\s*|关于(?P<about>[^,;.!?。\n]{{1,40}}?)的(?:那个|这个)?)?"
+            rf"{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "zh.cancellation",
+    ),
+    Phrase(
+        Kind.CANCELLATION,
+        (frozenset({"约定"}), frozenset({"作废", "取消"})),
+        re.compile(
+            rf"(?:{quoted('lead')}\s*{_ZH_DETERMINER}?|{_ZH_DETERMINER})\s*约定"
+            rf"(?:\s*{quoted('hint')})?\s*(?:就)?(?:作废|取消)(?:掉)?",
+            _FLAGS,
+        ),
+        "zh.cancellation.suffix",
+    ),
+    Phrase(
+        Kind.CANCELLATION,
+        (frozenset({"约定"}), frozenset({"作废", "取消"}), frozenset({"把", "将"})),
+        re.compile(
+            rf"(?:请|麻烦)?(?:把|将)\s*(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定"
+            rf"(?:\s*{quoted('hint')})?\s*(?:给)?(?:取消|作废)(?:掉)?",
+            _FLAGS,
+        ),
+        "zh.cancellation.ba",
+    ),
+)
+
+# R17: "Let's change our agreement: ...", "我们把约定改成...", and withdrawing one.
+_AMENDMENT_PHRASES: Final[tuple[Phrase, ...]] = (
+    Phrase(
+        Kind.AMENDMENT,
+        (
+            frozenset({"let"}),
+            frozenset({"agreement"}),
+            frozenset({"change", "amend", "update", "revise", "modify"}),
+        ),
+        re.compile(
+            rf"(?:let{APOSTROPHE}?s|let\s+us)\s+(?:change|amend|update|revise|modify)\s+"
+            rf"{_EN_DETERMINER}\s+agreement(?:\s*{quoted('hint')})?\s*(?:[:]|\s+to\s*[:]?)",
+            _FLAGS,
+        ),
+        "en.amendment",
+    ),
+    Phrase(
+        Kind.AMENDMENT,
+        (frozenset({"约定"}), frozenset({"改成", "改为", "换成", "更改为"})),
+        re.compile(
+            rf"(?:{_ZH_SUBJECT})?(?:就)?(?:把|将)\s*(?:{quoted('lead')}\s*)?{_ZH_DETERMINER}?\s*约定"
+            rf"(?:\s*{quoted('hint')})?\s*{_ZH_AMEND_VERB}\s*[:,]?",
+            _FLAGS,
+        ),
+        "zh.amendment",
+    ),
+    Phrase(
+        Kind.AMENDMENT_CANCELLATION,
+        (frozenset({"cancel", "withdraw"}), frozenset({"change", "amendment"})),
+        re.compile(
+            rf"(?:please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+)?)?"
+            rf"(?:cancel|withdraw)\s+(?:{_EN_DETERMINER}|my)\s+(?:change|amendment)\b{_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "en.amendment_cancellation",
+    ),
+    Phrase(
+        Kind.AMENDMENT_CANCELLATION,
+        (frozenset({"取消", "撤回"}), frozenset({"修改", "更改", "改动"})),
+        re.compile(
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*(?:取消|撤回)(?:掉)?\s*"
+            rf"(?:{quoted('lead')}\s*)?(?:这个|这次|这项|那个|该|此)?\s*(?:修改|更改|改动){_HINT_AFTER}",
+            _FLAGS,
+        ),
+        "zh.amendment_cancellation",
+    ),
+)
+
+PHRASES: Final[tuple[Phrase, ...]] = (*_PHRASES, *_AMENDMENT_PHRASES)
+
+# The words of the one family that needs neither "agree" nor "约定" (withdrawing an
+# amendment): the recognizer's fast path lets a turn holding one of them through.
+WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动")
+
+NEEDED_WORDS: Final = frozenset().union(*(group for phrase in PHRASES for group in phrase.needs))
+
+# Pattern -> rule id, for the evidence of a match (R16).
+RULE_OF: Final[dict[re.Pattern[str], str]] = {phrase.pattern: phrase.rule for phrase in PHRASES}
+
+# Short words that may open a sentence before a phrase: "OK, let's agree: ...",
+# "好的, 我们约定: ...", "算了, 取消这个约定吧". Anything else in front (a reporting
+# verb, a conditional, a negation) means the phrase is not the user's own act.
+LEAD_WORD_AT_END: Final = re.compile(
+    r"(?:^|(?<=[\s.!?。…]))"
+    r"(?:ok(?:ay)?|alright|all\s+right|so|then|well|great|good|fine|now|and|also|yes|yeah"
+    r"|sure|hi|hey|hello|actually|hmm+|right|thanks|thank\s+you(?:\s+so\s+much)?"
+    r"|好的?|好吧|嗯+|那么?|那就|行吧?|算了|还是|对了|谢谢|多谢|感谢"
+    r"|另外|还有|所以|那好)"
+    r"\s*[,、!.。~]?\s*\Z",
+    _FLAGS,
+)
+
+# What may follow an acceptance or cancellation in its sentence: courtesy words and
+# particles. Anything else ("..., but only if", "吗") leaves the phrase unrecognized.
+COURTESY: Final = re.compile(
+    r"\b(?:please|now|thanks|thank\s+you|too|as\s+well|again)\b|谢谢|多谢|[了啦哈哦吧呀]",
+    _FLAGS,
+)
+
+# A closing sentence or clause of pure courtesy is not part of the terms: "... Thanks!",
+# "...。谢谢!", "..., 谢谢"
+TRAILING_COURTESY: Final = re.compile(
+    r"(?<=[.!。,])\s*(?:thanks?(?:\s+you)?(?:\s+so\s+much)?|thx|cheers|谢谢(?:你|您)?|多谢|谢啦|辛苦了?)"
+    r"[\s.!。~…]*\Z",
+    _FLAGS,
+)
+
+PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n")
+
+# A turn ending like this asks rather than states (checked on the end only: a
+# suffix test, not a regex scan of the whole turn).
+_QUESTION_TAILS: Final = (
+    "?", "吗", "呢", "好不好", "行不行", "可不可以", "怎么样", "如何", "对吧", "是吧", "对不对",
+    "是不是", "要不要", "能不能", "成不成",
+)  # fmt: skip
+_NOT_A_QUESTION_ME: Final = ("什么", "怎么", "那么", "这么", "多么")
+_AFTER_QUESTION: Final = " \t\r\n.。!~…\"”」』\u2019')]"
+
+
+def ends_as_question(text: str, start: int = 0, stop: int | None = None) -> bool:
+    """Whether text[start:stop] ends as a question, closing punctuation aside."""
+    tail = rstrip_decoration(text[start:stop], _AFTER_QUESTION)
+    if tail.endswith(_QUESTION_TAILS):
+        return True
+    return tail.endswith("么") and not tail.endswith(_NOT_A_QUESTION_ME)
+
+
+# "Let's agree to disagree" and its "that" form are an idiom for *not* agreeing.
+DISAGREE: Final = re.compile(
+    rf"(?:we(?:\s+|{APOSTROPHE}ll\s+))?(?:(?:can|will|shall|just|simply)\s+)?(?:to\s+)?disagree\b",
+    _FLAGS,
+)
+
+# Terms about the past ("Let's agree that was a mistake") acknowledge; they set nothing.
+PAST_TERMS: Final = re.compile(
+    r"(?:(?:it|that|this|he|she|they|we|you|i)\s+)?(?:was|were|had\s+been|did)\b", _FLAGS
+)
+
+# Chinese asks without a question mark: "我们约定几点见面" is a question about a time.
+ZH_INTERROGATIVE: Final = re.compile(
+    r"几点|几号|什么|哪里|哪儿|哪个|哪天|谁|怎么|为什么|多少|多久|何时|几时|是否"
+)
+
+# "我们约定" also narrates: "去年我们吵了一架。我们约定以后不再提。" A past-time word
+# before a Chinese proposal phrase makes it a story, not a proposal.
+ZH_NARRATIVE: Final = re.compile(
+    r"昨天|前天|去年|前年|上次|上周|上个月|当时|那天|那时|后来|小时候|曾经|那年"
+)
+
+# R11: the terms ask to *mark* a named todo as completed. "Finish todo X" and
+# "完成待办X" name work, not the state change the todo adapter can verify.
+TODO_TARGETS: Final = (
+    re.compile(
+        r"\bmark\s+(?:the\s+|my\s+)?(?:todo|to-do)(?:\s+item)?\s*[:]?\s*"
+        rf"{quoted('todo')}\s*(?:as\s+)?(?:completed|complete|done)\b",
+        _FLAGS,
+    ),
+    re.compile(
+        r"(?:把|将)\s*(?:(?:待办|待办事项|待办项|todo)\s*"
+        rf"{quoted('todo')}|{quoted('todo_after')}\s*(?:这个|这项|这条)?\s*(?:待办|待办事项|待办项))"
+        r"\s*(?:标记|标注|标)\s*(?:为|成)\s*(?:已)?完成",
+        _FLAGS,
+    ),
+)
+NEGATED_BEFORE: Final = re.compile(
+    rf"(?:\bdon{APOSTROPHE}?t|\bdo\s+not|\bnever|\bnot|不要|别|不用|无需|不必|不)\s*\Z", _FLAGS
+)
+
+
+# A confirmation or cancellation may open a clause after a reason ("这周事情太多, 取消这个
+# 约定吧", "This doesn't help me anymore, cancel this agreement"), but not after a
+# condition or someone else's words ("If it rains, cancel …", "他说, 取消这个约定").
+CLAUSE_GUARD: Final = re.compile(
+    r"\b(?:if|unless|when|whenever|once|after|before|until|till|suppose|supposing|assuming"
+    r"|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks|wrote|writes"
+    r"|according|maybe|perhaps|might|should|would|could|shall)\b"
+    r"|如果|要是|假如|假设|万一|除非|只要|一旦|的话|等到|说|问|告诉|写|据|是否|也许|或许|可能|应该",
+    _FLAGS,
+)
+
+# A clause after a confirmation or cancellation may give a reason ("…, this doesn't help
+# me anymore", "…, 算了吧"), but not a condition, a contrast, a hedge or a retraction.
+TAIL_REFUSED: Final = re.compile(
+    r"\s*(?:(?:but|only|if|unless|as\s+long\s+as|so\s+long\s+as|provided|except|when|once"
+    r"|after|until|till|on\s+condition|in\s+case|or|maybe|perhaps|probably|i\s+guess"
+    r"|i\s+think|not|never|though|although|however|jk|lol|haha)\b"
+    r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概)"
+    r"|.*(?:kidding|joking|开玩笑|逗你|说着玩|不是真的|哈哈)",
+    _FLAGS,
+)
+
+# "Please cancel the agreement about the report": an unquoted hint naming the subject.
+ABOUT_HINT: Final = re.compile(
+    r"\s*(?:about|regarding|concerning|on|re:?)\s+(?:(?:the|my|our|that|this)\s+)?"
+    r"(?P<about>\w[^,;:!?\n]{0,60}?)\s*\Z",
+    _FLAGS,
+)
+
+# The sentence right after a phrase may ask about it or take it back: "Let's agree: X.
+# OK?", "...。好吗?", "Cancel this agreement. Just kidding!"
+_EN_TAG: Final = (
+    r"ok(?:ay)?|right|agreed|deal|yes|sounds?\s+good|good|fine|alright|all\s+right"
+    r"|what\s+do\s+you\s+(?:think|say)|how\s+about\s+(?:it|that|this)|works?\s+for\s+you"
+    r"|(?:does|would|will|is|can)\s+(?:that|this|it)\b"
+    r"|(?:do|would|will|can|could)\s+you\s+(?:agree|accept|do\s+(?:that|this|it)|live\s+with)"
+    r"|are\s+you\s+(?:ok|okay|fine|good|happy)\s+with"
+)
+_ZH_TAG: Final = (
+    r"好吗|好不好|好么|行吗|行不行|行不|行么|可以吗|可不可以|可以不|可以么|怎么样|如何|成吗|同意吗|同意不"
+    r"|你看(?:呢|怎么样|如何|行吗|可以吗)|你觉得(?:呢|怎么样|如何|可以吗|行吗|好吗)|对吧|是吧"
+    r"|没问题吧|能做到吗"
+)
+_TAKEN_BACK: Final = (
+    r"(?:actually\s+)?(?:no|not)\b|wait\b|never\s*mind|just\s+kidding|kidding|joking|jk\b"
+    r"|haha|lol\b|等等|等一下|开玩笑|逗你|哈哈|不对|还是算了|算了不"
+)
+NEXT_SENTENCE_ASKS: Final = re.compile(
+    rf"\s*(?:(?:{_EN_TAG})[^.!?。\n]{{0,40}}?\s*\?|(?:{_ZH_TAG})\s*\??(?=[\s.!。…]|\Z)"
+    rf"|{_TAKEN_BACK})",
+    _FLAGS,
+)
+
+# "我们约定见面的地点", "我们约定好明天在咖啡馆碰头": 约定 run straight into a meeting is
+# people fixing a time or place to meet, not an agreement between user and agent.
+ZH_MEETING: Final = re.compile(
+    r"(?:一下)?(?:时间|地点|日期|地方|在哪|.*?(?:见面|碰面|会面|碰头|聚会|集合|会合|相见|约会))"
+)

@@ -1,0 +1,335 @@
+"""The recognizer: at most one explicit agreement intent in one turn (R1, R4, R8, R11, R14).
+
+Precision comes first: a false agreement is worse than a missed one. A phrase of the
+grammar (`phrases.py`, the README table) counts only when all of these hold:
+
+- the turn is the user's (R1: assistant, system and tool text never count);
+- the turn is read one sentence at a time (`sentences.py`): the phrase opens its
+  sentence, after at most a few lead words ("OK, ", "好的, "), bullets or emoji; a
+  reporting verb, a conditional, a negation or a colon in front of it means it is
+  not the user's own act (a confirmation or cancellation may also follow a reason
+  clause: "这周事情太多, 取消这个约定吧");
+- it is not inside code, a block quote or an open quotation (reported speech);
+- its sentence is not a question, and the next sentence does not ask about it or
+  take it back ("OK?", "好吗?", "just kidding"); questions elsewhere ask other things;
+- it is the only phrase in the turn: two are ambiguous, and ambiguity is no intent;
+- an acceptance or cancellation is followed in its clause only by an optional target
+  hint (quoted, or "about X") and courtesy words, and a later clause gives a reason,
+  not a condition, contrast, hedge or retraction ("..., but only if" is not a yes).
+
+The terms and the deadline come from the proposal's sentence alone.
+Pure: no I/O, no clock. The terms are the user's own prose (R14), cut from the
+original text (see `normalize.py` for why not from the folded one).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+from contracts.common import Role
+from core.deadlines.resolve import find_deadline_phrase
+from core.intents import (
+    NO_INTENT,
+    Acceptance,
+    Amendment,
+    AmendmentCancellation,
+    Cancellation,
+    Intent,
+    Proposal,
+)
+from core.recognition.markup import Quotations, mask_quoted_markup
+from core.recognition.normalize import Folded, fold, may_hold_trigger
+from core.recognition.phrases import (
+    ABOUT_HINT,
+    CLAUSE_GUARD,
+    COURTESY,
+    COURTESY_REACH,
+    DISAGREE,
+    LEAD_WORD_AT_END,
+    LEAD_WORD_REACH,
+    NEEDED_WORDS,
+    NEGATED_BEFORE,
+    NEXT_SENTENCE_ASKS,
+    PARAGRAPH_BREAK,
+    PAST_TERMS,
+    PHRASES,
+    QUOTE_PAIRS,
+    RULE_OF,
+    TAIL_REFUSED,
+    TODO_TARGETS,
+    TRAILING_COURTESY,
+    WITHDRAW_WORDS,
+    ZH_INTERROGATIVE,
+    ZH_MEETING,
+    ZH_NARRATIVE,
+    Kind,
+    ends_as_question,
+    quoted_span,
+)
+from core.recognition.sentences import is_emoji, sentence_end, sentence_start
+
+# Folded text: full-width punctuation is ASCII already (NFKC).
+_SENTENCE_TERMINATORS = frozenset(".!?。…")
+_CLOSING_MARKS = "\"”」』\u2019')]》»"
+_TRAILING = frozenset(".。!,;:、~…") | frozenset(" \t\r\n\u3000")
+_QUOTE_CLOSER = dict(QUOTE_PAIRS)
+_LOOK_BACK = 200
+MAX_CANDIDATES = 8
+_WORD_OR_QUESTION = re.compile(r"[\w?]")
+# Bullets and arrows opening a line ("- Let's agree", "• 我们约定", "→ …") are layout.
+_BULLETS = "-*•·‣◦→⇒►▶▸~"
+_CLAUSE_MARKS = frozenset(",;、")
+# Kinds whose phrase is followed by terms (not a yes, a cancel or a withdrawal).
+_TERMS_KINDS = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
+_CLAUSE_SPLIT = re.compile(r"[,;、]")
+# "Could you please cancel this agreement?" asks only in form: it is a request.
+_POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
+
+
+def recognize(text: str, role: Role | str) -> Intent:
+    """The one explicit agreement intent in `text` said by `role`, else NO_INTENT."""
+    if role != Role.USER or not (may_hold_trigger(text) or _may_withdraw(text)):
+        return NO_INTENT
+    folded = fold(text)
+    if folded is None:
+        return NO_INTENT
+    scan = mask_quoted_markup(folded.text)
+    # Code may have hidden every keyword, and most phrases need words the turn lacks.
+    candidates = _candidates(scan)
+    if candidates is None:
+        return NO_INTENT
+    quotations = Quotations(scan)
+    found: list[Intent] = []
+    for at, kind, match in candidates:
+        if not _opens_sentence(scan, at, kind) or quotations.open_at(at):
+            continue
+        intent = _read(kind, match, scan, folded)
+        if intent is not None:
+            found.append(intent)
+            if len(found) > 1:
+                # Two explicit acts in one turn: which one the user meant is a guess.
+                return NO_INTENT
+    return found[0] if found else NO_INTENT
+
+
+def _may_withdraw(text: str) -> bool:
+    """Whether the turn may withdraw an amendment ("cancel the change", R17).
+
+    The one phrase family without "agree" or "约定". Unfolded text only: a disguised
+    keyword here can make the bridge miss a withdrawal, never invent one.
+    """
+    lowered = text.lower()
+    return any(word in lowered for word in WITHDRAW_WORDS)
+
+
+def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
+    """Phrase matches by position, one per position; None when there are too many."""
+    lowered = scan.lower()
+    present = {word for word in NEEDED_WORDS if word in lowered}
+    by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
+    for kind, needs, pattern, _rule in PHRASES:
+        for group in needs:  # a loop, not any(): this runs for every phrase of every turn
+            if present.isdisjoint(group):
+                break
+        else:
+            for match in islice(pattern.finditer(scan), MAX_CANDIDATES + 1):
+                by_start.setdefault(match.start(), (match.start(), kind, match))
+        if len(by_start) > MAX_CANDIDATES:
+            # A turn holding this many phrases is not one explicit act; refusing it
+            # also bounds the work a hostile 64 KB turn can cause.
+            return None
+    return sorted(by_start.values(), key=lambda candidate: candidate[0])
+
+
+def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
+    """Whether the phrase at `at` opens a sentence (or, for a yes or a cancel, a clause).
+
+    Lead words ("OK, ", "好的, "), bullets and emoji may stand before it. A confirmation
+    or cancellation may also follow a reason clause and a comma ("这周事情太多, 取消…"),
+    unless that clause is a condition or reported speech.
+    """
+    # Only the end of what precedes matters: look at a bounded window of it.
+    reach = max(0, at - _LOOK_BACK)
+    head = scan[reach:at]
+    while True:
+        stripped = head.rstrip().rstrip(_BULLETS).rstrip()
+        if not stripped:
+            return reach == 0 or "\n" in head or scan[:reach].isspace()
+        last = stripped[-1]
+        if last == ":":
+            # "He wrote:\nLet's agree: ..." introduces someone's words.
+            return False
+        if "\n" in head[len(stripped) :] or is_emoji(last):
+            return True
+        core = stripped.rstrip(_CLOSING_MARKS)
+        if core and (core[-1] in _SENTENCE_TERMINATORS or is_emoji(core[-1])):
+            return True
+        if last in _CLAUSE_MARKS and len(stripped) > 1 and is_emoji(stripped[-2]):
+            return True  # "Hi 👋, let's agree: ..."
+        if kind not in _TERMS_KINDS and last in _CLAUSE_MARKS:
+            clause = stripped[sentence_start(stripped, 0, len(stripped)) :]
+            return CLAUSE_GUARD.search(clause) is None
+        lead = LEAD_WORD_AT_END.search(stripped, max(0, len(stripped) - LEAD_WORD_REACH))
+        if lead is None:
+            return False
+        head = stripped[: lead.start()]
+
+
+def _span(folded: Folded, start: int, end: int) -> tuple[int, int]:
+    """Folded [start, end) as [start, end) of the original text (R16 evidence)."""
+    if folded.starts is None or folded.ends is None or start >= end:
+        return start, end
+    return folded.starts[start], folded.ends[end - 1]
+
+
+def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
+    if kind in _TERMS_KINDS:
+        return _read_terms(kind, match, scan, folded)
+    stop, mark = sentence_end(scan, match.end(), len(scan))
+    polite = _POLITE_REQUEST.match(match.group()) is not None
+    asked = (mark == "?" and not polite) or ends_as_question(scan, match.start(), stop)
+    if asked or _asked_after(scan, stop, mark):
+        return None
+    rest = scan[match.end() : stop]
+    clause = _CLAUSE_SPLIT.search(rest)
+    own = rest if clause is None else rest[: clause.start()]
+    if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
+        return None
+    span = quoted_span(match, "hint") or quoted_span(match, "lead")
+    about = ABOUT_HINT.match(own) if span is None else None
+    if about is not None:
+        offset = match.end()
+        span = (offset + about.start("about"), offset + about.end("about"))
+    elif _WORD_OR_QUESTION.search(COURTESY.sub("", own)) is not None:
+        return None
+    if span is None and match.re.groupindex.get("about") and match.start("about") >= 0:
+        span = match.span("about")
+    hint = folded.original(*span).strip() if span is not None else None
+    if hint == "":  # a named target that hides something names nothing we may trust
+        return None
+    act = _ACTS[kind]
+    return act(
+        target_hint=hint or None,
+        hint_span=_span(folded, *span) if span is not None and hint else None,
+        rule=RULE_OF.get(match.re),
+        span=_span(folded, *match.span()),
+    )
+
+
+_ACTS: dict[Kind, type[Acceptance | Cancellation | AmendmentCancellation]] = {
+    Kind.ACCEPTANCE: Acceptance,
+    Kind.CANCELLATION: Cancellation,
+    Kind.AMENDMENT_CANCELLATION: AmendmentCancellation,
+}
+
+
+def _read_terms(
+    kind: Kind, match: re.Match[str], scan: str, folded: Folded
+) -> Proposal | Amendment | None:
+    """A proposal's terms, or an amendment's new terms with its target hint (R17)."""
+    proposal = _read_proposal(match, scan, folded)
+    if proposal is None or kind is Kind.PROPOSAL:
+        return proposal
+    span = quoted_span(match, "hint") or quoted_span(match, "lead")
+    hint = folded.original(*span).strip() if span is not None else None
+    if hint == "":
+        return None
+    return Amendment(
+        terms=proposal.terms,
+        deadline_phrase=proposal.deadline_phrase,
+        todo_target=proposal.todo_target,
+        rule=proposal.rule,
+        span=proposal.span,
+        target_hint=hint or None,
+        hint_span=_span(folded, *span) if span is not None and hint else None,
+    )
+
+
+def _asked_after(scan: str, stop: int, mark: str) -> bool:
+    """Whether the next sentence asks about this one or takes it back ("OK?", "Just kidding")."""
+    if not mark or mark == "?":
+        return False
+    return NEXT_SENTENCE_ASKS.match(scan, stop + len(mark)) is not None
+
+
+def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal | None:
+    start = match.end()
+    paragraph = PARAGRAPH_BREAK.search(scan, start)
+    stop = paragraph.start() if paragraph is not None else len(scan)
+    line_end = scan.find("\n", start, stop)
+    listed = line_end >= 0 and not scan[start:line_end].strip()
+    while start < stop and scan[start].isspace():
+        start += 1
+    if not listed:
+        # The terms are the rest of the phrase's sentence; a list after "Let's agree:"
+        # and a line break runs to the end of its paragraph.
+        closer = _QUOTE_CLOSER.get(scan[start]) if start < stop else None
+        close_at = scan.find(closer, start + 1, stop) if closer is not None else -1
+        stop, mark = sentence_end(scan, max(start, close_at + 1), stop)
+        if mark == "?" or _asked_after(scan, stop, mark):
+            return None
+    if ends_as_question(scan, start, stop):
+        return None
+    start, stop = _unwrap_quoted_terms(scan, start, stop)
+    courtesy = TRAILING_COURTESY.search(scan, max(start, stop - COURTESY_REACH), stop)
+    if courtesy is not None:
+        stop = courtesy.start()
+    while stop > start and scan[stop - 1] in _TRAILING:
+        stop -= 1
+    terms = folded.original(start, stop).strip()
+    if not terms or _declines(match, scan, start, stop):
+        return None
+    return Proposal(
+        terms=terms,
+        deadline_phrase=find_deadline_phrase(terms),
+        todo_target=_todo_target(scan, start, stop, folded),
+        rule=RULE_OF.get(match.re),
+        span=_span(folded, match.start(), stop),
+    )
+
+
+def _declines(match: re.Match[str], scan: str, start: int, stop: int) -> bool:
+    """Terms that look proposed but are an idiom, a remark on the past, a story or a question."""
+    if DISAGREE.match(scan, start, stop) or PAST_TERMS.match(scan, start, stop):
+        return True
+    if "约定" not in match.group():
+        return False
+    if ZH_NARRATIVE.search(scan, 0, match.start()):
+        return True
+    # Without a colon or comma, 约定 running into a meeting fixes a time or place to meet.
+    separated = match.group().rstrip().endswith((":", ","))
+    if not separated and ZH_MEETING.match(scan, start, stop) is not None:
+        return True
+    # Without a colon or comma the phrase runs into its terms, and "我们约定几点见面"
+    # asks; with one ("我们约定: ...问我读了什么") the user states terms.
+    return not separated and ZH_INTERROGATIVE.search(scan, start, stop) is not None
+
+
+def _unwrap_quoted_terms(scan: str, start: int, stop: int) -> tuple[int, int]:
+    """Terms wrapped in quotes ("Let's agree: “...”.") are the quoted text alone."""
+    closer = _QUOTE_CLOSER.get(scan[start]) if start < stop else None
+    if closer is None:
+        return start, stop
+    close_at = scan.find(closer, start + 1, stop)
+    if close_at < 0:
+        return start, stop
+    remainder = scan[close_at + 1 : stop].lstrip()
+    if remainder and remainder[0] not in _TRAILING:
+        # The quote opens the terms but does not wrap them: '"Deep work" is 9-11'.
+        return start, stop
+    return start + 1, close_at
+
+
+def _todo_target(scan: str, start: int, stop: int, folded: Folded) -> str | None:
+    """R11: the exact content of the one todo the terms ask to mark as completed."""
+    contents: set[str] = set()
+    for pattern in TODO_TARGETS:
+        for match in pattern.finditer(scan, start, stop):
+            if NEGATED_BEFORE.search(scan, max(start, match.start() - 12), match.start()):
+                continue
+            span = quoted_span(match, "todo") or quoted_span(match, "todo_after")
+            if span is not None:
+                contents.add(folded.original(*span))
+    # Two different todos named: no single binding target.
+    return contents.pop() if len(contents) == 1 else None

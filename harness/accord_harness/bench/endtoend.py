@@ -1,0 +1,408 @@
+"""accord end to end: real worker processes, XADD in, committed agreement events out.
+
+The producer (this process) writes a workload's entries with pipelined XADDs; worker
+processes (`accord worker`, as deployed) consume them. What is measured:
+
+- throughput: the backlog is written first, then the workers start; progress is the
+  number of entries acked (acked only inside the Lua commit, so acked means
+  committed), read from `XINFO GROUPS` every few milliseconds. The rate is taken from
+  10% of the backlog to the end, which leaves process start-up out;
+- latency at a fraction of that peak: entries paced at `rate`, each stamped just
+  before its XADD; a reader blocked on the agreement-events streams stamps every
+  event as it arrives. Latency is XADD to the first event of that input (all of an
+  input's events are committed in one script), so it counts the inputs that owe an
+  event: proposals, acceptances, confirmations;
+- exactly once: every input acked, none dead-lettered, and the agreement events
+  committed are exactly as many as the oracle (the pure core run once per input, in
+  seq order) produces, with no event id twice;
+- the workers' peak RSS (`VmHWM`) and Redis's `MEMORY USAGE` of the session hashes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import msgspec
+from redis.asyncio import Redis
+
+from accord_harness.bench.loops import GROUP, Drain, redis_cpu_s, streams_of
+from accord_harness.bench.workload import Workload, entries
+from accord_harness.chaos.oracle import compute
+from client import AccordClient
+from contracts.streams import DATA_FIELD
+from store import keys, ownership
+from store.keys import heartbeat_pattern
+from worker.engine import Engine
+
+DATA = DATA_FIELD.encode()
+POLL_S = 0.005
+START_SHARE = 0.1
+
+
+def _id(value: bytes | str) -> tuple[int, int]:
+    text = value.decode() if isinstance(value, bytes) else value
+    ms, _, seq = text.partition("-")
+    return int(ms), int(seq or 0)
+
+
+async def write(
+    redis: Redis, items: Sequence[tuple[str, bytes]]
+) -> dict[str, list[tuple[int, int]]]:
+    """XADD every entry (pipelined, 500 at a time); the ids written, per stream, in order."""
+    ids: dict[str, list[tuple[int, int]]] = {}
+    for start in range(0, len(items), 500):
+        chunk = items[start : start + 500]
+        pipe = redis.pipeline(transaction=False)
+        for stream, data in chunk:
+            pipe.xadd(stream, {DATA: data})
+        for (stream, _), entry_id in zip(chunk, await pipe.execute(), strict=True):
+            ids.setdefault(stream, []).append(_id(entry_id))
+    return ids
+
+
+async def acked(redis: Redis, ids: dict[str, list[tuple[int, int]]]) -> int:
+    """Entries of `ids` the group has delivered and acknowledged."""
+    pipe = redis.pipeline(transaction=False)
+    for stream in ids:
+        pipe.xinfo_groups(stream)
+    done = 0
+    for stream, groups in zip(ids, await pipe.execute(), strict=True):
+        group = next(g for g in groups if g["name"] in {GROUP, GROUP.encode()})
+        delivered = bisect.bisect_right(ids[stream], _id(group["last-delivered-id"]))
+        done += delivered - int(group["pending"])
+    return done
+
+
+# How the worker processes of a phase are started:
+# - "separate": `count` processes of `accord worker`, as a KEDA Deployment's pods are, with
+#   the default partition ownership (leases: each partition read by one of them);
+# - "supervised": one `accord worker -n count`, which runs `count` children the same way;
+# - "manual": `count` processes, each with its own ACCORD_SERVE_PARTITIONS (no leases).
+LAUNCHES = ("separate", "supervised", "manual")
+
+
+@dataclass
+class Workers:
+    """`accord worker` processes on one Redis, sharing the partitions (see LAUNCHES)."""
+
+    url: str
+    partitions: int
+    count: int
+    log_dir: Path
+    reader: str = "faststream"
+    launch: str = "separate"
+    procs: tuple[subprocess.Popen[bytes], ...] = ()
+
+    def start(self) -> None:
+        procs = []
+        command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
+        base = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")},
+            "REDIS_URL": self.url,
+            "ACCORD_PARTITIONS": str(self.partitions),
+            "ACCORD_METRICS_PORT": "0",
+            "ACCORD_LOG_LEVEL": "WARNING",
+            "ACCORD_READER": self.reader,
+        }
+        launches = 1 if self.launch == "supervised" else self.count
+        for index in range(launches):
+            env = dict(base)
+            args = list(command)
+            if self.launch == "supervised":
+                args += ["-n", str(self.count)]
+            else:
+                env["ACCORD_CONSUMER"] = f"bench-{index}"
+            if self.launch == "manual":
+                serve = [p for p in range(self.partitions) if p % self.count == index]
+                env["ACCORD_SERVE_PARTITIONS"] = ",".join(map(str, serve))
+            name = f"worker-{self.reader}-{self.launch}-{self.count}-{index}.log"
+            log = (self.log_dir / name).open("ab")
+            procs.append(subprocess.Popen(args, env=env, stdout=log, stderr=log))  # noqa: S603
+            log.close()
+        self.procs = tuple(procs)
+
+    def pids(self) -> list[int]:
+        """The worker processes: the started ones, and the children of a supervisor."""
+        found = []
+        for proc in self.procs:
+            if self.launch != "supervised":
+                found.append(proc.pid)
+                continue
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text()
+                found.extend(int(pid) for pid in children.split())
+        return found
+
+    def peak_rss_bytes(self) -> list[int]:
+        """Each worker's high-water resident set (VmHWM), read while it still runs."""
+        out = []
+        for pid in self.pids():
+            status = Path(f"/proc/{pid}/status").read_text()
+            line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
+            out.append(int(line.split()[1]) * 1024)
+        return out
+
+    async def ready(self, redis: Redis, timeout_s: float) -> None:
+        """Wait until every worker's watchdog has written its first heartbeat and, with
+        partition ownership, until every partition is owned and every worker owns some
+        (the fair share a joining worker takes; docs/store.md)."""
+        deadline = time.perf_counter() + timeout_s
+        while True:
+            beats = [key async for key in redis.scan_iter(match=heartbeat_pattern())]
+            if len(beats) >= self.count and await self._balanced(redis):
+                # The subscribers start with the app, before the watchdog's first beat.
+                return
+            if time.perf_counter() > deadline or not self.alive():
+                raise RuntimeError(f"{self.count - len(beats)} worker(s) did not start")
+            await asyncio.sleep(0.05)
+
+    async def _balanced(self, redis: Redis) -> bool:
+        if self.launch == "manual" or self.reader != "merged":
+            return True
+        owners = []
+        for partition in range(self.partitions):
+            token, _ = await ownership.lease_of(redis, partition)
+            owners.append(ownership.owner_consumer(token))
+        return all(owners) and len(set(owners)) == min(self.count, self.partitions)
+
+    def cpu_s(self) -> float:
+        """CPU seconds the workers used so far (user + system, /proc/<pid>/stat)."""
+        total = 0
+        for pid in self.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+        return total / os.sysconf("SC_CLK_TCK")
+
+    def alive(self) -> bool:
+        return all(proc.poll() is None for proc in self.procs)
+
+    def stop(self) -> list[int]:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        codes = []
+        for proc in self.procs:
+            try:
+                codes.append(proc.wait(timeout=30))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                codes.append(proc.wait())
+        return codes
+
+
+async def drain_start(redis: Redis, workers: Workers) -> tuple[float, int, float, float]:
+    """Time and CPU counters taken just before the backlog is written (drain_rate's fallback)."""
+    return (time.perf_counter(), 0, workers.cpu_s(), await redis_cpu_s(redis))
+
+
+async def drain_rate(
+    redis: Redis,
+    workers: Workers,
+    ids: dict[str, list[tuple[int, int]]],
+    timeout_s: float,
+    written_from: tuple[float, int, float, float] | None = None,
+) -> Drain:
+    """Entries/s, and CPU per entry, from START_SHARE of the backlog acked to all of it.
+
+    A backlog small enough to be all acked by the first poll (it drained while it was
+    being written) is measured from `written_from` instead, over all of it.
+    """
+    total = sum(len(v) for v in ids.values())
+    first: tuple[float, int, float, float] | None = None
+    deadline = time.perf_counter() + timeout_s
+    while True:
+        done = await acked(redis, ids)
+        now = time.perf_counter()
+        if first is None and done >= total * START_SHARE:
+            first = (now, done, workers.cpu_s(), await redis_cpu_s(redis))
+        if done >= total:
+            break
+        if now > deadline or not workers.alive():
+            raise RuntimeError(f"workers stalled at {done}/{total} entries acked")
+        await asyncio.sleep(POLL_S)
+    assert first is not None
+    entries = total - first[1]
+    if (now <= first[0] or not entries) and written_from is not None:
+        first, entries = written_from, total
+    if now <= first[0] or not entries:  # all of it landed between two polls: a tiny backlog
+        return Drain(float("nan"), float("nan"), float("nan"))
+    cpu = (workers.cpu_s() - first[2]) / entries * 1e6
+    server = (await redis_cpu_s(redis) - first[3]) / entries * 1e6
+    return Drain(entries / (now - first[0]), cpu, server)
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def paced_latency(
+    redis: Redis, url: str, workload: Workload, rate: float, timeout_s: float
+) -> dict[str, float]:
+    """Write `workload` at `rate` entries/s; XADD -> first committed event, in ms."""
+    items = entries(workload)
+    events = await _ends(redis, workload.partitions)
+    sent: dict[tuple[str, int], float] = {}
+    seen: dict[tuple[Any, Any], float] = {}
+    reader = Redis.from_url(url)
+    decoder = msgspec.json.Decoder()
+
+    async def read() -> None:
+        while True:
+            reply: Any = await reader.xread(cast("Any", events), block=1000)
+            now = time.perf_counter()
+            for stream, batch in reply or ():
+                for entry_id, fields in batch:
+                    events[stream.decode()] = entry_id
+                    provenance = decoder.decode(fields[DATA]).get("provenance") or {}
+                    seen.setdefault((provenance.get("session_id"), provenance.get("seq")), now)
+
+    async def produce() -> None:
+        started = time.perf_counter()
+        for index, (stream, data) in enumerate(items):
+            delay = started + index / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            document = workload.documents[index]
+            sent[document["session_id"], document["seq"]] = time.perf_counter()
+            await redis.xadd(stream, {DATA: data})
+
+    task = asyncio.create_task(read())
+    await produce()
+    expected = _eventful(workload)
+    deadline = time.perf_counter() + timeout_s
+    while not expected <= seen.keys() and time.perf_counter() < deadline:  # noqa: ASYNC110  (the reader task fills `seen`; polling it is simplest)
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await reader.aclose()
+    latencies = [(seen[k] - sent[k]) * 1000 for k in expected if k in seen]
+    if not latencies:
+        raise RuntimeError("no agreement event arrived during the latency run")
+    return {
+        "rate": rate,
+        "samples": len(latencies),
+        "missing": len(expected - seen.keys()),
+        "p50_ms": statistics.median(latencies),
+        "p99_ms": _percentile(latencies, 0.99),
+        "max_ms": max(latencies),
+    }
+
+
+VIEW_READ_PERIOD_S = 0.005
+
+
+def view_scopes(workload: Workload) -> list[tuple[str, str]]:
+    """The scopes with agreements (their view has a document to decode), in write order."""
+    flows = [d for d in workload.documents if d.get("name") == "soul_agreement_accept"]
+    return list(dict.fromkeys((d["agent_id"], d["user_id"]) for d in flows or workload.documents))
+
+
+async def view_reads(
+    url: str, partitions: int, scopes: Sequence[tuple[str, str]], stop: asyncio.Event | int
+) -> list[float]:
+    """Scope views read as a gateway reads them (`AccordClient.scope_view`: one HGET,
+    decode, filter by deadline), one every VIEW_READ_PERIOD_S until `stop` is set (or
+    `stop` reads when it is a count); each read's latency in ms."""
+    client = AccordClient(Redis.from_url(url), partitions=partitions)
+    latencies: list[float] = []
+    try:
+        while not (stop.is_set() if isinstance(stop, asyncio.Event) else len(latencies) >= stop):
+            agent_id, user_id = scopes[len(latencies) % len(scopes)]
+            started = time.perf_counter()
+            await client.scope_view(agent_id, user_id)
+            latencies.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(VIEW_READ_PERIOD_S)
+    finally:
+        await client.aclose()
+    return latencies
+
+
+def percentiles(latencies: Sequence[float]) -> dict[str, float]:
+    if not latencies:
+        return {"samples": 0, "p50_ms": float("nan"), "p99_ms": float("nan")}
+    return {
+        "samples": len(latencies),
+        "p50_ms": statistics.median(latencies),
+        "p99_ms": _percentile(latencies, 0.99),
+    }
+
+
+async def _ends(redis: Redis, partitions: int) -> dict[str, bytes]:
+    """The last id of each agreement-events stream: where the latency reader starts.
+
+    Not `$`, which would miss events committed before its first XREAD reaches Redis.
+    """
+    ends: dict[str, bytes] = {}
+    for p in range(partitions):
+        last: Any = await redis.xrevrange(keys.events_stream(p), count=1)
+        ends[keys.events_stream(p)] = last[0][0] if last else b"0-0"
+    return ends
+
+
+def _eventful(workload: Workload) -> set[tuple[str, int]]:
+    """(session, seq) of the inputs the oracle says commit at least one event."""
+    expected = compute(Engine(), workload.documents, workload.partitions)
+    return {(session, seq) for session, seqs in expected.event_seq.items() for seq in seqs}
+
+
+def expected_events(workloads: Sequence[Workload]) -> int:
+    total = 0
+    for workload in workloads:
+        oracle = compute(Engine(), workload.documents, workload.partitions)
+        total += sum(len(events) for events in oracle.events.values())
+    return total
+
+
+async def exactly_once(redis: Redis, workloads: Sequence[Workload]) -> dict[str, Any]:
+    """Every input acked once, nothing dead-lettered, the oracle's events each once."""
+    partitions = workloads[0].partitions
+    pending = 0
+    for stream in streams_of(partitions):
+        groups: Any = await redis.xinfo_groups(stream)
+        pending += sum(int(g["pending"]) for g in groups)
+    ids: Counter[str] = Counter()
+    dead = 0
+    for p in range(partitions):
+        written: Any = await redis.xrange(keys.events_stream(p))
+        for _, fields in written:
+            ids[msgspec.json.decode(fields[DATA])["event_id"]] += 1
+        dead += await redis.xlen(keys.dead_letters_stream(p))
+    expected = expected_events(workloads)
+    committed = sum(ids.values())
+    duplicates = sum(n - 1 for n in ids.values() if n > 1)
+    return {
+        "ok": pending == 0 and dead == 0 and duplicates == 0 and committed == expected,
+        "events_expected": expected,
+        "events_committed": committed,
+        "duplicate_event_ids": duplicates,
+        "pending": pending,
+        "dead_letters": dead,
+    }
+
+
+async def session_bytes(redis: Redis, sample: int = 500) -> dict[str, float]:
+    """MEMORY USAGE of idle session hashes (mean and max over a sample)."""
+    sizes: list[int] = []
+    async for key in redis.scan_iter(match="session:*", count=1000):
+        usage = await redis.memory_usage(key)
+        if usage is not None:
+            sizes.append(int(usage))
+        if len(sizes) >= sample:
+            break
+    if not sizes:
+        return {"mean": float("nan"), "max": float("nan"), "sampled": 0}
+    return {"mean": statistics.fmean(sizes), "max": max(sizes), "sampled": len(sizes)}

@@ -1,0 +1,329 @@
+"""One benchmark run: every throughput, latency and memory figure against one embedded Redis.
+
+Order: the baseline, FastStream's batch subscriber and the floor (bench/floor.py:
+the least an exactly-once worker with accord's core must do) drain the same backlog
+(median of `rounds`, interleaved); then one worker process drains it (throughput), takes a
+paced load at `load_share` of that peak (latency), and is measured (RSS, session
+bytes); then two worker processes drain it again (scaling). Every end-to-end phase is
+checked exactly-once against the oracle. Micro-benchmarks last. Nothing here asserts a
+timing; `Figures.ok` is the correctness of the run only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from redis.asyncio import Redis
+
+from accord_harness.bench import micro
+from accord_harness.bench.endtoend import (
+    Workers,
+    drain_rate,
+    drain_start,
+    exactly_once,
+    paced_latency,
+    percentiles,
+    session_bytes,
+    view_reads,
+    view_scopes,
+    write,
+)
+from accord_harness.bench.floor import floor_loop
+from accord_harness.bench.loops import GROUP, Drain, bare_loop, faststream_batch
+from accord_harness.bench.workload import Workload, build, entries
+from store.embedded import EmbeddedRedis
+from worker.consumer import ensure_groups
+
+
+@dataclass(frozen=True)
+class Plan:
+    sessions: int
+    blocks: int
+    latency_sessions: int
+    rounds: int
+    # Several partitions, so two workers split them 2/2 and a move is a real hand-over.
+    partitions: int = 4
+    load_share: float = 0.2
+    timeout_s: float = 300.0
+
+
+PLANS = {
+    # CI: well under a minute including two worker start-ups; figures are printed only.
+    "small": Plan(sessions=100, blocks=6, latency_sessions=40, rounds=1, timeout_s=120),
+    # A quarter of full, one round: figures in minutes on a busy shared machine.
+    "medium": Plan(sessions=500, blocks=10, latency_sessions=125, rounds=1),
+    "full": Plan(sessions=2000, blocks=10, latency_sessions=500, rounds=3),
+}
+
+
+@dataclass
+class Figures:
+    size: str
+    entries: int
+    flow_share: float
+    load_average: tuple[float, float, float]
+    baseline_per_s: float = 0.0
+    faststream_batch_per_s: float = 0.0
+    # The floor: read, decode, the core on in-memory state, one minimal commit per read.
+    floor_per_s: float = 0.0
+    # One worker process with FastStream's per-stream subscribers (ACCORD_READER=faststream),
+    # then with the merged reader (the default), which also serves latency, RSS and scaling.
+    e2e_per_s: float = 0.0
+    e2e_merged_per_s: float = 0.0
+    # Two processes sharing the partitions by ownership: two separate `accord worker`
+    # processes (as KEDA's pods), and one `accord worker -n 2`.
+    e2e_two_processes_per_s: float = 0.0
+    e2e_worker_n2_per_s: float = 0.0
+    # CPU microseconds per entry, consumer side ("client") and Redis side, per phase.
+    cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
+    latency: dict[str, float] = field(default_factory=dict)
+    # Scope view reads (the client's one HGET) while one worker drains the backlog, and
+    # the same reads on the idle server right after, as the baseline.
+    view_read: dict[str, dict[str, float]] = field(default_factory=dict)
+    worker_rss_mb: float = 0.0
+    redis_session_bytes: dict[str, float] = field(default_factory=dict)
+    recognizer: dict[str, float] = field(default_factory=dict)
+    deadlines: dict[str, float] = field(default_factory=dict)
+    exactly_once: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(check["ok"] for check in self.exactly_once.values())
+
+    def ratios(self) -> dict[str, float]:
+        def share(value: float, base: float) -> float:
+            return round(value / base, 3) if base else float("nan")
+
+        return {
+            "e2e_vs_baseline": share(self.e2e_per_s, self.baseline_per_s),
+            "e2e_merged_vs_baseline": share(self.e2e_merged_per_s, self.baseline_per_s),
+            "faststream_batch_vs_baseline": share(self.faststream_batch_per_s, self.baseline_per_s),
+            "floor_vs_baseline": share(self.floor_per_s, self.baseline_per_s),
+            "e2e_merged_vs_floor": share(self.e2e_merged_per_s, self.floor_per_s),
+            "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_merged_per_s),
+            "scaling_worker_n2_vs_1_process": share(
+                self.e2e_worker_n2_per_s, self.e2e_merged_per_s
+            ),
+            "view_read_p50_loaded_vs_idle": share(
+                self.view_read.get("loaded", {}).get("p50_ms", 0),
+                self.view_read.get("idle", {}).get("p50_ms", 0),
+            ),
+        }
+
+    def to_json(self) -> str:
+        plain = {**dataclasses.asdict(self), "ratios": self.ratios(), "ok": self.ok}
+        return msgspec.json.encode(plain).decode()
+
+    def lines(self) -> list[str]:
+        r = self.ratios()
+        lat = self.latency
+        rec = self.recognizer
+        out = [
+            (
+                f"workload: {self.entries} entries, {self.flow_share:.1%} in agreement flows"
+                f" (size {self.size}); load average {self.load_average[0]:.2f}"
+            ),
+            f"baseline (bare XREADGROUP+decode+XACK): {self.baseline_per_s:,.0f} entries/s",
+            (
+                f"FastStream batch subscriber alone:      {self.faststream_batch_per_s:,.0f}"
+                f" entries/s ({r['faststream_batch_vs_baseline']:.2f}x baseline)"
+            ),
+            (
+                f"floor (read, decode, core, minimal commit): {self.floor_per_s:,.0f}"
+                f" entries/s ({r['floor_vs_baseline']:.2f}x baseline)"
+            ),
+            (
+                f"accord end to end, 1 process, faststream reader: {self.e2e_per_s:,.0f}"
+                f" entries/s ({r['e2e_vs_baseline']:.2f}x baseline)"
+            ),
+            (
+                f"accord end to end, 1 process, merged (default): {self.e2e_merged_per_s:,.0f}"
+                f" entries/s ({r['e2e_merged_vs_baseline']:.2f}x baseline,"
+                f" {r['e2e_merged_vs_floor']:.2f}x floor)"
+            ),
+            (
+                f"accord end to end, 2 separate processes:         "
+                f"{self.e2e_two_processes_per_s:,.0f} entries/s"
+                f" ({r['scaling_2_vs_1_process']:.2f}x one process)"
+            ),
+            (
+                f"accord end to end, accord worker -n 2:           "
+                f"{self.e2e_worker_n2_per_s:,.0f} entries/s"
+                f" ({r['scaling_worker_n2_vs_1_process']:.2f}x one process)"
+            ),
+            (
+                f"latency XADD->event at {lat.get('rate', 0):,.0f}/s:"
+                f" p50 {lat.get('p50_ms', 0):.2f} ms, p99 {lat.get('p99_ms', 0):.2f} ms"
+                f" ({lat.get('samples', 0):.0f} samples)"
+            ),
+            *(
+                f"view read ({name}): p50 {v['p50_ms']:.3f} ms, p99 {v['p99_ms']:.3f} ms"
+                f" ({v['samples']:.0f} reads)"
+                for name, v in self.view_read.items()
+            ),
+            f"view read p50 under load: {r['view_read_p50_loaded_vs_idle']:.2f}x idle",
+            *(
+                f"CPU per entry, {name}: {cpu['client']:.1f} us consumer + "
+                f"{cpu['redis']:.1f} us Redis"
+                for name, cpu in self.cpu_us_per_entry.items()
+            ),
+            f"worker peak RSS: {self.worker_rss_mb:.1f} MB",
+            (
+                f"Redis per idle session: {self.redis_session_bytes.get('mean', 0):.0f} B mean,"
+                f" {self.redis_session_bytes.get('max', 0):.0f} B max"
+            ),
+            (
+                f"recognizer: {rec.get('ordinary_turns_per_s', 0):,.0f} ordinary turns/s,"
+                f" {rec.get('proposals_per_s', 0):,.0f} full proposals/s (CPU time)"
+            ),
+            (
+                f"deadlines: find {self.deadlines.get('find_us', 0):.1f} us,"
+                f" resolve {self.deadlines.get('resolve_us', 0):.1f} us per call (CPU time)"
+            ),
+        ]
+        checks = (f"{k} {'ok' if v['ok'] else v}" for k, v in self.exactly_once.items())
+        out.append("exactly once: " + ", ".join(checks))
+        out.append(f"run took {self.seconds:.1f} s")
+        return out
+
+
+async def _fresh(redis: Redis, workload: Workload) -> dict[str, list[tuple[int, int]]]:
+    await redis.flushall()
+    await ensure_groups(redis, range(workload.partitions), GROUP)
+    return await write(redis, entries(workload))
+
+
+async def _reference_loops(
+    redis: Redis, url: str, workload: Workload, plan: Plan, figures: Figures
+) -> None:
+    total = len(workload.documents)
+    bare: list[Drain] = []
+    floor: list[Drain] = []
+    framework = []
+    for _ in range(plan.rounds):
+        await _fresh(redis, workload)
+        bare.append(await bare_loop(redis, workload.partitions, total))
+        await _fresh(redis, workload)
+        framework.append(await faststream_batch(redis, url, workload.partitions, total))
+        await _fresh(redis, workload)
+        floor.append(await floor_loop(redis, workload.partitions, total))
+    figures.baseline_per_s = statistics.median(d.per_s for d in bare)
+    figures.faststream_batch_per_s = statistics.median(framework)
+    figures.floor_per_s = statistics.median(d.per_s for d in floor)
+    figures.cpu_us_per_entry["baseline"] = _cpu(bare)
+    figures.cpu_us_per_entry["floor"] = _cpu(floor)
+
+
+def _cpu(drains: list[Drain]) -> dict[str, float]:
+    return {
+        "client": statistics.median(d.cpu_us for d in drains),
+        "redis": statistics.median(d.redis_cpu_us for d in drains),
+    }
+
+
+async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
+    redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
+    plan: Plan, processes: int, reader: str, figures: Figures, logs: Path,
+    launch: str = "separate",
+) -> float:  # fmt: skip
+    await redis.flushall()
+    await ensure_groups(redis, range(workload.partitions), GROUP)
+    workers = Workers(url, workload.partitions, processes, logs, reader, launch)
+    phase = f"{processes}_process_{reader}" + (f"_{launch}" if processes > 1 else "")
+    workers.start()
+    try:
+        # Start-up (imports, connections) is left out: the backlog is written once every
+        # worker is reading, and the rate is taken from 10% of it on.
+        await workers.ready(redis, plan.timeout_s)
+        written_from = await drain_start(redis, workers)
+        ids = await write(redis, entries(workload))
+        # From the end of the writes (they share this event loop) to the end of the drain.
+        stop_reads = asyncio.Event()
+        scopes = view_scopes(workload)
+        reads = (
+            asyncio.create_task(view_reads(url, workload.partitions, scopes, stop_reads))
+            if latency_load is not None
+            else None
+        )
+        drain = await drain_rate(redis, workers, ids, plan.timeout_s, written_from)
+        if reads is not None:
+            stop_reads.set()
+            figures.view_read["loaded"] = percentiles(await reads)
+            idle = await view_reads(url, workload.partitions, scopes, 300)
+            figures.view_read["idle"] = percentiles(idle)
+        rate = drain.per_s
+        figures.cpu_us_per_entry[phase] = _cpu([drain])
+        checked = [workload]
+        if latency_load is not None:
+            figures.latency = await paced_latency(
+                redis, url, latency_load, rate * plan.load_share, plan.timeout_s
+            )
+            checked.append(latency_load)
+            figures.worker_rss_mb = max(workers.peak_rss_bytes()) / 2**20
+            figures.redis_session_bytes = await session_bytes(redis)
+    finally:
+        codes = workers.stop()
+    check = await exactly_once(redis, checked)
+    check["worker_exit_codes"] = codes
+    check["ok"] = check["ok"] and all(code == 0 for code in codes)
+    figures.exactly_once[phase] = check
+    return rate
+
+
+async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures:
+    plan = PLANS[size]
+    started = time.perf_counter()
+    workload = build(sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions)
+    latency_load = build(
+        sessions=plan.latency_sessions, blocks=plan.blocks, partitions=plan.partitions,
+        prefix="lat",
+    )  # fmt: skip
+    figures = Figures(
+        size=size,
+        entries=len(workload.documents),
+        flow_share=workload.flow_entries / len(workload.documents),
+        load_average=os.getloadavg(),
+    )
+    with EmbeddedRedis() as server, tempfile.TemporaryDirectory() as logs:
+        redis = Redis.from_url(server.url)
+        try:
+            say("reference loops (bare redis-py, FastStream batch subscriber, floor)")
+            await _reference_loops(redis, server.url, workload, plan, figures)
+            say("end to end, one worker process, faststream reader")
+            figures.e2e_per_s = await _end_to_end(
+                redis, server.url, workload, latency_load=None, plan=plan, processes=1,
+                reader="faststream", figures=figures, logs=Path(logs),
+            )  # fmt: skip
+            say("end to end, one worker process, merged reader (+ latency, RSS, memory)")
+            figures.e2e_merged_per_s = await _end_to_end(
+                redis, server.url, workload, latency_load=latency_load, plan=plan,
+                processes=1, reader="merged", figures=figures, logs=Path(logs),
+            )  # fmt: skip
+            say("end to end, two separate worker processes (partition ownership)")
+            figures.e2e_two_processes_per_s = await _end_to_end(
+                redis, server.url, workload, latency_load=None, plan=plan, processes=2,
+                reader="merged", figures=figures, logs=Path(logs), launch="separate",
+            )  # fmt: skip
+            say("end to end, accord worker -n 2 (partition ownership)")
+            figures.e2e_worker_n2_per_s = await _end_to_end(
+                redis, server.url, workload, latency_load=None, plan=plan, processes=2,
+                reader="merged", figures=figures, logs=Path(logs), launch="supervised",
+            )  # fmt: skip
+        finally:
+            await redis.aclose()
+    say("micro-benchmarks (recognizer, deadlines)")
+    figures.recognizer = micro.recognizer()
+    figures.deadlines = micro.deadlines()
+    figures.seconds = time.perf_counter() - started
+    return figures

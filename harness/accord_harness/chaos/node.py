@@ -1,0 +1,114 @@
+"""One chaos worker process: `accord worker`'s own composition root, crash points armed.
+
+    python -m accord_harness.chaos.node        # configured like `accord worker`, plus:
+
+- `ACCORD_CHAOS_CRASH_AT`: a crash point of store/crash.py (`after_decode`,
+  `after_load`, `before_commit`, `after_commit`); the process dies there with
+  `os._exit(137)` ...
+- `ACCORD_CHAOS_CRASH_AFTER`: ... once this many batches have been processed (so the
+  harness picks a random moment), default 0;
+- `ACCORD_CHAOS_CACHE_SIZE`: the store's state cache size (`StoreConfig.cache_size`;
+  0 turns it off), to tell a cache's part in a difference from the rest;
+- `ACCORD_CHAOS_PLANT=ack_before_commit`: a deliberate bug for the harness to catch,
+  never set outside the demonstration: each batch is XACKed before it is processed,
+  so a crash between the two loses it.
+
+Everything else is the production worker (`worker.app.build_worker`): its readers,
+reclaimer, sweeper and watchdog, the store's processor over the real core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from store.crash import CRASH_POINTS
+from store.ownership import Fence
+from store.processor import PartitionProcessor
+from worker.app import PartitionPort, build_worker, core_for, store_config
+from worker.consumer import AnyRedis, Outcome, RawEntry
+from worker.observability import configure_logging
+from worker.settings import Settings
+
+PLANTS = ("ack_before_commit",)
+
+
+@dataclasses.dataclass
+class Arming:
+    """When (after how many batches of this process) and where the process dies."""
+
+    point: str | None
+    after: int
+    plant: str | None
+    batches: int = 0
+
+    @classmethod
+    def from_env(cls, env: dict[str, str]) -> Arming:
+        point = env.get("ACCORD_CHAOS_CRASH_AT") or None
+        if point is not None and point not in CRASH_POINTS:
+            raise ValueError(f"ACCORD_CHAOS_CRASH_AT must be one of {CRASH_POINTS}, got {point}")
+        plant = env.get("ACCORD_CHAOS_PLANT") or None
+        if plant is not None and plant not in PLANTS:
+            raise ValueError(f"ACCORD_CHAOS_PLANT must be one of {PLANTS}, got {plant}")
+        return cls(point, int(env.get("ACCORD_CHAOS_CRASH_AFTER") or 0), plant)
+
+
+class ChaosPartition:
+    """The store's processor of one partition, armed to die at a point after N batches."""
+
+    def __init__(self, inner: PartitionProcessor[Any, Any], arming: Arming) -> None:
+        self.inner = inner
+        self.arming = arming
+
+    async def process(self, entries: Sequence[RawEntry]) -> Outcome:
+        self.arming.batches += 1
+        if self.arming.point is not None and self.arming.batches > self.arming.after:
+            # The store checks `config.crash_at` at each named step of this batch.
+            self.inner.config = dataclasses.replace(self.inner.config, crash_at=self.arming.point)
+        if self.arming.plant == "ack_before_commit":
+            await _ack(self.inner.redis, self.inner.config.group, entries)
+        return await self.inner.process(entries)
+
+    async def sweep_expired(self) -> Sequence[object]:
+        events: Sequence[object] = await self.inner.sweep_expired()
+        return events
+
+    async def skip_stale_gaps(self) -> int:
+        return await self.inner.skip_stale_gaps()
+
+    def set_fence(self, fence: Fence | None) -> None:
+        self.inner.set_fence(fence)
+
+
+async def _ack(redis: AnyRedis, group: str, entries: Sequence[RawEntry]) -> None:
+    """The planted bug: acknowledge before the commit that applies the entries."""
+    by_stream: dict[str, list[str]] = {}
+    for entry in entries:
+        by_stream.setdefault(entry.stream, []).append(entry.entry_id)
+    for stream, ids in by_stream.items():
+        await redis.xack(stream, group, *ids)
+
+
+def main() -> int:
+    env = dict(os.environ)
+    settings = Settings.from_env(env)
+    arming = Arming.from_env(env)
+    configure_logging(settings.log_level)
+
+    config = store_config(settings)
+    if env.get("ACCORD_CHAOS_CACHE_SIZE"):
+        config = dataclasses.replace(config, cache_size=int(env["ACCORD_CHAOS_CACHE_SIZE"]))
+
+    def factory(redis: AnyRedis, partition: int, s: Settings) -> PartitionPort:
+        inner = PartitionProcessor(redis, partition, core_for(s), config)
+        port: PartitionPort = ChaosPartition(inner, arming)  # type: ignore[assignment]
+        return port
+
+    return asyncio.run(build_worker(settings, factory).run())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""`accord chaos`: the reliability harness (harness/accord_harness/chaos, docs/reliability.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from worker.commands._shared import console, err_console
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def chaos(  # noqa: PLR0913, PLR0917  (typer: one parameter per option)
+        size: Annotated[
+            str,
+            typer.Option(
+                help="small (CI, about a minute; tuned settings), full, kills (20 SIGKILLs and "
+                "a Redis restart) or outage (40 s without workers, then three catch up)."
+            ),
+        ] = "small",
+        fsync: Annotated[str, typer.Option(help="Redis appendfsync: always or everysec.")] = (
+            "always"
+        ),
+        seed: Annotated[int | None, typer.Option(help="Seed of workload and faults.")] = None,
+        plant: Annotated[
+            str | None,
+            typer.Option(help="Plant a bug the checks must catch: ack_before_commit."),
+        ] = None,
+        cache_size: Annotated[
+            int | None, typer.Option(help="The store's state cache size (0: off).")
+        ] = None,
+        workdir: Annotated[
+            Path | None, typer.Option(help="Keep Redis files and worker logs here.")
+        ] = None,
+        report: Annotated[Path | None, typer.Option(help="Write the JSON report here.")] = None,
+    ) -> None:
+        """Real workers on a real Redis under faults; exit 1 on any difference from the oracle.
+
+        Starts its own redis-server (appendonly yes) and worker processes; needs no REDIS_URL.
+        """
+        from accord_harness.chaos.run import PLANS, run_chaos  # noqa: PLC0415  (heavy; on use)
+
+        if size not in PLANS or fsync not in {"always", "everysec"}:
+            err_console.print(
+                f"[red]--size {'|'.join(PLANS)}, --fsync always|everysec[/]", markup=True
+            )
+            raise typer.Exit(2)
+        plan = dataclasses.replace(PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size)
+        if seed is not None:
+            plan = dataclasses.replace(plan, seed=seed)
+        result = asyncio.run(run_chaos(plan, workdir, say=console.print))
+        text = result.to_json()
+        if report is not None:
+            report.write_text(text + "\n")
+        console.print(text, markup=False, highlight=False)
+        for line in result.differences[:50]:
+            err_console.print(line, markup=False, highlight=False)
+        raise typer.Exit(0 if result.ok else 1)

@@ -1,0 +1,254 @@
+# ruff: noqa: RUF001 - Chinese terms are written with their full-width punctuation
+"""Deadline families of real messages (R9, DESIGN section 4, docs/deadlines.md).
+
+Finding: a periodic word inside a noun phrase ("the weekly report") is not a standing
+rule, and a quoted name is data, not grammar. Resolving: each family added to the
+grammar has a table in English and in Chinese, written by hand in local time (see
+tests/core/test_deadlines_en.py for the calendar notes; 2026-11-27 is a Friday).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.deadlines.resolve import find_deadline_phrase
+from tests.support.deadline_kit import Case, case_id, check_resolves, check_written_in_zone
+
+FOUND: tuple[tuple[str, str], ...] = (
+    # Periodic words as part of an object name a thing, not a schedule.
+    ("send me the weekly report by Friday", "by Friday"),
+    ("keep the weekly notes within 3 days", "within 3 days"),
+    ("send me our monthly summary before next Monday", "before next Monday"),
+    ("share your daily log by tomorrow", "by tomorrow"),
+    ("send me the new weekly report by Friday", "by Friday"),
+    ("把每周的例会纪要在周五前发我", "在周五前"),
+    ("我们每天的站会记录明天前发我", "明天前"),
+    # A quoted name is data: its words are neither a deadline nor a rule.
+    ('mark todo "Write weekly report" as completed by Friday', "by Friday"),
+    ('mark todo "Plan the daily standup" as done by tomorrow', "by tomorrow"),
+    ("把待办「每周复盘」标记为完成，周五前", "周五前"),
+    ('mark todo "Call mom before Friday" as done by tomorrow', "by tomorrow"),
+)
+
+NOT_FOUND: tuple[tuple[str, str], ...] = (
+    ("send me a weekly report by Friday", "a weekly report: one every week"),
+    ("weekly, send me the report by Friday", "weekly modifies the agreement"),
+    ("send me the report weekly until December", "weekly modifies the agreement"),
+    ("每周五前都发我周报", "每周…都 is a rule"),
+    ("每周的周报每周五前发我", "每周五前 is a rule"),
+    ('mark todo "Call mom by Friday" as done', "the only time is inside the quoted name"),
+    ("把待办「周五前交周报」标记为完成", "the only time is inside the quoted name"),
+)
+
+
+@pytest.mark.parametrize(("terms", "phrase"), FOUND)
+def test_the_deadline_outside_noun_phrases_and_quoted_names_is_found(
+    terms: str, phrase: str
+) -> None:
+    """R9: "the weekly report" is a thing, and a quoted todo name is data."""
+    assert find_deadline_phrase(terms) == phrase
+
+
+@pytest.mark.parametrize(("terms", "why"), NOT_FOUND)
+def test_schedules_and_times_inside_quoted_names_give_no_deadline(terms: str, why: str) -> None:
+    """R9, precision first: a periodic word modifying the agreement is a rule; a time
+    inside a quoted name is not the agreement's end."""
+    assert find_deadline_phrase(terms) is None, why
+
+
+# --- resolving the families added to the grammar ---------------------------------------
+
+NY = "America/New_York"
+SH = "Asia/Shanghai"
+EN_FRI = "2026-11-27T10:00:00-05:00"  # Friday morning in New York
+ZH_FRI = "2026-11-27T10:00:00+08:00"  # Friday morning in Shanghai
+
+
+def en(phrase: str, expected: str | None, said: str = EN_FRI) -> Case:
+    return Case(phrase, expected, said, NY)
+
+
+def zh(phrase: str, expected: str | None, said: str = ZH_FRI) -> Case:
+    return Case(phrase, expected, said, SH)
+
+
+ENGLISH: tuple[Case, ...] = (
+    # "in N minutes / hours / days": like "within" (ts + N; day-sized: end of that day).
+    en("in 2 hours", "2026-11-27T12:00:00-05:00"),
+    en("in 90 minutes", "2026-11-27T11:30:00-05:00"),
+    en("in an hour and a half", "2026-11-27T11:30:00-05:00"),
+    en("in one and a half hours", "2026-11-27T11:30:00-05:00"),
+    en("within 1.5 hours", "2026-11-27T11:30:00-05:00"),
+    en("in half an hour", "2026-11-27T10:30:00-05:00"),
+    en("in 3 days", "2026-12-01T00:00:00-05:00"),
+    en("in a day and a half", None),  # half a day is not a length anyone agrees on
+    # Spans: "the next N units" is "within N units".
+    en("the next 10 days", "2026-12-08T00:00:00-05:00"),
+    en("over the next two weeks", "2026-12-12T00:00:00-05:00"),
+    en("for the next 48 hours", "2026-11-29T10:00:00-05:00"),
+    en("during the coming 3 days", "2026-12-01T00:00:00-05:00"),
+    # End-of-period shorthands and quarters (calendar quarters: Jan, Apr, Jul, Oct).
+    en("by EOW", "2026-11-30T00:00:00-05:00"),
+    en("by EOM", "2026-12-01T00:00:00-05:00"),
+    en("by EOY", "2027-01-01T00:00:00-05:00"),
+    en("by EOQ", "2027-01-01T00:00:00-05:00"),
+    en("by the end of June", "2027-07-01T00:00:00-04:00"),
+    en("this quarter", "2027-01-01T00:00:00-05:00"),
+    en("by the end of the quarter", "2027-01-01T00:00:00-05:00"),
+    en("by next quarter", "2027-04-01T00:00:00-04:00"),
+    en("before next quarter", "2027-01-01T00:00:00-05:00"),
+    en("by quarter-end", "2027-01-01T00:00:00-05:00"),
+    en("by the end of the quarter", "2026-04-01T00:00:00-04:00", said="2026-02-10T09:00:00-05:00"),
+    # Parts of the day without a clock: morning ends at noon, afternoon at 18:00, evening
+    # and night at midnight; "before" one of them is a guess.
+    en("by Thursday evening", "2026-12-04T00:00:00-05:00"),
+    en("Thursday evening", "2026-12-04T00:00:00-05:00"),
+    en("by tomorrow morning", "2026-11-28T12:00:00-05:00"),
+    en("by Friday afternoon", "2026-11-27T18:00:00-05:00"),
+    en("by next Monday morning", "2026-11-30T12:00:00-05:00"),
+    en("this morning", "2026-11-27T12:00:00-05:00"),
+    en("this morning", None, said="2026-11-27T13:00:00-05:00"),
+    en("before tomorrow morning", None),
+    en("before Thursday afternoon", None),
+    # Days of the month.
+    en("by the 3rd of next month", "2026-12-04T00:00:00-05:00"),
+    en("by the 30th of this month", "2026-12-01T00:00:00-05:00"),
+    en("by the third of next month", "2026-12-04T00:00:00-05:00"),
+    en("by the 15th", "2026-12-16T00:00:00-05:00"),
+    en("by the 28th", "2026-11-29T00:00:00-05:00"),
+    en("by the 31st of next month", "2027-01-01T00:00:00-05:00"),
+    en("by the 31st of this month", None),  # November has 30 days
+    en("no later than noon on the 1st", "2026-12-01T12:00:00-05:00"),
+    # Holidays (need a marker): EN "by" the end of the day, "before" its start.
+    en("by Christmas", "2026-12-26T00:00:00-05:00"),
+    en("before Christmas", "2026-12-25T00:00:00-05:00"),
+    en("before Christmas Eve", "2026-12-24T00:00:00-05:00"),
+    en("by New Year's Eve", "2027-01-01T00:00:00-05:00"),
+    en("by Valentine's Day", "2027-02-15T00:00:00-05:00"),
+    en("by Halloween", "2027-11-01T00:00:00-04:00"),
+    en("before Chinese New Year", "2027-02-06T00:00:00-05:00"),  # lunar table
+    en("by the Mid-Autumn Festival", "2027-09-16T00:00:00-04:00"),
+    en("before Christmas", None, said="2026-12-25T09:00:00-05:00"),  # already begun
+    en("before Chinese New Year", None, said="2041-03-01T09:00:00-05:00"),  # past the table
+    # Ordinals in words.
+    en("by the fifth of May", "2027-05-06T00:00:00-04:00"),
+    en("by May fifth", "2027-05-06T00:00:00-04:00"),
+    en("by the twenty-first of December", "2026-12-22T00:00:00-05:00"),
+)
+
+CHINESE: tuple[Case, ...] = (
+    # Chinese numerals with 半: N and a half hours.
+    zh("一个半小时内", "2026-11-27T11:30:00+08:00"),
+    zh("两个半小时之内", "2026-11-27T12:30:00+08:00"),
+    zh("1个半小时内", "2026-11-27T11:30:00+08:00"),
+    zh("半小时内", "2026-11-27T10:30:00+08:00"),
+    zh("一个半钟头以内", "2026-11-27T11:30:00+08:00"),
+    zh("一天半内", None),  # half a day is not a length anyone agrees on
+    # Spans: 未来 / 接下来 N units, read as "within".
+    zh("未来三天", "2026-12-01T00:00:00+08:00"),
+    zh("未来三天内", "2026-12-01T00:00:00+08:00"),
+    zh("接下来72小时", "2026-11-30T10:00:00+08:00"),
+    zh("接下来的两周", "2026-12-12T00:00:00+08:00"),
+    zh("未来两个月内", "2027-01-28T00:00:00+08:00"),
+    # Quarters.
+    zh("本季度末前", "2027-01-01T00:00:00+08:00"),
+    zh("季度末前", "2027-01-01T00:00:00+08:00"),
+    zh("这个季度内", "2027-01-01T00:00:00+08:00"),
+    zh("下季度前", "2027-04-01T00:00:00+08:00"),
+    zh("季度底前", "2026-04-01T00:00:00+08:00", said="2026-02-10T09:00:00+08:00"),
+    # Parts of the day without a clock.
+    zh("后天下午前", "2026-11-29T18:00:00+08:00"),
+    zh("后天下午", "2026-11-29T18:00:00+08:00"),
+    zh("周五早上前", "2026-11-27T12:00:00+08:00"),
+    zh("下周一上午之前", "2026-11-30T12:00:00+08:00"),
+    zh("明晚前", "2026-11-29T00:00:00+08:00"),
+    zh("明天傍晚前", None),  # when dusk is over is a guess
+    zh("明天凌晨前", None),
+    # Days of the month.
+    zh("下个月5号", "2026-12-06T00:00:00+08:00"),
+    zh("下个月5号前", "2026-12-06T00:00:00+08:00"),
+    zh("8号", "2026-12-09T00:00:00+08:00"),
+    zh("28号", "2026-11-29T00:00:00+08:00"),
+    zh("31号", None),  # November has no 31st
+    # Holidays: 节前 is before the holiday begins; lunar ones from the table (2024-2040).
+    zh("国庆节前", "2027-10-01T00:00:00+08:00"),
+    zh("国庆前", "2027-10-01T00:00:00+08:00"),
+    zh("元旦之前", "2027-01-01T00:00:00+08:00"),
+    zh("平安夜前", "2026-12-24T00:00:00+08:00"),
+    zh("圣诞节前", "2026-12-25T00:00:00+08:00"),
+    zh("五一前", "2027-05-01T00:00:00+08:00"),
+    zh("中秋节之前", "2027-09-15T00:00:00+08:00"),
+    zh("中秋节之前", "2026-09-25T00:00:00+08:00", said="2026-09-01T09:00:00+08:00"),
+    zh("春节前", "2027-02-06T00:00:00+08:00"),
+    zh("除夕前", "2027-02-05T00:00:00+08:00"),
+    zh("到春节为止", "2027-02-06T00:00:00+08:00"),
+    zh("端午节前", "2027-06-09T00:00:00+08:00"),
+    zh("元宵节前", "2027-02-20T00:00:00+08:00"),
+    zh("七夕前", "2027-08-08T00:00:00+08:00"),
+    zh("重阳节前", "2027-10-08T00:00:00+08:00"),
+    zh("春节前", "2040-02-12T00:00:00+08:00", said="2039-12-01T09:00:00+08:00"),
+    zh("春节前", None, said="2040-03-01T09:00:00+08:00"),  # 2041 is past the table
+    zh("春节前", None, said="2023-06-01T09:00:00+08:00"),  # 2023 is before the table
+    zh("国庆节前", None, said="2026-10-01T09:00:00+08:00"),  # already begun
+    # Traditional characters.
+    zh("下週五前", "2026-12-05T00:00:00+08:00"),
+    zh("後天前", "2026-11-30T00:00:00+08:00"),
+    zh("兩個鐘頭內", "2026-11-27T12:00:00+08:00"),
+    zh("這週五前", "2026-11-28T00:00:00+08:00"),
+    zh("明天下午3點前", "2026-11-28T15:00:00+08:00"),
+)
+
+
+@pytest.mark.parametrize("case", ENGLISH + CHINESE, ids=case_id)
+def test_each_new_family_resolves_to_its_documented_instant(case: Case) -> None:
+    """R9: each family resolves by the convention docs/deadlines.md gives it, or to None."""
+    check_resolves(case)
+
+
+@pytest.mark.parametrize("case", ENGLISH + CHINESE, ids=case_id)
+def test_family_case_is_written_in_its_zone(case: Case) -> None:
+    """Guards the tables: written offsets are the zone's real ones."""
+    check_written_in_zone(case)
+
+
+@pytest.mark.parametrize(
+    "phrase", sorted({case.phrase for case in ENGLISH + CHINESE if case.expected})
+)
+def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
+    """Find and resolve share one grammar: a resolving phrase is found as itself (R9)."""
+    assert find_deadline_phrase(phrase) == phrase
+
+
+@pytest.mark.parametrize(
+    ("terms", "phrase"),
+    [
+        ("send me the report in 2 hours", "in 2 hours"),
+        ("reply within the next 10 days", "within the next 10 days"),
+        ("finish the slides by Thursday evening", "by Thursday evening"),
+        ("pay the rent by the 3rd of next month", "by the 3rd of next month"),
+        ("一个半小时内回复我", "一个半小时内"),
+        ("未来三天不要给我发提醒", "未来三天"),
+        ("8号交报告", "8号"),
+        ("下週五前交報告", "下週五前"),
+        ("国庆节前把报告发我", "国庆节前"),
+        ("send the cards before Christmas Eve", "before Christmas Eve"),
+    ],
+)
+def test_family_wording_is_found_inside_terms(terms: str, phrase: str) -> None:
+    """R9: the new families are found inside proposal terms."""
+    assert find_deadline_phrase(terms) == phrase
+
+
+@pytest.mark.parametrize(
+    ("terms", "why"),
+    [
+        ("8号楼的会议室周五前订好", "8号楼 is building 8; only 周五前 is a deadline"),
+        ("3号线周五前恢复", "3号线 is metro line 3"),
+        ("send the quarterly report by Friday", "quarterly as an attribute"),
+        ("buy Christmas gifts by Friday", "a holiday without a marker names no time"),
+        ("春节的红包周五前发", "a holiday as an attribute"),
+    ],
+)
+def test_numbers_that_look_like_days_are_not_deadlines(terms: str, why: str) -> None:
+    """R9: 号 after a number names a building or a line when a noun follows it."""
+    assert find_deadline_phrase(terms) in {"周五前", "by Friday"}, why

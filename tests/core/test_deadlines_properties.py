@@ -1,0 +1,316 @@
+"""Properties of deadline resolution over any reference time and zone (R9).
+
+- A resolved deadline is strictly after the reference time; a period already over
+  gives None, never a deadline in the past.
+- Shifting the reference by whole local days shifts a day-granular deadline by the
+  same number of days (by whole weeks for weekday phrases), across daylight saving.
+- Phrases that always name a future moment always resolve.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
+from tests.support import deadline_cases_en, deadline_cases_zh
+
+ZONES = tuple(
+    ZoneInfo(name)
+    for name in (
+        "UTC",
+        "Asia/Shanghai",
+        "America/New_York",
+        "Europe/Berlin",
+        "America/Santiago",  # midnight skipped in spring
+        "America/Havana",  # idem
+        "Australia/Sydney",
+        "Australia/Lord_Howe",  # half-hour daylight saving
+        "Pacific/Chatham",  # +12:45 / +13:45
+        "Pacific/Kiritimati",  # +14
+        "America/St_Johns",  # -03:30
+        "Asia/Kolkata",
+    )
+)
+
+# Phrases whose deadline moves with the reference day by day.
+DAILY = (
+    "today",
+    "by tonight",
+    "by tomorrow",
+    "the day after tomorrow",
+    "by EOD",
+    "within 3 days",
+    "within a day",
+    "within two weeks",
+    "by tomorrow 5pm",
+    "tomorrow before noon",
+    "by midnight tomorrow",
+    "今天之内",
+    "今晚",
+    "明天前",
+    "后天之前",
+    "大后天前",
+    "三天内",
+    "两周内",
+    "10天以内",
+    "明天下午5点前",
+    "明晚8点前",
+    "后天中午12点前",
+)
+# Phrases whose deadline moves with the reference week by week.
+WEEKLY = (
+    "next Friday",
+    "by next Monday",
+    "before next Sunday",
+    "by Friday next week",
+    "next Wednesday at 5pm",
+    "by the end of next week",
+    "before next week",
+    "下周五前",
+    "下周一之前",
+    "下个星期三下午3点前",
+    "下周内",
+    "下周末前",
+)
+# Phrases that always name a moment after any reference time.
+ALWAYS = (
+    *DAILY,
+    *WEEKLY,
+    "by 5pm",
+    "by noon",
+    "by midnight",
+    "by 24:00",
+    "by 00:00",
+    "by Friday",
+    "by Sunday",
+    "by the end of the week",
+    "by the end of the month",
+    "by the end of the year",
+    "by next month",
+    "by next year",
+    "before next month",
+    "before next year",
+    "within 90 minutes",
+    "within half an hour",
+    "within a month",
+    "within 1 year",
+    "by December 25",
+    "by Feb 28",
+    "周五前",
+    "周日之前",
+    "月底前",
+    "年底前",
+    "下个月底前",
+    "明年年底前",
+    "下午3点前",
+    "晚上8点前",
+    "24点前",
+    "半小时内",
+    "24小时内",
+    "一个月之内",
+    "12月25日前",
+)
+# Phrases that may already be over, or name a skipped date, and then give None.
+SOMETIMES = (
+    "today before 4pm",
+    "before Friday",
+    "this Monday",
+    "before today",
+    "by 2030-06-01",
+    "before December 1",
+    "by Feb 29",
+    "by November",
+    "before 2031",
+    "今天下午4点前",
+    "本周一前",
+    "本月20号前",
+    "31号前",
+    "2月29日前",
+    "2030年6月1日前",
+    "11月底前",
+)
+
+reference_times = st.datetimes(
+    min_value=datetime(2000, 1, 1),  # noqa: DTZ001  # hypothesis bounds are naive by contract
+    max_value=datetime(2090, 12, 31),  # noqa: DTZ001
+    timezones=st.just(UTC),
+)
+zones = st.sampled_from(ZONES)
+
+
+def _shift(ts: datetime, zone: ZoneInfo, days: int) -> datetime:
+    """`ts` moved by whole days on the local wall clock of `zone`."""
+    return (ts.astimezone(zone) + timedelta(days=days)).astimezone(UTC)
+
+
+def _local_day(instant: datetime, zone: ZoneInfo) -> date:
+    return instant.astimezone(zone).date()
+
+
+@settings(max_examples=400)
+@given(st.sampled_from(ALWAYS + SOMETIMES), reference_times, zones)
+def test_a_resolved_deadline_is_strictly_after_the_reference(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: whatever the phrase, time and zone, a deadline is never at or before ts."""
+    deadline = resolve_deadline(phrase, ts, zone)
+    assert deadline is None or deadline > ts
+    if deadline is not None:
+        assert deadline.tzinfo is UTC
+
+
+TABLE_PHRASES = tuple(
+    sorted(
+        {case.phrase for case in deadline_cases_en.CASES}
+        | {case.phrase for case in deadline_cases_zh.CASES}
+    )
+)
+
+
+@settings(max_examples=500)
+@given(st.sampled_from(TABLE_PHRASES), reference_times, zones)
+def test_every_table_phrase_at_any_time_gives_a_later_deadline_or_none(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: the same holds for every phrase of the case tables, said at any time."""
+    deadline = resolve_deadline(phrase, ts, zone)
+    assert deadline is None or deadline > ts
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(ALWAYS), reference_times, zones)
+def test_a_phrase_naming_a_future_moment_always_resolves(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "by tomorrow", "下周五前", "by 5pm" (next occurrence) … always give a deadline."""
+    assert resolve_deadline(phrase, ts, zone) is not None
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(DAILY), reference_times, zones, st.integers(-400, 400))
+def test_shifting_the_reference_by_days_shifts_daily_deadlines_alike(
+    phrase: str, ts: datetime, zone: ZoneInfo, days: int
+) -> None:
+    """R9: said k local days later, a day-granular deadline falls k local days later."""
+    first = resolve_deadline(phrase, ts, zone)
+    shifted = resolve_deadline(phrase, _shift(ts, zone, days), zone)
+    assert first is not None
+    assert shifted is not None
+    assert _local_day(shifted, zone) == _local_day(first, zone) + timedelta(days=days)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(WEEKLY), reference_times, zones, st.integers(-60, 60))
+def test_shifting_the_reference_by_weeks_shifts_weekday_deadlines_alike(
+    phrase: str, ts: datetime, zone: ZoneInfo, weeks: int
+) -> None:
+    """R9: "next Friday" said k weeks later is k weeks later (weeks start Monday)."""
+    first = resolve_deadline(phrase, ts, zone)
+    shifted = resolve_deadline(phrase, _shift(ts, zone, 7 * weeks), zone)
+    assert first is not None
+    assert shifted is not None
+    assert _local_day(shifted, zone) == _local_day(first, zone) + timedelta(weeks=weeks)
+
+
+@settings(max_examples=200)
+@given(reference_times, zones)
+def test_an_absolute_deadline_does_not_depend_on_when_it_was_said(
+    ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: a dated deadline is the same instant whenever it is said, until it is over."""
+    phrase = "by 2050-06-01 18:00"
+    deadline = resolve_deadline(phrase, ts, zone)
+    instant = datetime(2050, 6, 1, 18, 0, tzinfo=zone).astimezone(UTC)
+    assert deadline == (instant if ts < instant else None)
+
+
+@settings(max_examples=200)
+@given(st.sampled_from(ALWAYS), reference_times, zones)
+def test_case_and_surrounding_words_do_not_change_the_deadline(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: the phrase found inside terms, in any letter case, resolves like the phrase."""
+    terms = f"you send the report {phrase.upper()} please"
+    found = find_deadline_phrase(terms)
+    assert found is not None
+    assert resolve_deadline(found, ts, zone) == resolve_deadline(phrase, ts, zone)
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=80), reference_times, zones)
+def test_any_text_is_read_without_error(text: str, ts: datetime, zone: ZoneInfo) -> None:
+    """Robustness: no input makes finding or resolving raise (the worker never stops)."""
+    found = find_deadline_phrase(text)
+    assert found is None or found in text
+    resolve_deadline(text, ts, zone)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.sampled_from(
+            (
+                "by",
+                "before",
+                "within",
+                "until",
+                "the",
+                "end",
+                "of",
+                "next",
+                "this",
+                "at",
+                "on",
+                "friday",
+                "tomorrow",
+                "tonight",
+                "december",
+                "1st",
+                "2026",
+                "9999",
+                "5pm",
+                "17:00",
+                "3",
+                "days",
+                "weeks",
+                "noon",
+                "week",
+                "month",
+                "year",
+                "明天",
+                "下周",
+                "五",
+                "前",
+                "内",
+                "下午",
+                "3点",
+                "12月",
+                "1日",
+                "号",
+                "月底",
+                "年底",
+                "三天",
+                "9999年",
+            )
+        ),
+        min_size=1,
+        max_size=6,
+    ).map(" ".join),
+    st.datetimes(
+        min_value=datetime(1, 1, 2),  # noqa: DTZ001  # hypothesis bounds are naive by contract
+        max_value=datetime(9999, 12, 30),  # noqa: DTZ001
+        timezones=st.just(UTC),
+    ),
+    zones,
+)
+def test_grammar_word_salad_at_any_time_is_read_without_error(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """Robustness: grammar words in any order, said in any year, give a deadline or None."""
+    deadline = resolve_deadline(phrase, ts, zone)
+    assert deadline is None or deadline > ts
+    find_deadline_phrase(phrase)

@@ -1,0 +1,229 @@
+"""The todo delivery adapter: continuity tracking, binding and verification (R10-R13)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import msgspec
+
+from contracts.common import AgreementState, Cause, TodoStatus
+from contracts.inputs import TodoItem, ToolResult
+from contracts.outputs import StateChanged
+from contracts.records import TodoBinding
+from core.intents import Acceptance, Proposal
+from core.lifecycle.state import SessionState, TrackedTodo
+from core.lifecycle.todo import TODO_ADAPTER, track
+from tests.support.lifecycle_kit import T0, Conversation, created, only
+
+NOTES = "Organize reading notes"
+MARK = Proposal(terms=f'mark todo "{NOTES}" as completed', todo_target=NOTES)
+
+
+def _result(seq: int, *items: tuple[str, str], ok: bool = True) -> ToolResult:
+    return ToolResult(
+        agent_id="a",
+        user_id="u",
+        session_id="s1",
+        seq=seq,
+        ts=T0,
+        call_id=f"c{seq}",
+        name="todo_write",
+        ok=ok,
+        todos=[TodoItem(content, TodoStatus(status)) for content, status in items],
+    )
+
+
+# --- continuity tracking ---
+
+
+def test_an_item_keeps_the_seq_of_the_snapshot_that_first_held_it() -> None:
+    """origin_seq = seq of the first successful snapshot of the item's unbroken run."""
+    first = track((), _result(3, (NOTES, "pending")))
+    second = track(first, _result(7, (NOTES, "in_progress"), ("Buy milk", "pending")))
+    assert second == (
+        TrackedTodo(NOTES, TodoStatus.IN_PROGRESS, 3),
+        TrackedTodo("Buy milk", TodoStatus.PENDING, 7),
+    )
+
+
+def test_an_item_removed_and_added_again_is_a_new_item_r12() -> None:
+    """DESIGN 1: missing from one snapshot and back later gives a new origin_seq."""
+    held = track((), _result(1, (NOTES, "pending")))
+    gone = track(held, _result(2, ("Other", "pending")))
+    back = track(gone, _result(3, (NOTES, "pending")))
+    assert [t.origin_seq for t in back if t.content == NOTES] == [3]
+
+
+def test_duplicate_contents_continue_by_occurrence() -> None:
+    """The k-th item of a content continues the k-th one before; an extra one is new."""
+    one = track((), _result(1, (NOTES, "pending")))
+    two = track(one, _result(4, (NOTES, "completed"), (NOTES, "pending")))
+    assert [(t.status, t.origin_seq) for t in two] == [
+        (TodoStatus.COMPLETED, 1),
+        (TodoStatus.PENDING, 4),
+    ]
+
+
+def test_failed_or_foreign_results_do_not_touch_the_tracking_r12() -> None:
+    """A failed todo_write, another tool's result, or one with no snapshot change nothing."""
+    session = SessionState(session_id="s1", todos=(TrackedTodo(NOTES, TodoStatus.PENDING, 1),))
+    failed = _result(2, (NOTES, "completed"), ok=False)
+    other = msgspec.structs.replace(_result(3, (NOTES, "completed")), name="bash")
+    no_snapshot = msgspec.structs.replace(_result(4), todos=None)
+    same = _result(5, (NOTES, "pending"))
+    for result in (failed, other, no_snapshot, same):
+        assert TODO_ADAPTER.observe(session, result) is session
+
+
+# --- binding (R11) ---
+
+
+def _session(*items: tuple[str, TodoStatus, int]) -> SessionState:
+    return SessionState(session_id="s1", todos=tuple(TrackedTodo(*item) for item in items))
+
+
+def test_mark_proposal_binds_the_unique_unfinished_item_r11() -> None:
+    for status in (TodoStatus.PENDING, TodoStatus.IN_PROGRESS):
+        binding = TODO_ADAPTER.bind(MARK, _session((NOTES, status, 12)))
+        assert binding == TodoBinding(session_id="s1", content=NOTES, origin_seq=12)
+
+
+def test_no_binding_without_a_unique_unfinished_exact_match_r11() -> None:
+    """Completed only, two unfinished, a near match or no target: no binding."""
+    unbound = [
+        (MARK, _session((NOTES, TodoStatus.COMPLETED, 1))),
+        (MARK, _session((NOTES, TodoStatus.PENDING, 1), (NOTES, TodoStatus.IN_PROGRESS, 2))),
+        (MARK, _session((NOTES.lower(), TodoStatus.PENDING, 1))),
+        (MARK, _session()),
+        (Proposal(terms=f"finish todo {NOTES}"), _session((NOTES, TodoStatus.PENDING, 1))),
+    ]
+    for proposal, session in unbound:
+        assert TODO_ADAPTER.bind(proposal, session) is None
+
+
+def test_a_completed_duplicate_does_not_prevent_binding_the_unfinished_one_r11() -> None:
+    session = _session((NOTES, TodoStatus.COMPLETED, 1), (NOTES, TodoStatus.PENDING, 5))
+    binding = TODO_ADAPTER.bind(MARK, session)
+    assert binding is not None
+    assert binding.origin_seq == 5
+
+
+# --- verification through the reducer (R12, R13) ---
+
+
+def _bound_open_agreement(talk: Conversation, proposal: Proposal = MARK) -> str:
+    talk.tool_result([(NOTES, "pending"), ("Buy milk", "pending")])
+    rid = created(talk.turn(proposal))
+    record = talk.record(rid)
+    assert record is not None
+    assert record.binding == TodoBinding(session_id="s1", content=NOTES, origin_seq=1)
+    talk.agent_accepts(rid)
+    talk.turn(Acceptance())
+    assert talk.state_of(rid) == AgreementState.OPEN
+    return rid
+
+
+def test_completing_the_bound_item_fulfils_the_open_agreement_r12() -> None:
+    talk = Conversation()
+    rid = _bound_open_agreement(talk)
+    step = talk.tool_result([(NOTES, "completed"), ("Buy milk", "pending")])
+    change = only(step.events, StateChanged)
+    assert (change.record_id, change.cause) == (rid, Cause.DELIVERY_VERIFIED)
+    assert (change.from_state, change.to_state) == (AgreementState.OPEN, AgreementState.FULFILLED)
+    assert change.provenance.call_id == "call-s1-5"
+    assert step.session_changed
+    assert talk.record(rid) is None
+
+
+def test_in_progress_then_completed_fulfils_r12() -> None:
+    talk = Conversation()
+    rid = _bound_open_agreement(talk)
+    assert talk.tool_result([(NOTES, "in_progress")]).events == ()
+    talk.tool_result([(NOTES, "completed")])
+    assert talk.state_of(rid) == AgreementState.FULFILLED
+
+
+def test_failed_write_another_item_or_another_session_does_not_fulfil_r12() -> None:
+    talk = Conversation()
+    rid = _bound_open_agreement(talk)
+    assert talk.tool_result([(NOTES, "completed")], ok=False).events == ()
+    assert talk.tool_result([(NOTES, "pending"), ("Buy milk", "completed")]).events == ()
+    assert talk.tool_result([(NOTES, "pending")], session="s2").events == ()
+    assert talk.tool_result([(NOTES, "completed")], session="s2").events == ()
+    assert talk.tool_result([(NOTES, "completed")], name="bash").events == ()
+    assert talk.state_of(rid) == AgreementState.OPEN
+
+
+def test_removed_and_re_added_item_does_not_fulfil_r12() -> None:
+    talk = Conversation()
+    rid = _bound_open_agreement(talk)
+    talk.tool_result([("Buy milk", "pending")])
+    talk.tool_result([(NOTES, "pending"), ("Buy milk", "pending")])
+    step = talk.tool_result([(NOTES, "completed"), ("Buy milk", "pending")])
+    assert step.events == ()
+    assert step.session_changed
+    assert talk.state_of(rid) == AgreementState.OPEN
+
+
+def test_completion_before_both_acceptances_is_not_delivery_r12() -> None:
+    """Delivery counts only once the record is open: a proposal is not an agreement."""
+    talk = Conversation()
+    talk.tool_result([(NOTES, "pending")])
+    rid = created(talk.turn(MARK))
+    assert talk.tool_result([(NOTES, "completed")]).events == ()
+    talk.agent_accepts(rid)
+    talk.turn(Acceptance())
+    assert talk.tool_result([(NOTES, "completed")]).events == ()
+    assert talk.state_of(rid) == AgreementState.OPEN
+
+
+def test_late_delivery_fulfils_an_expired_agreement_and_keeps_its_history_r13() -> None:
+    talk = Conversation()
+    deadline = T0 + timedelta(hours=1)
+    rid = _bound_open_agreement(talk, msgspec.structs.replace(MARK, deadline_at=deadline))
+    talk.advance(hours=2)
+    talk.sweep()
+    record = talk.record(rid)
+    assert record is not None  # an expired agreement with a binding stays live (R13)
+    assert record.state == AgreementState.EXPIRED
+    assert talk.view().current_agreements == ()
+    step = talk.tool_result([(NOTES, "completed"), ("Buy milk", "pending")])
+    change = only(step.events, StateChanged)
+    assert (change.from_state, change.to_state) == (
+        AgreementState.EXPIRED,
+        AgreementState.FULFILLED,
+    )
+    states = [e.to_state for e in talk.changes_of(rid)]
+    assert states[-2:] == [AgreementState.EXPIRED, AgreementState.FULFILLED]
+    assert [e.revision for e in talk.changes_of(rid)] == [1, 2, 3, 4, 5]
+
+
+def test_late_delivery_in_the_same_step_as_lazy_expiry_r13() -> None:
+    """No sweep ran: the todo write first expires the record (at its deadline), then fulfils."""
+    talk = Conversation()
+    deadline = T0 + timedelta(hours=1)
+    rid = _bound_open_agreement(talk, msgspec.structs.replace(MARK, deadline_at=deadline))
+    talk.advance(hours=2)
+    step = talk.tool_result([(NOTES, "completed")])
+    changes = [e for e in step.events if isinstance(e, StateChanged)]
+    assert [(e.cause, e.at) for e in changes] == [
+        (Cause.DEADLINE_REACHED, deadline),
+        (Cause.DELIVERY_VERIFIED, talk.now),
+    ]
+    assert talk.state_of(rid) == AgreementState.FULFILLED
+
+
+def test_a_proposal_that_expired_unaccepted_is_never_fulfilled_r13() -> None:
+    """Late delivery closes an expired *agreement*; an expired proposal never became one,
+    so it leaves the live state at expiry and a later todo write does nothing."""
+    talk = Conversation()
+    talk.tool_result([(NOTES, "pending")])
+    proposal = msgspec.structs.replace(MARK, deadline_at=T0 + timedelta(hours=1))
+    rid = created(talk.turn(proposal))
+    talk.agent_accepts(rid)
+    talk.advance(hours=2)
+    step = talk.tool_result([(NOTES, "completed")])
+    assert [e.to_state for e in step.events if isinstance(e, StateChanged)] == [
+        AgreementState.EXPIRED
+    ]
+    assert talk.record(rid) is None

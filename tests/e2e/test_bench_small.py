@@ -1,0 +1,125 @@
+"""The benchmark's CI-size run (issue 8): it runs, prints every figure, and is exactly once.
+
+Timings are printed, never asserted (DESIGN section 5: speed is a ratio measured in a
+benchmark, not a test). What is asserted is the run's correctness: every input of every
+end-to-end phase acked, none dead-lettered, and exactly the oracle's agreement events
+committed once each (R15), with one and with two worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+import pytest
+import typer
+from accord_harness import bench_command as bench
+from accord_harness.bench.endtoend import expected_events, write
+from accord_harness.bench.floor import floor_loop
+from accord_harness.bench.loops import GROUP, streams_of
+from accord_harness.bench.workload import FLOW, build, entries
+from redis.asyncio import Redis
+from typer.testing import CliRunner
+
+from worker.consumer import ensure_groups
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+
+def test_workload_is_mostly_ordinary_with_a_few_percent_of_agreement_flows() -> None:
+    workload = build(sessions=100, blocks=6, partitions=2)
+    kinds = {d["type"] for d in workload.documents}
+    todo_results = [d for d in workload.documents if d["type"] == "tool_result"]
+    assert kinds == {"chat_turn", "tool_call", "tool_result"}
+    assert all(d["name"] == "todo_write" and d["todos"] for d in todo_results)
+    assert 0.02 <= workload.flow_entries / len(workload.documents) <= 0.06
+    # Every flow commits proposed, agent_accepted, open and one tool outcome (R2-R5).
+    assert expected_events([workload]) == workload.flows * FLOW
+
+
+def test_seqs_of_every_session_are_gapless_and_written_in_order() -> None:
+    """The producer writes each session's seq 1, 2, 3, ... in order (R15's contract)."""
+    workload = build(sessions=30, blocks=3, partitions=2)
+    last: dict[str, int] = {}
+    for document in workload.documents:
+        assert document["seq"] == last.get(document["session_id"], 0) + 1
+        last[document["session_id"]] = document["seq"]
+
+
+# Four worker phases, each starting Python processes: minutes on a loaded shared machine.
+@pytest.mark.timeout(900)
+def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
+    # In process (typer's runner), so a timeout still stops the workers and Redis it started.
+    app = typer.Typer()
+    bench.register(app)
+    done = CliRunner().invoke(app, ["--json"], catch_exceptions=False)
+    sys.stdout.write(done.stdout)  # the figures, for the CI log (-s or on failure)
+    assert done.exit_code == 0
+    figures = json.loads(done.stdout)
+    assert figures["ok"] is True
+    # Two processes sharing the partitions by ownership: separate, and `accord worker -n 2`.
+    phases = (
+        "1_process_faststream",
+        "1_process_merged",
+        "2_process_merged_separate",
+        "2_process_merged_supervised",
+    )
+    assert set(figures["exactly_once"]) == set(phases)
+    for phase in phases:
+        check = figures["exactly_once"][phase]
+        assert check["events_committed"] == check["events_expected"] > 0
+        assert check["duplicate_event_ids"] == check["pending"] == check["dead_letters"] == 0
+        started = 1 if phase.endswith("supervised") else int(phase[0])
+        assert check["worker_exit_codes"] == [0] * started
+    rates = ("baseline_per_s", "faststream_batch_per_s", "floor_per_s", "e2e_per_s",
+             "e2e_merged_per_s", "e2e_two_processes_per_s", "e2e_worker_n2_per_s")  # fmt: skip
+    for name in rates:
+        assert figures[name] > 0, name
+    assert figures["latency"]["samples"] > 0
+    assert figures["latency"]["missing"] == 0
+    assert figures["worker_rss_mb"] > 0
+    # The gateway's view read, under the drain and idle, through the real client.
+    assert figures["view_read"]["loaded"]["samples"] > 0
+    assert figures["view_read"]["idle"]["samples"] == 300
+    assert figures["redis_session_bytes"]["sampled"] > 0
+    assert set(figures["ratios"]) == {
+        "e2e_vs_baseline",
+        "e2e_merged_vs_baseline",
+        "faststream_batch_vs_baseline",
+        "floor_vs_baseline",
+        "e2e_merged_vs_floor",
+        "view_read_p50_loaded_vs_idle",
+        "scaling_2_vs_1_process",
+        "scaling_worker_n2_vs_1_process",
+    }
+    assert all(math.isfinite(v) for v in figures["recognizer"].values())
+
+
+@pytest.mark.asyncio
+async def test_the_floor_loop_does_the_work_it_claims(redis_url: str) -> None:
+    """The floor (harness/accord_harness/bench/floor.py) is a lower bound only if it does the
+    work: every entry acked, every session's next seq stored, the core's agreement events
+    appended."""
+    workload = build(sessions=20, blocks=3, partitions=2)
+    redis = Redis.from_url(redis_url)
+    try:
+        await redis.flushall()
+        await ensure_groups(redis, range(2), GROUP)
+        await write(redis, entries(workload))
+        drain = await floor_loop(redis, 2, len(workload.documents))
+        assert drain.per_s > 0
+        for stream in streams_of(2):
+            summary: Any = await redis.xpending(stream, GROUP)
+            assert summary["pending"] == 0, stream
+        last_seq: dict[tuple[str, ...], int] = {}
+        for document in workload.documents:
+            key = tuple(str(document[f]) for f in ("agent_id", "user_id", "session_id"))
+            last_seq[key] = max(last_seq.get(key, 0), int(document["seq"]))
+        for key, seq in last_seq.items():
+            stored: Any = await redis.hget("floor-session:{p}:" + ":".join(key), "n")
+            assert int(stored) == seq + 1, key
+        assert await redis.xlen("floor-events:{p}") > 0
+    finally:
+        await redis.aclose()

@@ -1,0 +1,90 @@
+"""docs/gateway.md's examples run as written, against a real Redis and a real worker.
+
+The turn example (Python and TypeScript) proposes, accepts through the tool and by the
+user, and must end with the agreement in current memory (R3, R5, R6); the subscriber
+example must follow the events to the opening revision.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.typescript_kit import TS_DIR, run_in_client
+from tests.support.worker_kit import ROOT, flushed, worker_env, worker_processes
+
+DOC = ROOT / "docs" / "gateway.md"
+PARTITIONS = 2
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(240)]
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", DOC.read_text("utf-8"), flags=re.DOTALL)
+
+
+@pytest.fixture(scope="module")
+def worker_url(redis_url: str) -> Iterator[str]:
+    with worker_processes(1, worker_env(flushed(redis_url), ACCORD_PARTITIONS=str(PARTITIONS))):
+        yield redis_url
+
+
+def _env(url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "REDIS_URL": url,
+        "ACCORD_PARTITIONS": str(PARTITIONS),
+        "RUN_ID": uuid.uuid4().hex[:8],
+    }
+
+
+def _python(code: str, url: str, tmp_path: Path) -> str:
+    script = tmp_path / "example.py"
+    script.write_text(code, "utf-8")
+    done = subprocess.run(  # noqa: S603
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        env={**_env(url), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_the_python_turn_and_subscriber_examples_run(worker_url: str, tmp_path: Path) -> None:
+    """R3, R5, R6: the documented turn accepts through the tool and the user's
+    confirmation, and the agreement is then current memory; the subscriber sees it open."""
+    turn, subscriber = _blocks("python")
+    out = _python(turn, worker_url, tmp_path)
+    first, _, rest = out.partition("tool result: ")
+    assert "(record_id=" in first, "the proposal is pending in the first context"
+    assert rest.startswith("Accepted: ")
+    final = rest.split("\n", 1)[1]
+    assert "Current agreements:\n- next time we discuss a plan, start with the conclusion" in final
+    assert "soul_agreement_accept" in out
+    events = _python(subscriber, worker_url, tmp_path)
+    assert events.strip().splitlines()[-1].endswith("@3 StateChanged")
+
+
+def test_the_typescript_turn_example_runs(built: str, worker_url: str) -> None:
+    """The same turn through the TypeScript client: accepted, then current memory (R6)."""
+    [code] = _blocks("js")
+    script = TS_DIR / f".docs-example-{uuid.uuid4().hex[:8]}.mjs"
+    script.write_text(code, "utf-8")
+    try:
+        done = run_in_client([built, script.name], _env(worker_url))
+    finally:
+        script.unlink()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tool result: Accepted: " in done.stdout
+    assert "current: [ 'always offer green tea first' ]" in done.stdout

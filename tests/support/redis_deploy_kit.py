@@ -1,0 +1,81 @@
+"""A production-like Redis (deploy/redis: ACL users, config) started for a test."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import redis
+
+from store.embedded import free_port, redis_server_binary
+
+# The development passwords the committed users.acl hashes (compose.yaml uses them too;
+# production replaces the hashes, docs/operations.md "Redis users").
+PASSWORDS = {
+    "accord": "accord-dev-password",
+    "keda": "keda-dev-password",
+    "replica": "replica-dev-password",
+    "ops": "ops-dev-password",
+    "gateway": "gateway-dev-password",
+    "subscriber": "subscriber-dev-password",
+}
+
+
+@contextmanager
+def production_redis(*extra: str) -> Iterator[int]:
+    """redis-server started with deploy/redis/redis.conf and users.acl as committed."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="accord-prod-redis-") as directory:
+        args = [
+            str(redis_server_binary()), str(CONF),
+            "--aclfile", str(ACL),
+            "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
+            "--daemonize", "no", "--logfile", str(Path(directory) / "redis.log"),
+            *extra,
+        ]  # fmt: skip
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # noqa: S603
+        try:
+            wait_for_redis(port, process, Path(directory) / "redis.log")
+            yield port
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stderr is not None:
+                process.stderr.close()
+
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+CONF = DEPLOY / "redis" / "redis.conf"
+
+
+ACL = DEPLOY / "redis" / "users.acl"
+
+
+def wait_for_redis(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    probe = redis.Redis(port=port, username="probe", password="", socket_connect_timeout=0.2)
+    deadline = time.monotonic() + 10
+    try:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                err = process.stderr.read().decode() if process.stderr else ""
+                text = log.read_text(errors="replace") if log.exists() else ""
+                pytest.fail(f"redis-server refused the production config: {err}{text}")
+            try:
+                if probe.ping():
+                    return
+            except (redis.ConnectionError, redis.TimeoutError):
+                time.sleep(0.02)
+        pytest.fail("redis-server with the production config did not answer in 10 s")
+    finally:
+        probe.close()

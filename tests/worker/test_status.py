@@ -1,0 +1,143 @@
+"""`accord status` and `store.status.fleet_status` on a real Redis with real workers.
+
+Partitions with owner, lag, pending, parked gaps and dead letters by reason; consumers
+with their partitions, pending entries and heartbeat age (docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from contracts.partition import partition_of
+from contracts.streams import stream_name
+from store.status import fleet_status
+from tests.support.worker_kit import ROOT, now_s, running_worker, wait_for, worker_settings
+from worker.gateway import Gateway
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(120)]
+
+PARTITIONS = 4
+LEASE_MS = 5_000
+
+
+@pytest_asyncio.fixture
+async def client(redis_url: str) -> AsyncIterator[Redis]:
+    connection = Redis.from_url(redis_url)
+    await connection.flushall()
+    yield connection
+    await connection.aclose()
+
+
+def turn(user: str, seq: int) -> dict[str, Any]:
+    return {
+        "type": "chat_turn",
+        "agent_id": "agent",
+        "user_id": user,
+        "session_id": f"s-{user}",
+        "seq": seq,
+        "ts": now_s().isoformat(),
+        "role": "user",
+        "text": "hello there",
+        "message_id": f"m-{user}-{seq}",
+    }
+
+
+def accord_status(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCORD_", "REDIS_"))}
+    env.update(REDIS_URL=url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_LEASE_MS=str(LEASE_MS))
+    return subprocess.run(  # noqa: S603  (our own CLI)
+        [sys.executable, "-c", "from worker.cli import main; main()", "status", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
+    client: Redis, redis_url: str
+) -> None:
+    """Two live workers own two partitions each (heartbeats fresh); a parked gap and a
+    dead letter show on their partition; after a clean stop the partitions have no
+    owner, and a dead consumer's pending entry and the backlog show up."""
+    gateway = Gateway(client, PARTITIONS)
+    gapped = "user-gap"
+    gap_partition = partition_of("agent", gapped, PARTITIONS)
+    settings = {"partitions": PARTITIONS, "lease_ms": LEASE_MS, "reclaim_idle_ms": 60_000}
+    async with (
+        running_worker(worker_settings(redis_url, consumer="w-a", **settings)),
+        running_worker(worker_settings(redis_url, consumer="w-b", **settings)),
+    ):
+
+        async def balanced() -> bool:
+            status = await fleet_status(client, PARTITIONS, "accord", live_ms=LEASE_MS)
+            return [row.owner for row in status.partitions] == ["w-a", "w-b", "w-a", "w-b"]
+
+        await wait_for(balanced, seconds=30)
+        await gateway.publish(turn(gapped, 2))  # seq 1 missing: parked behind a gap
+        broken = stream_name("chat-turn", 1)
+        await client.xadd(broken, {"__data__": b"{not json"})
+        gateway.written.setdefault(broken, []).append("0-0")
+        await gateway.wait_processed()
+
+        status = await fleet_status(client, PARTITIONS, "accord", live_ms=LEASE_MS)
+        rows = {row.partition: row for row in status.partitions}
+        assert rows[gap_partition].parked_gaps == 1
+        assert rows[1].dead_letters == {"undecodable": 1}
+        assert rows[1].dead_letters_total == 1
+        assert all(row.lag == 0 and row.pending == 0 for row in status.partitions)
+        assert all(row.lease_ms_left is not None for row in status.partitions)
+        consumers = {c.consumer: c for c in status.consumers}
+        assert consumers["w-a"].partitions == [0, 2]
+        assert consumers["w-b"].partitions == [1, 3]
+        for name in ("w-a", "w-b"):
+            age = consumers[name].heartbeat_age_ms
+            assert age is not None
+            assert 0 <= age <= LEASE_MS
+
+        done = await asyncio.to_thread(accord_status, redis_url, "--json")
+        assert done.returncode == 0, done.stderr
+        document = json.loads(done.stdout)
+        assert [p["owner"] for p in document["partitions"]] == ["w-a", "w-b", "w-a", "w-b"]
+        assert document["partitions"][1]["dead_letters"] == {"undecodable": 1}
+        human = await asyncio.to_thread(accord_status, redis_url)
+        assert human.returncode == 0, human.stderr
+        assert "w-a" in human.stdout
+        assert "undecodable" in human.stdout
+
+    # Both stopped cleanly: no owner, no live member. A consumer that read and died:
+    await gateway.publish(turn("user-late", 1))
+    late_stream = stream_name("chat-turn", partition_of("agent", "user-late", PARTITIONS))
+    await client.xreadgroup("accord", "ghost", {late_stream: ">"}, count=10)
+    await gateway.publish(turn("user-later", 1))
+    status = await fleet_status(client, PARTITIONS, "accord", live_ms=LEASE_MS)
+    assert [row.owner for row in status.partitions] == [None] * PARTITIONS
+    assert sum(row.pending for row in status.partitions) == 1
+    assert sum(row.lag for row in status.partitions) == 1
+    consumers = {c.consumer: c for c in status.consumers}
+    assert consumers["ghost"].pending == 1
+    assert consumers["ghost"].heartbeat_age_ms is None
+    assert consumers["ghost"].partitions == []
+    assert "w-a" not in consumers
+
+
+async def test_status_without_workers_or_streams_is_empty_not_an_error(client: Redis) -> None:
+    """A fresh Redis: every partition listed with zeros, no consumers."""
+    status = await fleet_status(client, 2, "accord", live_ms=LEASE_MS)
+    assert [(r.partition, r.owner, r.lag, r.pending, r.parked_gaps) for r in status.partitions] == [
+        (0, None, 0, 0, 0),
+        (1, None, 0, 0, 0),
+    ]
+    assert status.consumers == []

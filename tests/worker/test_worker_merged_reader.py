@@ -1,0 +1,280 @@
+"""The merged reader (ACCORD_READER=merged): one partition's streams handed over in XADD order.
+
+Why it exists: docs/performance.md, "End to end". What must hold: it hands over every
+entry exactly once, in entry-id order across the three streams, never past an entry a
+stream still holding more might precede; and a worker reading this way commits exactly
+what the oracle says, once (R15), without parking inputs that were written in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from urllib.parse import urlsplit
+
+import pytest
+import redis.asyncio
+from accord_harness.bench.endtoend import acked, exactly_once, write
+from accord_harness.bench.workload import build, entries
+from accord_harness.chaos.proxy import FaultProxy
+from hypothesis import given
+from hypothesis import strategies as st
+from structlog.testing import capture_logs
+
+from store.embedded import EmbeddedRedis
+from tests.support.scenario_kit import PARTITIONS, check_all, play_all
+from tests.support.worker_kit import (
+    redis_cluster,
+    running_worker,
+    wait_for,
+    worker_env,
+    worker_processes,
+    worker_settings,
+)
+from worker.consumer import RawEntry
+from worker.merged_reader import STUCK_LIMIT, MergedBuffer
+from worker.settings import Settings
+
+STREAMS = ("chat-turn:{0}", "tool-call:{0}", "tool-result:{0}")
+
+
+def raw(stream: str, *ids: str) -> list[RawEntry]:
+    return [RawEntry(stream, entry_id, {}, 1) for entry_id in ids]
+
+
+def test_caught_up_streams_are_handed_over_whole_in_id_order() -> None:
+    buffer = MergedBuffer(STREAMS, count=3)
+    read = {STREAMS[0]: raw(STREAMS[0], "1-0", "4-0"), STREAMS[1]: raw(STREAMS[1], "2-0")}
+    buffer.add(read, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ["1-0", "2-0", "4-0"]
+    assert buffer.empty()
+
+
+def test_a_stream_that_may_hold_more_bounds_what_is_handed_over() -> None:
+    """tool-call returned a full COUNT ending in ms 3: chat turn 5-0 waits (4-0 may follow)."""
+    buffer = MergedBuffer(STREAMS, count=3)
+    read = {
+        STREAMS[0]: raw(STREAMS[0], "1-0", "5-0"),
+        STREAMS[1]: raw(STREAMS[1], "2-0", "2-1", "3-0"),
+    }
+    buffer.add(read, STREAMS)
+    # Entries of ms 3 wait too: another stream may hold an unread 3-x written before them.
+    assert [e.entry_id for e in buffer.take()] == ["1-0", "2-0", "2-1"]
+    buffer.add({STREAMS[1]: raw(STREAMS[1], "4-0")}, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ["3-0", "4-0", "5-0"]
+    assert buffer.empty()
+
+
+def test_count_entries_in_one_millisecond_are_read_past_then_handed_over() -> None:
+    buffer = MergedBuffer(STREAMS, count=2)
+    buffer.add({STREAMS[0]: raw(STREAMS[0], "7-0", "7-1")}, STREAMS)
+    assert buffer.take() == []
+    assert buffer.wanted() == list(STREAMS)  # read chat-turn on past its COUNT
+    buffer.add({STREAMS[0]: raw(STREAMS[0], "7-2")}, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ["7-0", "7-1", "7-2"]
+
+
+def test_a_stuck_bound_gives_way_past_the_holding_limit() -> None:
+    buffer = MergedBuffer(STREAMS, count=1)
+    ids = [f"7-{n}" for n in range(STUCK_LIMIT)]
+    buffer.add({STREAMS[0]: raw(STREAMS[0], *ids)}, STREAMS)
+    assert [e.entry_id for e in buffer.take()] == ids
+
+
+def test_a_stream_with_count_entries_waiting_is_not_read_again() -> None:
+    buffer = MergedBuffer(STREAMS, count=2)
+    read = {STREAMS[0]: raw(STREAMS[0], "3-0", "4-0"), STREAMS[1]: raw(STREAMS[1], "1-0", "2-0")}
+    buffer.add(read, STREAMS)
+    # Both came back full: ms 2 and later may have unread company in tool-call.
+    assert [e.entry_id for e in buffer.take()] == ["1-0"]
+    assert buffer.wanted() == [STREAMS[1], STREAMS[2]]
+    buffer.add({STREAMS[1]: raw(STREAMS[1], "3-1")}, [STREAMS[1], STREAMS[2]])
+    # chat-turn was not read this time: it may have grown, so its 4-0 still bounds.
+    assert [e.entry_id for e in buffer.take()] == ["2-0", "3-0", "3-1"]
+
+
+@pytest.mark.asyncio
+async def test_merged_worker_commits_the_oracles_events_once_without_parking_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    workload = build(sessions=60, blocks=4, partitions=2)
+    # The test kit's 300 ms reclaim would take entries the reader holds back while a
+    # loaded machine processes the batch before them: slower (they park), not wrong.
+    settings = worker_settings(
+        redis_url, partitions=2, reader="merged", batch_size=50, reclaim_idle_ms=60_000
+    )
+    async with running_worker(settings) as worker:
+        ids = await write(aredis, entries(workload))
+        total = len(workload.documents)
+
+        async def all_acked() -> bool:
+            return await acked(aredis, ids) == total
+
+        await wait_for(all_acked, 60)
+        registry = worker.metrics.registry
+        parked = sum(
+            registry.get_sample_value(
+                "accord_input_entries_total", {"stream": family, "outcome": "parked"}
+            )
+            or 0
+            for family in ("chat-turn", "tool-call", "tool-result")
+        )
+    check = await exactly_once(aredis, [workload])
+    assert check["ok"], check
+    assert check["events_committed"] == workload.flows * 4
+    assert parked == 0
+
+
+@pytest.mark.asyncio
+async def test_the_merged_reader_reads_on_after_redis_connections_fail_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """Connections to Redis reset again and again for a second and a half (longer than
+    redis-py's own retries): the reading loops log, back off and read on; every input is
+    then applied exactly once, and the worker never failed."""
+    target = urlsplit(redis_url)
+    assert target.hostname, "a TCP Redis"
+    assert target.port, "a TCP Redis"
+    proxy = FaultProxy(target.hostname, target.port)
+    await proxy.start()
+    first, second = (build(sessions=20, blocks=2, partitions=2, prefix=p) for p in ("a", "b"))
+    settings = worker_settings(proxy.url, partitions=2, reader="merged", reclaim_idle_ms=500)
+    try:
+        with capture_logs() as logs:
+            async with running_worker(settings) as worker:
+                ids = await write(aredis, entries(first))
+
+                async def first_acked() -> bool:
+                    return await acked(aredis, ids) == len(first.documents)
+
+                await wait_for(first_acked, 60)
+                for _ in range(30):
+                    proxy.reset_all()
+                    await asyncio.sleep(0.05)
+                more = await write(aredis, entries(second))
+
+                async def second_acked() -> bool:
+                    return await acked(aredis, more) == len(second.documents)
+
+                await wait_for(second_acked, 60)
+                assert worker.exit_code == 0
+                assert worker.health.fatal is None
+    finally:
+        await proxy.close()
+    assert any(log["event"] == "redis_unavailable" for log in logs), "the resets reached a read"
+    check = await exactly_once(aredis, [first, second])
+    assert check["ok"], check
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("redis_client")  # a flushed Redis: no layout of an earlier test
+async def test_a_loop_that_ends_before_the_stop_fails_the_worker(redis_url: str) -> None:
+    """A reading loop that dies of a bug must not leave a worker up that no longer reads:
+    the worker exits 1 and its liveness probe says why."""
+
+    async def broken() -> None:
+        raise RuntimeError("a bug")
+
+    async with running_worker(worker_settings(redis_url, reader="merged")) as worker:
+        worker.spawn(broken(), "read-9")
+        await asyncio.sleep(0.05)
+        assert worker.exit_code == 1
+        assert worker.health.fatal == "read-9 ended: RuntimeError: a bug"
+
+
+def test_accord_reader_selects_the_reader_and_refuses_unknown_names() -> None:
+    assert Settings.from_env({}).reader == "merged", "merged by default"
+    assert Settings.from_env({"ACCORD_READER": "faststream"}).reader == "faststream"
+    assert Settings.from_env({"ACCORD_READER": "merged"}).reader == "merged"
+    with pytest.raises(ValueError, match="ACCORD_READER"):
+        Settings.from_env({"ACCORD_READER": "fast"})
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_two_worker_processes() -> None:
+    """Every seed scenario, EN and ZH, as tests/e2e/test_e2e_scenarios.py plays them."""
+    with EmbeddedRedis() as server:
+        env = worker_env(server.url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_READER="merged")
+        with worker_processes(2, env):
+            client = redis.asyncio.Redis.from_url(server.url)
+            try:
+                results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
+            finally:
+                await client.aclose()
+    check_all(results)
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.timeout(180)
+async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_a_cluster() -> None:
+    """One XREADGROUP over a partition's three streams: one hash tag, so one slot."""
+    with redis_cluster() as url:
+        env = worker_env(
+            url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_REDIS_CLUSTER="1", ACCORD_READER="merged"
+        )
+        with worker_processes(2, env):
+            client = redis.asyncio.RedisCluster.from_url(url)
+            try:
+                results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
+            finally:
+                await client.aclose()
+    check_all(results)
+
+
+def _drain(streams: dict[str, list[str]], count: int, rounds: int = 200) -> list[str]:
+    """Drive MergedBuffer as merged_loop does, against finite streams (no new writes)."""
+    buffer = MergedBuffer(list(streams), count)
+    cursor = dict.fromkeys(streams, 0)
+    handed: list[str] = []
+    for _ in range(rounds):
+        asked = buffer.wanted()
+        read: dict[str, list[RawEntry]] = {}
+        for stream in asked:
+            ids = streams[stream][cursor[stream] : cursor[stream] + count]
+            cursor[stream] += len(ids)
+            if ids:
+                read[stream] = raw(stream, *ids)
+        buffer.add(read, asked)
+        handed.extend(entry.entry_id for entry in buffer.take())
+        if buffer.empty() and all(cursor[s] == len(ids) for s, ids in streams.items()):
+            return handed
+    raise AssertionError(f"no progress after {rounds} rounds: {len(handed)} handed over")
+
+
+def test_exhausted_streams_holding_count_entries_in_one_millisecond_are_all_handed_over_r15() -> (
+    None
+):
+    """Regression: every stream holds >= COUNT entries of one millisecond and nothing more
+    can be read; the reader used to alternate which streams it read and never cut."""
+    streams = {
+        STREAMS[0]: ["5-0", "5-1", "5-2", "5-3"],
+        STREAMS[1]: ["5-10", "5-11", "5-12"],
+        STREAMS[2]: ["6-0", "6-1", "6-2"],
+    }
+    handed = _drain(streams, count=2)
+    assert sorted(handed) == sorted(i for ids in streams.values() for i in ids)
+
+
+@given(
+    lengths=st.lists(st.integers(0, 12), min_size=3, max_size=3),
+    spread=st.integers(1, 4),
+    count=st.integers(1, 4),
+    data=st.data(),
+)
+def test_any_finite_backlog_is_handed_over_once_and_in_id_order_per_stream_r15(
+    lengths: list[int], spread: int, count: int, data: st.DataObject
+) -> None:
+    """Whatever the shape of a backlog, the merge hands every entry over exactly once,
+    each stream's entries in their order, and terminates."""
+    streams: dict[str, list[str]] = {}
+    for number, (stream, length) in enumerate(zip(STREAMS, lengths, strict=True)):
+        ms = sorted(data.draw(st.lists(st.integers(1, spread), min_size=length, max_size=length)))
+        streams[stream] = [f"{m}-{number * 100 + i}" for i, m in enumerate(ms)]
+    handed = _drain(streams, count)
+    assert sorted(handed) == sorted(i for ids in streams.values() for i in ids)
+    for ids in streams.values():
+        assert [i for i in handed if i in ids] == ids

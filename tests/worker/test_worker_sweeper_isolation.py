@@ -1,0 +1,103 @@
+"""The sweeper handles each partition, and in it the gap skip and the expiry, on its own
+(R9, R15): one partition whose keys are broken cannot stop expiry anywhere else."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import redis.asyncio
+from accord_harness.store_harness import GROUP, chat
+
+from contracts.partition import partition_of
+from contracts.streams import DATA_FIELD, stream_name
+from store import keys
+from store.config import StoreConfig
+from store.intake import ensure_groups, read_new
+from store.processor import PartitionProcessor
+from tests.support.fake_core import FakeCore
+from worker.observability import Metrics
+from worker.sweeper import Sweeper
+
+PAST_MS = 1_700_000_000_000  # a deadline already past by Redis's clock
+
+
+class Log:
+    """Records every call as (level, event, fields)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, dict[str, Any]]] = []
+
+    def __getattr__(self, level: str) -> Any:
+        def record(event: str, **fields: Any) -> None:
+            self.calls.append((level, event, fields))
+
+        return record
+
+
+@pytest_asyncio.fixture
+async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
+    connection = redis.asyncio.Redis.from_url(redis_url)
+    await connection.flushall()
+    for partition in (0, 1):
+        await ensure_groups(connection, partition, GROUP)
+    yield connection
+    await connection.aclose()
+
+
+def scope_in(partition: int) -> tuple[str, str]:
+    return next(
+        ("agent", f"user-{i}")
+        for i in range(100)
+        if partition_of("agent", f"user-{i}", 2) == partition
+    )
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_partition_whose_gap_index_is_broken_does_not_stop_expiry_elsewhere(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R9: partition 0's gap index holds another type, so neither its gap skip nor its
+    expiry can run (the commit refuses before any write); partition 1's proposal past
+    its deadline still expires in the same pass, and both failures are logged."""
+    config = StoreConfig(partitions=2, gap_timeout_ms=0)
+    stores = {p: PartitionProcessor(client, p, FakeCore(), config) for p in (0, 1)}
+    for partition in (0, 1):
+        scope = scope_in(partition)
+        document = chat(scope, "s", 1, f"propose terms deadline={PAST_MS}")
+        await client.xadd(stream_name("chat-turn", partition), {DATA_FIELD: json.dumps(document)})
+        await stores[partition].process(await read_new(client, partition, GROUP, "c"))
+    await client.set(keys.gaps_key(0), b"not a sorted set")
+    log = Log()
+    sweeper = Sweeper(dict(stores), Metrics(), log)
+    assert await sweeper.sweep_once() == 1, "partition 1 expired its record"
+    failures = [(event, f["partition"]) for level, event, f in log.calls if level == "exception"]
+    assert failures == [("gap_skip_failed", 0), ("sweep_failed", 0)]
+    assert await client.zcard(keys.deadlines_key(0)) == 1, "nothing of partition 0 written"
+    assert not await client.zcard(keys.deadlines_key(1))
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_scope_the_sweep_cannot_commit_is_logged_and_the_others_expire(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R9: of two scopes due in one partition, one has a scope key of another type; the
+    other's record expires, and the passed-over scope is logged with the reason."""
+    config = StoreConfig(partitions=1)
+    store = PartitionProcessor(client, 0, FakeCore(), config)
+    good, bad = ("agent", "good"), ("agent", "bad")
+    for scope in (good, bad):
+        document = chat(scope, "s", 1, f"propose terms deadline={PAST_MS}")
+        await client.xadd("chat-turn:{0}", {DATA_FIELD: json.dumps(document)})
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    await client.delete(keys.scope_key(0, *bad))
+    await client.set(keys.scope_key(0, *bad), b"not a hash")
+    log = Log()
+    assert await Sweeper({0: store}, Metrics(), log).sweep_once() == 1
+    isolated = [fields for level, event, fields in log.calls if event == "unit_isolated"]
+    assert [(f["user_id"], "WRONGTYPE" in f["reason"]) for f in isolated] == [("bad", True)]
