@@ -496,9 +496,15 @@ def _shipped_tls_conf(directory: Path) -> Path:
 def test_the_shipped_tls_configuration_serves_verified_tls_only(tls_redis: TlsRedis) -> None:
     """redis-tls.conf as shipped (paths aside) on a TLS-capable redis-server: the accord
     user gets a verified TLS connection, plaintext gets nothing. Needs a redis-server
-    built with TLS (Debian's, the official image's); the embedded one has none."""
+    built with TLS (Debian's, the official image's); the embedded one has none, so
+    without one this fails (never skips): `./dev test` installs Debian's redis-server."""
     if tls_redis.mode != "redis-server":
-        pytest.skip("no TLS-capable redis-server installed (the embedded one has no TLS)")
+        pytest.fail(
+            "no TLS-capable redis-server found (tried "
+            f"{', '.join(map(str, _server_binaries()))}; the embedded one has no TLS): "
+            "install Debian's redis-server (`./dev test` does so as root: "
+            "apt-get install redis-server)"
+        )
     directory = tls_redis.ca.parent
     conf = _shipped_tls_conf(directory)
     for binary in _server_binaries():
