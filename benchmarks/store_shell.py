@@ -4,7 +4,7 @@
 
 Builds what `PartitionProcessor._run` builds for a batch of UNITS scopes (default 100),
 each with one session and its next input in order (the common case), with a core that
-does nothing, then times `_unit` for each, the commit plan and `_remember`: what the
+does nothing, then times planning each unit, the commit plan and remembering them: what the
 store costs around the core, per entry, without Redis. Then times redis-py's packing of
 that commit's EVALSHA. Best of 5.
 Findings: docs/performance.md, "The floor, and what stops 0.5x".
@@ -22,11 +22,13 @@ import msgspec
 from redis.asyncio.connection import Connection
 
 from contracts.codec import decode_event
+from store.commit_plan import CommitPlan, KeyTable
 from store.config import StoreConfig
 from store.core_port import CoreStep
 from store.gate import Arrival
-from store.processor import PartitionProcessor, ScopeId, SessionId, _Keys, _Work
+from store.processor import PartitionProcessor
 from store.state_cache import ScopeSnapshot, SessionSnapshot
+from store.work import ScopeId, ScopeWork, SessionId
 
 
 class StubCore:
@@ -61,7 +63,7 @@ def main(units: int) -> None:
         StubCore(),
         StoreConfig(),  # type: ignore[arg-type]
     )
-    work: dict[ScopeId, _Work] = defaultdict(_Work)
+    work: dict[ScopeId, ScopeWork] = defaultdict(ScopeWork)
     scopes: dict[ScopeId, ScopeSnapshot[Any]] = {}
     sessions: dict[SessionId, SessionSnapshot[Any]] = {}
     for index in range(units):
@@ -78,12 +80,12 @@ def main(units: int) -> None:
         sessions[(*scope_id, session_id)] = SessionSnapshot("v", 5, (), {}, None, session_id)
     todo = sorted(work)
 
-    def batch() -> tuple[_Keys, dict[str, Any]]:
-        table = _Keys()
-        planned = [processor._unit(table, s, work[s], scopes, sessions) for s in todo]  # noqa: SLF001
-        plan = processor._plan(table, [unit.plan for unit in planned], [])  # noqa: SLF001
+    def batch() -> tuple[KeyTable, CommitPlan]:
+        table = KeyTable()
+        planned = [processor.planner.unit(table, s, work[s], scopes[s], sessions) for s in todo]
+        plan = processor.committer.plan(table, [unit.plan for unit in planned], [], None)
         for unit in planned:
-            processor._remember(unit)  # noqa: SLF001
+            processor.state.remember(unit.scope_id, unit.scope_after, unit.sessions_after)
         return table, plan
 
     rounds = 300

@@ -61,5 +61,3 @@ class StoreConfig:
     # conversation parks while a seq is in flight (docs/operations.md, memory model).
     max_parked_entries: int = 2_000
     max_parked_bytes: int = 8 * 1024 * 1024
-    # Test hook: the named step at which the process dies (store/crash.py).
-    crash_at: str | None = None

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from redis.exceptions import ResponseError
 
 from contracts.streams import input_streams
-from store.processor import Entry
+from store.admission import Entry
 from store.scripts import RECLAIM, AnyRedis
 
 

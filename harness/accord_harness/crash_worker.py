@@ -3,7 +3,7 @@
     python -m accord_harness.crash_worker REDIS_URL PARTITIONS CONSUMER CRASH_POINT [cluster]
 
 It reads with XREADGROUP and processes with the real core until its processor reaches
-`CRASH_POINT` (ACCORD_CRASH_AT semantics: `os._exit(137)` there, store/crash.py), or
+`CRASH_POINT` (`os._exit(137)` there: store/crash.py, `exit_at`), or
 until nothing is left to read (exit 0).
 """
 
@@ -16,6 +16,7 @@ import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
 
 from store.config import StoreConfig
+from store.crash import exit_at
 from store.intake import read_new
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
@@ -26,8 +27,9 @@ GROUP = "accord"
 
 async def main(url: str, partitions: int, consumer: str, crash_at: str, cluster: bool) -> None:  # noqa: FBT001
     client: AnyRedis = RedisCluster.from_url(url) if cluster else redis.asyncio.Redis.from_url(url)
-    config = StoreConfig(partitions=partitions, crash_at=crash_at, delivery_limit=10_000)
-    processors = [PartitionProcessor(client, p, Engine(), config) for p in range(partitions)]
+    config = StoreConfig(partitions=partitions, delivery_limit=10_000)
+    crash = exit_at(crash_at)
+    processors = [PartitionProcessor(client, p, Engine(), config, crash) for p in range(partitions)]
     idle = 0
     while idle < 3:
         idle += 1

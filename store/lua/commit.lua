@@ -1,7 +1,11 @@
 -- The atomic commit of one batch of one partition (all KEYS share the tag {p}).
 --
--- KEYS: every key the plan names, by index. ARGV[1]: the plan, msgpack (store/processor.py);
--- ARGV[2..]: the binary values it names by index (Redis's cmsgpack reads no bin type).
+-- KEYS: every key the plan names, by index. ARGV[1]: the plan, msgpack; ARGV[2..]: the
+-- binary values it names by index (Redis's cmsgpack reads no bin type). The plan's
+-- fields, their short keys and what each means are the Structs of store/commit_plan.py
+-- (`CommitPlan` read here as `plan`, `UnitPlan` as `unit`, `SessionWrite` as `s`); a
+-- field the plan leaves out is nil here. tests/test_store_commit_plan.py checks that the
+-- keys read here and the keys sent there are the same.
 -- A Lua error does not roll back earlier writes, so everything that can fail is checked
 -- before the first write: the shared keys' types at the start
 -- (a failure there is an error reply and nothing is written), each unit's key types and
@@ -12,31 +16,7 @@
 -- bounded by its C stack, about 8,000 values), so no size of a unit makes a write fail.
 -- Units touch disjoint scopes and sessions, so one unit's writes never invalidate
 -- another unit's checks.
---
--- Plan (values marked # are ARGV indices):
---       {g=group, ek=events idx, em=events maxlen, dk=dead-letters idx, dm=dl maxlen,
---        tk=stats idx, gk=gaps idx, xk=deadlines idx, ik={input stream idx, ...},
---        u={unit...},
---        d={{stream idx, id, #dead-letter json, reason}, ...} (undecodable etc.: whatever the units do)}
--- Versions are opaque tokens unique to the commit that wrote them (never counts: after
--- Redis loses acknowledged writes a count comes back with other content; a token does
--- not). '' stands for a key never written.
--- Unit: {sc=scope idx?, sv=expected scope version, sn=new scope version?,
---        ss=#new scope bytes?,
---        se={{k=idx, v=expected, nv=new version (absent: check only, write nothing),
---             n=next seq, c=#core bytes?, kk=skipped?, pk=parked idx,
---             ps={seq, #bytes, ...}, pd={seq, ...}, gm=gaps member?, gs=oldest parked ms?,
---             go=1 when the gap waited for moved (observed anew)?}},
---        r={record idx, #json, ...}, xr={member, ...}, xa={ms, member, ...},
---        ev={#event json, ...}, a={stream idx, id, ...} (applied, parked, duplicates),
---        vk=view hash idx?, vd=#view document json? (session entries with nv also carry
---        af=the view field of their applied seq, written as n - 1),
---        d={{stream idx, id, #dead-letter json, reason}, ...} (late after a gap skip, refused),
---        dp={#dead-letter json, ...} (parked entries refused, reason uncommittable: acked
---        when they were parked),
---        nk=gaps skipped, nq=seqs skipped}
 -- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}} (0-based).
--- Fence (optional): lk=lease idx, lt=the committing worker's owner token.
 -- Dead letters carry their reason as a 4th item, counted in stats as `dl:<reason>`.
 local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}

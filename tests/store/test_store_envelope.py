@@ -152,7 +152,7 @@ def test_an_invalid_envelope_gives_no_ids_to_the_dead_letter() -> None:
     store = PartitionProcessor(None, 0, Engine(), StoreConfig())  # type: ignore[arg-type]
     entry = Entry("chat-turn:{0}", f"{int(datetime.now(UTC).timestamp() * 1000)}-0",
                   {DATA_FIELD.encode(): json.dumps(document).encode()})  # fmt: skip
-    letter = store._admit(entry, {})
+    letter = store.admission.admit(entry, {})
     assert letter is not None
     assert (letter.session_id, letter.seq) == (None, None)
 

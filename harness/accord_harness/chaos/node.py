@@ -25,7 +25,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from store.crash import CRASH_POINTS
+from store.crash import CRASH_POINTS, exit_at
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 from worker.app import PartitionPort, build_worker, core_for, store_config
@@ -66,8 +66,8 @@ class ChaosPartition:
     async def process(self, entries: Sequence[RawEntry]) -> Outcome:
         self.arming.batches += 1
         if self.arming.point is not None and self.arming.batches > self.arming.after:
-            # The store checks `config.crash_at` at each named step of this batch.
-            self.inner.config = dataclasses.replace(self.inner.config, crash_at=self.arming.point)
+            # The processor's crash seam: it dies at the named step of this batch.
+            self.inner.crash = exit_at(self.arming.point)
         if self.arming.plant == "ack_before_commit":
             await _ack(self.inner.redis, self.inner.config.group, entries)
         return await self.inner.process(entries)

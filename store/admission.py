@@ -1,0 +1,222 @@
+"""Admission: input entries into a batch's work, or into dead letters with a reason.
+
+An entry is admitted when it decodes, keeps the contract and the limits, belongs to
+this partition and to the stream of its kind, and was not delivered past the delivery
+limit. A refused entry whose envelope is valid and of this partition still takes its
+place in its session's order (its letter is written when the gate reaches its seq);
+any other becomes a dead letter at once. With `dead_letter_keep_text` off, a letter
+keeps only the envelope of what it carried (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import msgspec
+
+from contracts.codec import ContractError, decode_entry, decode_envelope
+from contracts.common import Provenance
+from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id
+from contracts.partition import partition_of
+from contracts.streams import DATA_FIELD, family_of
+from store.config import StoreConfig
+from store.gate import Arrival, ParkedEntry, entry_ms
+from store.work import ScopeId, ScopeWork
+
+DATA_KEY = DATA_FIELD.encode()
+# With dead_letter_keep_text off, a letter keeps only these envelope values (ids, seq,
+# time, kinds), and only as short scalars: every other value is replaced by its size,
+# because chat text in a renamed field, a bare JSON string or a tool's arguments is
+# still chat text (docs/security.md). Ids longer than the contract allows are not ids.
+_KEPT_FIELDS = frozenset({
+    "type", "agent_id", "user_id", "session_id", "seq", "ts", "role",
+    "message_id", "call_id", "name", "ok", "timezone",
+})  # fmt: skip
+_KEPT_MAX_CHARS = 256
+_DETAIL_CHARS = 2048
+# Reasons and error texts kept in dead letters and logs: enough to name the key and cause.
+REASON_CHARS = 512
+
+
+class InputEntry(Protocol):
+    """One input stream entry as read (XREADGROUP or XAUTOCLAIM)."""
+
+    @property
+    def stream(self) -> str: ...
+    @property
+    def entry_id(self) -> str: ...
+    @property
+    def fields(self) -> dict[bytes, bytes]: ...
+    @property
+    def delivery_count(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A plain `InputEntry` (tests, tools)."""
+
+    stream: str
+    entry_id: str
+    fields: dict[bytes, bytes]
+    delivery_count: int = 1
+
+
+def error_text(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"[:REASON_CHARS]
+
+
+def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
+    """Where an input came from (R14): stream, entry id, session seq, message or call id."""
+    message_id = event.message_id if isinstance(event, ChatTurn) else None
+    call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
+    return Provenance(
+        stream=stream,
+        entry_id=entry_id,
+        session_id=event.session_id,
+        seq=event.seq,
+        message_id=message_id,
+        call_id=call_id,
+    )
+
+
+class Admission:
+    """Admits one partition's entries and writes the dead letters of the store."""
+
+    def __init__(self, partition: int, config: StoreConfig) -> None:
+        self.partition = partition
+        self.config = config
+        # The partitions of the scopes seen lately (a pure function).
+        self._partition_of = functools.lru_cache(maxsize=4096)(self._partition_of_scope)
+
+    def _partition_of_scope(self, agent_id: str, user_id: str) -> int:
+        return partition_of(agent_id, user_id, self.config.partitions)
+
+    def admit(self, entry: InputEntry, work: Mapping[ScopeId, ScopeWork]) -> DeadLetter | None:
+        """Decode one entry into `work` (a defaultdict); or return the letter it becomes."""
+        if entry.delivery_count > self.config.delivery_limit:
+            # Not given a place in its session's order: a failure past the delivery limit
+            # may be Redis's, not the input's, and a requeue must still apply it in order
+            # (its session waits for it until the gap timeout).
+            letter = self.dead_letter(
+                entry,
+                DeadLetterReason.DELIVERY_LIMIT,
+                f"delivered {entry.delivery_count} times (limit {self.config.delivery_limit})",
+            )
+            envelope = decode_envelope(entry.fields, self.config.limits)
+            if envelope is None:
+                return letter
+            return msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
+        try:
+            event = decode_entry(entry.fields, self.config.limits, entry_ms(entry.entry_id))
+        except ContractError as error:
+            return self._refused(entry, work, self.dead_letter(entry, error.reason, str(error)))
+        if self._partition_of(event.agent_id, event.user_id) != self.partition:
+            return self.dead_letter(
+                entry, DeadLetterReason.WRONG_PARTITION, "scope hashes to another partition", event
+            )
+        if INPUT_STREAM_OF[type(event)] != family_of(entry.stream):
+            return self.dead_letter(
+                entry,
+                DeadLetterReason.CONTRACT_VIOLATION,
+                f"a {INPUT_STREAM_OF[type(event)]} event on {entry.stream}",
+                event,
+            )
+        data = entry.fields.get(DATA_KEY, b"")
+        arrival = Arrival(entry.stream, entry.entry_id, event, data, entry.delivery_count)
+        work[(event.agent_id, event.user_id)].add(event.session_id, arrival)
+        return None
+
+    def _refused(
+        self, entry: InputEntry, work: Mapping[ScopeId, ScopeWork], letter: DeadLetter
+    ) -> DeadLetter | None:
+        """A refused entry: its letter alone, or, when its envelope is valid and of this
+        partition, a place in its session's order (the letter is written when the gate
+        reaches its seq, and the session moves on without waiting out a gap)."""
+        envelope = decode_envelope(entry.fields, self.config.limits)
+        if envelope is None:
+            return letter
+        letter = msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
+        if self._partition_of(envelope.agent_id, envelope.user_id) != self.partition:
+            return letter
+        data = entry.fields.get(DATA_KEY, b"")
+        arrival = Arrival(
+            entry.stream, entry.entry_id, None, data, entry.delivery_count, envelope.seq, letter
+        )
+        work[(envelope.agent_id, envelope.user_id)].add(envelope.session_id, arrival)
+        return None
+
+    def dead_letter(
+        self,
+        entry: InputEntry,
+        reason: DeadLetterReason,
+        detail: str,
+        event: InputEvent | None = None,
+    ) -> DeadLetter:
+        fields = {_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
+        if not self.config.dead_letter_keep_text:
+            fields = _redact(fields)
+        return DeadLetter(
+            event_id=dead_letter_event_id(entry.stream, entry.entry_id),
+            stream=entry.stream,
+            entry_id=entry.entry_id,
+            reason=reason,
+            detail=detail[:_DETAIL_CHARS],
+            delivery_count=entry.delivery_count,
+            at=datetime.now(UTC),
+            fields=fields,
+            session_id=event.session_id if event else None,
+            seq=event.seq if event else None,
+        )
+
+    def letter_of(
+        self, source: Arrival | ParkedEntry, reason: DeadLetterReason, detail: str
+    ) -> DeadLetter:
+        """The dead letter of an input the gate or the core turned away after admission."""
+        if isinstance(source, ParkedEntry):
+            entry = Entry(source.stream, source.entry_id, {DATA_KEY: source.data})
+            return self.dead_letter(entry, reason, detail)
+        entry = Entry(
+            source.stream, source.entry_id, {DATA_KEY: source.data}, source.delivery_count
+        )
+        return self.dead_letter(entry, reason, detail, source.event)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _redacted(value: str) -> str:
+    return f"<{len(value.encode())} bytes redacted>"
+
+
+def _kept(name: str, value: Any) -> bool:  # noqa: ANN401  (any decoded JSON value)
+    if name not in _KEPT_FIELDS:
+        return False
+    if isinstance(value, str):
+        return len(value) <= _KEPT_MAX_CHARS
+    return value is None or isinstance(value, bool | int | float)
+
+
+def _redact(fields: dict[str, str]) -> dict[str, str]:
+    """Keep only the envelope of `__data__`; every other value becomes its size."""
+    out = {name: _redacted(value) for name, value in fields.items() if name != DATA_FIELD}
+    raw = fields.get(DATA_FIELD)
+    if raw is None:
+        return out
+    try:
+        document = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        # RecursionError: deeply nested input (the decoder dead-letters it as undecodable).
+        return {**out, DATA_FIELD: _redacted(raw)}
+    if not isinstance(document, dict):
+        return {**out, DATA_FIELD: _redacted(raw)}
+    kept = {
+        name: value if _kept(name, value) else _redacted(msgspec.json.encode(value).decode())
+        for name, value in document.items()
+    }
+    return {**out, DATA_FIELD: msgspec.json.encode(kept).decode()}

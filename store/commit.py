@@ -1,0 +1,130 @@
+"""Committing units: one `commit.lua` call, and the one retry loop around it.
+
+Batches, gap skips and sweeps all commit the same way: plan the units of the scopes
+still to do, run one EVALSHA, keep what passed and retry the units whose versions moved
+(another worker, the sweeper or the gap skipper committed since the load), reloaded,
+with a short backoff, up to `commit_retries` times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+from redis.exceptions import ResponseError
+
+from contracts.outputs import DeadLetter
+from contracts.streams import input_streams
+from store import keys
+from store.admission import REASON_CHARS, error_text
+from store.commit_plan import CommitPlan, KeyTable, UnitPlan, script_args
+from store.config import StoreConfig
+from store.ownership import FENCED_ERROR, Fence, LeaseLost
+from store.scripts import COMMIT, AnyRedis
+from store.work import ScopeId
+
+T = TypeVar("T")
+
+
+class CommitResult:
+    """Which units of one commit did not pass: their versions moved, or refused with why."""
+
+    __slots__ = ("moved", "refused")
+
+    def __init__(self, moved: set[int], refused: dict[int, str]) -> None:
+        self.moved = moved
+        self.refused = refused
+
+    def passed(self, index: int) -> bool:
+        return index not in self.moved and index not in self.refused
+
+
+class Committer:
+    """Runs one partition's commits (fenced by its lease when the processor is)."""
+
+    def __init__(self, redis: AnyRedis, partition: int, config: StoreConfig) -> None:
+        self.redis = redis
+        self.partition = partition
+        self.config = config
+        self.input_streams = sorted(input_streams(partition))
+
+    def plan(
+        self,
+        table: KeyTable,
+        units: list[UnitPlan],
+        letters: Sequence[DeadLetter],
+        fence: Fence | None,
+    ) -> CommitPlan:
+        p = self.partition
+        return CommitPlan(
+            group=self.config.group,
+            events_key=table(keys.events_stream(p)),
+            events_maxlen=self.config.events_maxlen,
+            letters_key=table(keys.dead_letters_stream(p)),
+            letters_maxlen=self.config.dead_letters_maxlen,
+            stats_key=table(keys.stats_key(p)),
+            gaps_key=table(keys.gaps_key(p)),
+            deadlines_key=table(keys.deadlines_key(p)),
+            input_keys=[table(stream) for stream in self.input_streams],
+            units=units,
+            letters=[table.letter(letter) for letter in letters],
+            lease_key=None if fence is None else table(fence.key),
+            lease_token=None if fence is None else fence.token,
+        )
+
+    async def commit(
+        self,
+        table: KeyTable,
+        units: list[UnitPlan],
+        letters: Sequence[DeadLetter] = (),
+        fence: Fence | None = None,
+    ) -> CommitResult:
+        """Run commit.lua over `units` (and admission's `letters`).
+
+        Raises LeaseLost, with nothing written, when `fence` is set and the partition's
+        lease no longer holds its token.
+        """
+        plan = self.plan(table, units, letters, fence)
+        try:
+            moved, refused = await COMMIT.run(self.redis, table.names, script_args(table, plan))
+        except ResponseError as error:
+            if FENCED_ERROR in str(error):
+                raise LeaseLost(self.partition, str(error)) from error
+            raise
+        reasons = {
+            int(refused[i]): _text(refused[i + 1])[:REASON_CHARS] for i in range(0, len(refused), 2)
+        }
+        return CommitResult({int(index) for index in moved}, reasons)
+
+
+async def commit_with_retry(
+    todo: list[ScopeId],
+    commit_round: Callable[[list[ScopeId], int], Awaitable[list[ScopeId]]],
+    retries: int,
+) -> list[ScopeId]:
+    """Run `commit_round(todo, attempt)` until it leaves nothing to retry, or `retries`
+    retries have passed; returns the scopes still to do (contended: left pending)."""
+    for attempt in range(retries + 1):
+        todo = await commit_round(todo, attempt)
+        if not todo:
+            break
+        await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
+    return todo
+
+
+def planned(table: KeyTable, plan: Callable[[], T]) -> T | str:
+    """`plan()`, or why it failed: one unit's failure stays in its unit.
+
+    Blobs a failed plan added to `table` are never referenced; they are dropped.
+    """
+    mark = len(table.blobs)
+    try:
+        return plan()
+    except Exception as error:  # noqa: BLE001  (any failure of one unit is isolated)
+        del table.blobs[mark:]
+        return error_text(error)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

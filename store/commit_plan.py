@@ -1,0 +1,187 @@
+"""The commit plan: what `store/lua/commit.lua` writes, as typed msgspec Structs.
+
+The plan travels as ARGV[1], msgpack; its keys are the short names commit.lua reads
+(`rename` through each field's `name=`), and a field left at its default is not sent
+(`omit_defaults`), so Lua sees it as nil: only what a unit does travels. KEYS and binary
+values travel apart (`KeyTable`): a plan names a key by its 1-based KEYS index and a
+binary value by its ARGV index, because Redis's cmsgpack reads no bin type.
+
+Versions are opaque tokens unique to the commit that wrote them; '' stands for a key
+never written (store/state_cache.py says why they are not counts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from contracts.outputs import DeadLetter
+from store.gate import Arrival, GatePlan, ParkedEntry, format_skipped
+from store.state_cache import SessionSnapshot
+
+_JSON = msgspec.json.Encoder()
+_MSGPACK = msgspec.msgpack.Encoder()
+
+
+class KeyTable:
+    """KEYS of one script call, by index (Lua's 1-based), and its binary ARGV values."""
+
+    __slots__ = ("blobs", "index", "names")
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        # ARGV[2..]: ARGV[1] is the plan itself.
+        self.blobs: list[bytes] = []
+
+    def __call__(self, name: str) -> int:
+        found = self.index.get(name)
+        if found is None:
+            self.names.append(name)
+            found = self.index[name] = len(self.names)
+        return found
+
+    def blob(self, data: bytes) -> int:
+        self.blobs.append(data)
+        return len(self.blobs) + 1
+
+    def json(self, value: object) -> int:
+        return self.blob(_JSON.encode(value))
+
+    def letter(self, letter: DeadLetter) -> LetterWrite:
+        """A dead letter of an input entry: XACKed, then written if the ack removed it."""
+        return LetterWrite(
+            self(letter.stream), letter.entry_id, self.json(letter), letter.reason.value
+        )
+
+
+# Wire structs: every one a Struct because a batch builds several per scope (a Struct
+# is several times cheaper to build than a dataclass), and msgspec encodes them directly.
+class LetterWrite(msgspec.Struct, array_like=True):
+    """{stream idx, entry id, #dead-letter json, reason}: counted as `dl:<reason>`."""
+
+    stream: int
+    entry_id: str
+    letter: int
+    reason: str
+
+
+class SessionWrite(msgspec.Struct, omit_defaults=True):
+    """One session of a unit. Without `new_version` it is a check only: nothing written."""
+
+    key: int = msgspec.field(name="k")
+    version: str = msgspec.field(name="v")
+    new_version: str | None = msgspec.field(default=None, name="nv")
+    next_seq: int | None = msgspec.field(default=None, name="n")
+    # The scope view's field of this session's applied seq (written as next_seq - 1).
+    applied_field: str | None = msgspec.field(default=None, name="af")
+    core: int | None = msgspec.field(default=None, name="c")  # #core state bytes
+    skipped: str | None = msgspec.field(default=None, name="kk")
+    # The parked hash is a KEY only when it is written: {seq, #bytes, ...} to park,
+    # {seq, ...} to unpark.
+    parked_key: int | None = msgspec.field(default=None, name="pk")
+    park: list[int] = msgspec.field(default_factory=list, name="ps")
+    unpark: list[int] = msgspec.field(default_factory=list, name="pd")
+    # The gap index is touched only by a session that had or has parked entries:
+    # its member, its oldest parked entry's ms (absent: leaves the index), and 1 when the
+    # seq waited for moved on (the gap now open is observed now).
+    gap_member: str | None = msgspec.field(default=None, name="gm")
+    gap_score: int | None = msgspec.field(default=None, name="gs")
+    gap_observed: int | None = msgspec.field(default=None, name="go")
+
+
+class UnitPlan(msgspec.Struct, omit_defaults=True):
+    """One scope's commit: checked as a whole, written as a whole or not at all."""
+
+    scope_key: int | None = msgspec.field(default=None, name="sc")
+    scope_version: str | None = msgspec.field(default=None, name="sv")
+    new_scope_version: str | None = msgspec.field(default=None, name="sn")
+    scope_state: int | None = msgspec.field(default=None, name="ss")  # #bytes
+    sessions: list[SessionWrite] = msgspec.field(default_factory=list, name="se")
+    # {record idx, #json, ...}
+    records: list[int] = msgspec.field(default_factory=list, name="r")
+    # Deadline index: members removed, and {ms, member, ...} added.
+    deadlines_removed: list[str] = msgspec.field(default_factory=list, name="xr")
+    deadlines_added: list[int | str] = msgspec.field(default_factory=list, name="xa")
+    events: list[int] = msgspec.field(default_factory=list, name="ev")  # #event json
+    # {stream idx, entry id, ...}: applied, parked and duplicate entries.
+    acks: list[int | str] = msgspec.field(default_factory=list, name="a")
+    # The scope's view hash, and its document when the records changed.
+    view_key: int | None = msgspec.field(default=None, name="vk")
+    view_document: int | None = msgspec.field(default=None, name="vd")
+    # Late after a gap skip, refused by the core, or a unit that cannot be committed.
+    letters: list[LetterWrite] = msgspec.field(default_factory=list, name="d")
+    # Parked entries the core refused (acked when they were parked): #letter json.
+    parked_letters: list[int] = msgspec.field(default_factory=list, name="dp")
+    gaps_skipped: int = msgspec.field(default=0, name="nk")
+    seqs_skipped: int = msgspec.field(default=0, name="nq")
+
+
+class CommitPlan(msgspec.Struct, omit_defaults=True):
+    """The whole script call: the partition's shared keys, the units, entry letters."""
+
+    group: str = msgspec.field(name="g")
+    events_key: int = msgspec.field(name="ek")
+    events_maxlen: int = msgspec.field(name="em")
+    letters_key: int = msgspec.field(name="dk")
+    letters_maxlen: int = msgspec.field(name="dm")
+    stats_key: int = msgspec.field(name="tk")
+    gaps_key: int = msgspec.field(name="gk")
+    deadlines_key: int = msgspec.field(name="xk")
+    input_keys: list[int] = msgspec.field(name="ik")
+    units: list[UnitPlan] = msgspec.field(name="u")
+    # Entries refused at admission (undecodable and the like), whatever the units do.
+    letters: list[LetterWrite] = msgspec.field(default_factory=list, name="d")
+    # Fence (store/ownership.py): the lease's key and the committing worker's token.
+    lease_key: int | None = msgspec.field(default=None, name="lk")
+    lease_token: str | None = msgspec.field(default=None, name="lt")
+
+
+def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
+    table: KeyTable,
+    names: tuple[str, ...],
+    before: SessionSnapshot[Any],
+    plan: GatePlan,
+    encoded: bytes | None,
+    parked_after: dict[int, ParkedEntry],
+    token: str,
+) -> SessionWrite:
+    """The session's writes as commit.lua reads them."""
+    session_key, parked_key, member, applied = names
+    write = SessionWrite(
+        table(session_key), before.version, new_version=token, next_seq=plan.next_seq,
+        applied_field=applied,
+    )  # fmt: skip
+    if encoded is not None:
+        write.core = table.blob(encoded)
+    if plan.skipped_now:
+        write.skipped = format_skipped(plan.skipped)
+    if plan.park or (before.parked and plan.unpark):
+        # The parked hash is a KEY of the script only when it is written.
+        write.parked_key = table(parked_key)
+        write.park = [
+            x
+            for seq, a in plan.park
+            for x in (seq, table.blob(_MSGPACK.encode((a.stream, a.entry_id, parked_data(a)))))
+        ]
+        write.unpark = list(plan.unpark)
+    if before.parked or parked_after:
+        # The gap index is touched only by a session that had or has parked entries.
+        write.gap_member = member
+        if plan.oldest_parked_ms is not None:
+            write.gap_score = plan.oldest_parked_ms
+            if plan.next_seq != before.next_seq:
+                # The seq waited for moved on: the gap now open is observed now.
+                write.gap_observed = 1
+    return write
+
+
+def parked_data(arrival: Arrival) -> bytes:
+    """What the parked hash keeps of an arrival: its data, or b"" for a refused one."""
+    return arrival.data if arrival.event is not None else b""
+
+
+def script_args(table: KeyTable, plan: CommitPlan) -> list[bytes]:
+    """commit.lua's ARGV: the plan, then the binary values it names."""
+    return [_MSGPACK.encode(plan), *table.blobs]

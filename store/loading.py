@@ -1,0 +1,203 @@
+"""Loading the state a batch needs: key names, the processor's cache, `load.lua`.
+
+What this processor committed last is remembered (store/state_cache.py says why that is
+safe); the rest is read in one `load.lua` round trip. A scope whose keys cannot be read
+or decoded is not loaded: it is marked broken with why, and its unit is isolated.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Generic
+
+import msgspec
+
+from store import keys
+from store.admission import error_text
+from store.config import StoreConfig
+from store.core_port import CorePort, ScopeT, SessionT
+from store.gate import ParkedEntry, entry_ms, parse_skipped
+from store.scripts import LOAD, AnyRedis
+from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
+from store.work import ScopeId, ScopeWork, SessionId
+
+_PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
+
+
+class StoreKeyError(Exception):
+    """A key of a unit that `load.lua` could not read (it answers the error in its place)."""
+
+
+class KeyNames:
+    """The keys of the scopes and sessions seen lately (pure functions, memoised)."""
+
+    def __init__(self, partition: int) -> None:
+        self.partition = partition
+        self.session = functools.lru_cache(maxsize=4096)(self._session)
+        self.scope = functools.lru_cache(maxsize=4096)(self._scope)
+        self.view = functools.lru_cache(maxsize=4096)(self._view)
+
+    def _session(self, agent_id: str, user_id: str, session_id: str) -> tuple[str, ...]:
+        """(session key, parked key, gap member, view field of its applied seq)."""
+        return (
+            keys.session_key(self.partition, agent_id, user_id, session_id),
+            keys.parked_key(self.partition, agent_id, user_id, session_id),
+            keys.session_member(agent_id, user_id, session_id),
+            keys.applied_field(session_id),
+        )
+
+    def _scope(self, agent_id: str, user_id: str) -> str:
+        return keys.scope_key(self.partition, agent_id, user_id)
+
+    def _view(self, agent_id: str, user_id: str) -> str:
+        return keys.view_key(self.partition, agent_id, user_id)
+
+
+def ms_of(instant: datetime) -> int:
+    return int(instant.timestamp() * 1000)
+
+
+def deadline_members(
+    core: CorePort[ScopeT, Any], scope_id: ScopeId, state: ScopeT
+) -> dict[str, int]:
+    """The scope's members of the deadline index: member -> deadline ms."""
+    return {
+        keys.record_member(*scope_id, record_id): ms_of(at)
+        for record_id, at in core.deadlines(state)
+    }
+
+
+class StateLoader(Generic[ScopeT, SessionT]):
+    """The units' state: from what this processor committed last, the rest from Redis."""
+
+    def __init__(
+        self, redis: AnyRedis, partition: int, core: CorePort[ScopeT, SessionT], config: StoreConfig
+    ) -> None:
+        self.redis = redis
+        self.partition = partition
+        self.core = core
+        self.config = config
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything (a new owner token: what was remembered may be stale)."""
+        self.scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(self.config.cache_size)
+        self.sessions: LruCache[SessionId, SessionSnapshot[SessionT]] = LruCache(
+            self.config.cache_size
+        )
+
+    def remember(
+        self,
+        scope_id: ScopeId,
+        scope: ScopeSnapshot[ScopeT] | None,
+        sessions: Mapping[str, SessionSnapshot[SessionT]],
+    ) -> None:
+        if scope is not None:
+            self.scopes.put(scope_id, scope)
+        for session_id, snapshot in sessions.items():
+            self.sessions.put((*scope_id, session_id), snapshot)
+
+    def forget(self, scope_id: ScopeId, work: ScopeWork | None = None) -> None:
+        self.scopes.drop(scope_id)
+        for session_id in work.sessions() if work else ():
+            self.sessions.drop((*scope_id, session_id))
+
+    async def load(
+        self,
+        todo: Sequence[ScopeId],
+        work: Mapping[ScopeId, ScopeWork],
+        broken: dict[ScopeId, str],
+    ) -> tuple[dict[ScopeId, ScopeSnapshot[ScopeT]], dict[SessionId, SessionSnapshot[SessionT]]]:
+        """The state of `todo`'s scopes and sessions; unreadable scopes go to `broken`."""
+        p = self.partition
+        scopes: dict[ScopeId, ScopeSnapshot[ScopeT]] = {}
+        sessions: dict[SessionId, SessionSnapshot[SessionT]] = {}
+        names: list[str] = []
+        kinds: list[str] = []
+        # Scope ids (2 parts) and session ids (3 parts), in the order of `names`.
+        wanted: list[ScopeId | SessionId] = []
+        for scope_id in todo:
+            if scope_id in broken:
+                continue
+            cached_scope = self.scopes.get(scope_id)
+            if cached_scope is None:
+                names.append(keys.scope_key(p, *scope_id))
+                kinds.append("scope")
+                wanted.append(scope_id)
+            else:
+                scopes[scope_id] = cached_scope
+            for session_id in work[scope_id].sessions():
+                session_key: SessionId = (*scope_id, session_id)
+                cached_session = self.sessions.get(session_key)
+                if cached_session is None:
+                    names.append(keys.session_key(p, *session_key))
+                    names.append(keys.parked_key(p, *session_key))
+                    kinds.extend(("session", "parked"))
+                    wanted.append(session_key)
+                else:
+                    sessions[session_key] = cached_session
+        if not names:
+            return scopes, sessions
+        replies = iter(await LOAD.run(self.redis, names, kinds))
+        for ident in wanted:
+            scope_id = (ident[0], ident[1])
+            reply = [next(replies)] if len(ident) == 2 else [next(replies), next(replies)]
+            try:
+                if len(ident) == 2:
+                    scopes[scope_id] = self._loaded_scope(scope_id, reply[0])
+                else:
+                    sessions[(ident[0], ident[1], ident[-1])] = _loaded_session(*reply)
+            except Exception as error:  # noqa: BLE001  (unreadable state isolates its scope)
+                broken.setdefault(scope_id, f"loading failed: {error_text(error)}")
+        return scopes, sessions
+
+    def _loaded_scope(self, scope_id: ScopeId, reply: Any) -> ScopeSnapshot[ScopeT]:  # noqa: ANN401  (a Lua reply)
+        raw_version, raw_scope = _reply(reply)
+        state = self.core.decode_scope(raw_scope, *scope_id)
+        return ScopeSnapshot(
+            _version(raw_version), state, deadline_members(self.core, scope_id, state)
+        )
+
+
+def gap_stale(session: SessionSnapshot[Any], seen_by: int) -> bool:
+    """Whether the session's gap was observed at or before `seen_by` (Redis ms)."""
+    if not session.parked:
+        return False
+    seen = session.gap_seen_ms
+    if seen is None:
+        # Parked before observation times were stored: its oldest parked entry's id time.
+        seen = min(entry_ms(entry.entry_id) for entry in session.parked.values())
+    return seen <= seen_by
+
+
+def _loaded_session(reply: Any, parked: Any) -> SessionSnapshot[Any]:  # noqa: ANN401  (Lua replies)
+    raw_next, raw_version, raw_core, raw_skipped, raw_seen = _reply(reply)
+    return SessionSnapshot(
+        version=_version(raw_version),
+        next_seq=int(raw_next or 1),
+        skipped=parse_skipped(raw_skipped),
+        parked=_parked(_reply(parked)),
+        raw_core=raw_core,
+        gap_seen_ms=int(raw_seen) if raw_seen else None,
+    )
+
+
+def _reply(reply: Any) -> Any:  # noqa: ANN401  (a Lua reply)
+    if isinstance(reply, bytes):
+        raise StoreKeyError(reply.decode("utf-8", "replace"))
+    return reply
+
+
+def _version(raw: bytes | None) -> str:
+    """A stored version token ('' for a key never written; older stores wrote counts)."""
+    return raw.decode() if raw else ""
+
+
+def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:
+    parked: dict[int, ParkedEntry] = {}
+    for index in range(0, len(reply), 2):
+        stream, entry_id, data = _PARKED.decode(reply[index + 1])
+        parked[int(reply[index])] = ParkedEntry(stream, entry_id, data)
+    return parked

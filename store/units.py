@@ -1,0 +1,384 @@
+"""Planning one scope's unit: gate each session, apply the core, write the commit plan.
+
+Per session the ordering gate (store/gate.py) says what to apply, park, ack as a
+duplicate or dead-letter as late; the core is applied in seq order per session,
+threading the scope state through the scope's sessions. The result is the unit's
+`UnitPlan` (store/commit_plan.py) with what to report and to remember if it passes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Generic
+
+import msgspec
+
+from contracts.codec import decode_event
+from contracts.inputs import InputEvent
+from contracts.outputs import AgreementEvent, DeadLetter, DeadLetterReason
+from contracts.records import AgreementRecord
+from store import keys
+from store.admission import Admission, error_text, provenance_of
+from store.commit_plan import KeyTable, SessionWrite, UnitPlan, parked_data, session_write
+from store.config import StoreConfig
+from store.core_port import CorePort, ScopeT, SessionT
+from store.gate import UNLIMITED, Arrival, GatePlan, ParkedEntry, plan_session
+from store.loading import KeyNames, deadline_members, gap_stale
+from store.state_cache import ScopeSnapshot, SessionSnapshot
+from store.work import ScopeId, ScopeWork, SessionId
+
+# Parked entries were checked against the limits when they arrived; a later, smaller
+# limit must not strand them, so they are decoded again without limits.
+_NO_LIMITS = UNLIMITED
+Event = AgreementEvent | DeadLetter
+
+
+# Unit and _Build are msgspec Structs, not dataclasses: each batch builds one of each
+# per scope, and a Struct is several times cheaper to build.
+class Unit(msgspec.Struct, Generic[ScopeT, SessionT]):
+    """One scope's planned commit, with what to report and remember if it passes."""
+
+    scope_id: ScopeId
+    plan: UnitPlan
+    outcomes: dict[str, int]
+    events: list[Event]
+    scope_after: ScopeSnapshot[ScopeT] | None = None
+    sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
+
+
+class _Build(msgspec.Struct, Generic[ScopeT, SessionT]):
+    """One unit while it is being planned: the scope threaded through its sessions."""
+
+    scope: ScopeT
+    table: KeyTable
+    plan: UnitPlan
+    scope_changed: bool = False
+    applied_any: bool = False
+    records: dict[str, AgreementRecord] = msgspec.field(default_factory=dict)
+    events: list[Event] = msgspec.field(default_factory=list)
+    sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
+    outcomes: dict[str, int] = msgspec.field(default_factory=dict)
+
+    def count(self, name: str, by: int = 1) -> None:
+        if by:
+            self.outcomes[name] = self.outcomes.get(name, 0) + by
+
+    def ack(self, arrival: Arrival) -> None:
+        self.plan.acks += (self.table(arrival.stream), arrival.entry_id)
+
+    def letter(self, letter: DeadLetter) -> None:
+        """XACK the letter's entry and write the letter (late, refused or isolated)."""
+        self.plan.letters.append(self.table.letter(letter))
+        self.events.append(letter)
+
+
+class UnitPlanner(Generic[ScopeT, SessionT]):
+    """Plans the units of one partition (pure but for the version tokens it draws)."""
+
+    def __init__(
+        self,
+        partition: int,
+        core: CorePort[ScopeT, SessionT],
+        config: StoreConfig,
+        names: KeyNames,
+        admission: Admission,
+    ) -> None:
+        self.partition = partition
+        self.core = core
+        self.config = config
+        self.names = names
+        self.admission = admission
+        # Versions are tokens unique to one commit (a random prefix per processor and a
+        # counter), not counts. When Redis loses acknowledged writes (a power cut under
+        # appendfsync everysec, a failover to a lagging replica) a count is reached again
+        # with other content and would pass a stale check; a token never comes back.
+        self._token_prefix = secrets.token_hex(8) + "."
+        self._tokens = itertools.count(1)
+
+    def _token(self) -> str:
+        return f"{self._token_prefix}{next(self._tokens):x}"
+
+    def unit(
+        self,
+        table: KeyTable,
+        scope_id: ScopeId,
+        work: ScopeWork,
+        before: ScopeSnapshot[ScopeT],
+        sessions: dict[SessionId, SessionSnapshot[SessionT]],
+    ) -> Unit[ScopeT, SessionT]:
+        build: _Build[ScopeT, SessionT] = _Build(before.state, table, UnitPlan())
+        for session_id in sorted(work.sessions()) if work.skip_gap else sorted(work.arrivals):
+            self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
+        plan = build.plan
+        build.count("dead_letter", len(plan.letters) + len(plan.parked_letters))
+        if build.sessions_after:
+            # The sessions' applied seqs go to the scope's view hash (commit.lua).
+            plan.view_key = table(self.names.view(*scope_id))
+        scope_after = None
+        if build.applied_any:
+            # An unchanged scope has the deadlines it had: no scan of its records.
+            deadlines = (
+                deadline_members(self.core, scope_id, build.scope)
+                if build.scope_changed
+                else before.deadlines
+            )
+            self.scope_writes(
+                plan, table, scope_id, build.scope, before, deadlines, build.records,
+                build.events, build.scope_changed,
+            )  # fmt: skip
+            version = plan.new_scope_version or before.version
+            scope_after = ScopeSnapshot(version, build.scope, deadlines)
+        return Unit(scope_id, plan, build.outcomes, build.events, scope_after, build.sessions_after)
+
+    def isolated(
+        self, table: KeyTable, scope_id: ScopeId, work: ScopeWork, reason: str
+    ) -> Unit[ScopeT, SessionT]:
+        """A unit that cannot be committed: its entries become dead letters, nothing else.
+
+        Its state stays as it is (and its parked entries parked), so the partition goes on
+        and an operator can repair the keys; the gap skipper passes over it with the reason.
+        """
+        plan = UnitPlan()
+        events: list[Event] = []
+        for arrivals in work.arrivals.values():
+            for arrival in arrivals:
+                letter = arrival.letter or self.admission.letter_of(
+                    arrival,
+                    DeadLetterReason.UNCOMMITTABLE,
+                    f"its scope cannot be committed: {reason}",
+                )
+                plan.letters.append(table.letter(letter))
+                events.append(letter)
+        outcomes = {"dead_letter": len(events)} if events else {}
+        return Unit(scope_id, plan, outcomes, events)
+
+    def expiry(
+        self, table: KeyTable, scope_id: ScopeId, before: ScopeSnapshot[ScopeT], cutoff: int,
+        stale: Iterable[str],
+    ) -> tuple[UnitPlan, list[Event]]:  # fmt: skip
+        """One scope's expiry commit and its events."""
+        step = self.core.expire(before.state, datetime.fromtimestamp(cutoff / 1000, tz=UTC))
+        plan = UnitPlan()
+        self.scope_writes(
+            plan, table, scope_id, step.scope, before,
+            deadline_members(self.core, scope_id, step.scope),
+            {record.record_id: record for record in step.records}, step.events,
+            step.scope_changed, stale=stale,
+        )  # fmt: skip
+        return plan, list(step.events)
+
+    def scope_writes(  # noqa: PLR0913, PLR0917  (the parts of one scope's commit)
+        self,
+        plan: UnitPlan,
+        table: KeyTable,
+        scope_id: ScopeId,
+        scope: ScopeT,
+        before: ScopeSnapshot[ScopeT],
+        deadlines: dict[str, int],
+        records: dict[str, AgreementRecord],
+        events: Iterable[Event],
+        scope_changed: bool,  # noqa: FBT001
+        stale: Iterable[str] = (),
+    ) -> None:
+        """The scope part of a unit: version check, state, records, deadline index, events."""
+        plan.scope_key = table(self.names.scope(*scope_id))
+        plan.scope_version = before.version
+        if deadlines is not before.deadlines or stale:
+            removed = ({*before.deadlines, *stale}) - deadlines.keys()
+            added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
+            plan.deadlines_removed = sorted(removed)
+            plan.deadlines_added = [x for member, ms in sorted(added.items()) for x in (ms, member)]
+        if scope_changed:
+            plan.new_scope_version = self._token()
+            plan.scope_state = table.blob(self.core.encode_scope(scope))
+            # The language-neutral view document changes only with the records.
+            plan.view_key = table(self.names.view(*scope_id))
+            plan.view_document = table.json(self.core.scope_view(scope))
+        plan.records = [
+            x
+            for rid, record in records.items()
+            for x in (table(keys.record_key(self.partition, rid)), table.json(record))
+        ]
+        plan.events = [table.json(event) for event in events if not isinstance(event, DeadLetter)]
+
+    def _gate(
+        self, session_id: str, work: ScopeWork, before: SessionSnapshot[SessionT]
+    ) -> GatePlan:
+        """The session's gate plan; past the parked limits, with its gap given up."""
+        arrivals = work.arrivals.get(session_id, ())
+        skip = session_id in work.skip_gap and gap_stale(before, work.skip_seen_by)
+        plan = plan_session(before.next_seq, before.skipped, before.parked, arrivals, skip_gap=skip)
+        if plan.park and not plan.skipped_now and self._over_parked_limits(before, plan):
+            # A flood of early entries behind one gap: give the gap up now rather than
+            # hold them all (past the limits memory, not time, is what runs out).
+            plan = plan_session(
+                before.next_seq, before.skipped, before.parked, arrivals, skip_gap=True
+            )
+        return plan
+
+    def _session(
+        self,
+        build: _Build[ScopeT, SessionT],
+        scope_id: ScopeId,
+        session_id: str,
+        work: ScopeWork,
+        before: SessionSnapshot[SessionT],
+    ) -> None:
+        """Gate one session's inputs and apply the ready ones to the scope in `build`."""
+        plan = self._gate(session_id, work, before)
+        table = build.table
+        if plan.duplicates or plan.late or plan.conflicting:
+            self._not_applied(build, plan)
+        names = self.names.session(*scope_id, session_id)
+        if not (plan.apply or plan.park or plan.skipped_now):
+            if plan.duplicates or plan.late or plan.conflicting:
+                # Nothing to write, but acking them rests on the next seq and skipped
+                # ranges as this processor saw them (perhaps cached): the commit checks
+                # they are still Redis's. After Redis lost writes they are not, and the
+                # input must be applied again, not acked as a duplicate.
+                build.plan.sessions.append(SessionWrite(table(names[0]), before.version))
+            return
+        session = before.core
+        if session is None:
+            session = self.core.decode_session(before.raw_core, session_id)
+        session, session_changed = self._apply_ready(build, plan, session, session_id)
+        build.applied_any |= bool(plan.apply)
+        self._park(build, plan)
+        if plan.skipped_now:
+            build.plan.gaps_skipped += 1
+            build.plan.seqs_skipped += plan.skipped_now[1] - plan.skipped_now[0] + 1
+        parked_after: dict[int, ParkedEntry] = {}
+        if before.parked or plan.park:
+            parked_after = {seq: e for seq, e in before.parked.items() if seq >= plan.next_seq}
+            parked_after.update(
+                (seq, ParkedEntry(a.stream, a.entry_id, parked_data(a))) for seq, a in plan.park
+            )
+        encoded = self.core.encode_session(session) if session_changed else None
+        token = self._token()
+        build.plan.sessions.append(
+            session_write(table, names, before, plan, encoded, parked_after, token)
+        )
+        build.sessions_after[session_id] = SessionSnapshot(
+            version=token,
+            next_seq=plan.next_seq,
+            skipped=plan.skipped,
+            parked=parked_after,
+            raw_core=None,
+            core=session,
+        )
+
+    def _apply_ready(
+        self,
+        build: _Build[ScopeT, SessionT],
+        plan: GatePlan,
+        session: SessionT,
+        session_id: str,
+    ) -> tuple[SessionT, bool]:
+        """Apply the plan's ready inputs in seq order, threading scope and session."""
+        session_changed = False
+        for seq, source in plan.apply:
+            event: InputEvent | None = None
+            if isinstance(source, Arrival):
+                if source.letter is not None:
+                    build.letter(source.letter)  # refused: its place in the order
+                    continue
+                event = source.event
+            elif not source.data:
+                build.count("drained")  # a refused input's place: lettered
+                continue
+            try:
+                if event is None:
+                    event = decode_event(source.data, _NO_LIMITS)
+                step = self.core.apply(
+                    build.scope,
+                    session,
+                    event,
+                    provenance_of(source.stream, source.entry_id, event),
+                )
+            except Exception as error:  # noqa: BLE001  (any failure of one input is isolated)
+                # The core is pure: the state before this input is intact, so the input
+                # is refused alone and its session goes on with the next seq.
+                self._refuse(build, source, seq, session_id, error)
+                continue
+            build.scope, session = step.scope, step.session
+            build.scope_changed |= step.scope_changed
+            session_changed |= step.session_changed
+            if step.events:
+                build.events.extend(step.events)
+            for record in step.records:
+                build.records[record.record_id] = record
+            if isinstance(source, Arrival):
+                build.ack(source)
+                build.count("applied")
+            else:
+                build.count("drained")
+        return session, session_changed
+
+    def _refuse(
+        self,
+        build: _Build[ScopeT, SessionT],
+        source: Arrival | ParkedEntry,
+        seq: int,
+        session_id: str,
+        error: Exception,
+    ) -> None:
+        """Dead-letter one input the core could not apply (`uncommittable`, error named)."""
+        letter = self.admission.letter_of(
+            source,
+            DeadLetterReason.UNCOMMITTABLE,
+            f"applying seq {seq} failed: {error_text(error)}",
+        )
+        letter = msgspec.structs.replace(letter, session_id=session_id, seq=seq)
+        if isinstance(source, Arrival):
+            build.letter(letter)
+        else:
+            build.plan.parked_letters.append(build.table.json(letter))
+            build.events.append(letter)
+
+    def _park(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
+        """Ack the entries the plan parks (their payload goes to the parked hash)."""
+        for _, arrival in plan.park:
+            if arrival.letter is not None:
+                # Refused: its letter now, and an empty place kept in the order.
+                build.letter(arrival.letter)
+            else:
+                build.ack(arrival)
+                build.count("parked")
+
+    def _over_parked_limits(self, before: SessionSnapshot[SessionT], plan: GatePlan) -> bool:
+        """Whether the session would hold more parked entries, or bytes, than allowed."""
+        waiting = [e for seq, e in before.parked.items() if seq >= plan.next_seq]
+        count = len(waiting) + len(plan.park)
+        if count > self.config.max_parked_entries:
+            return True
+        size = sum(len(e.data) for e in waiting) + sum(len(a.data) for _, a in plan.park)
+        return size > self.config.max_parked_bytes
+
+    def _not_applied(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
+        """Ack the plan's duplicates; turn its late arrivals into dead letters."""
+        for arrival in plan.duplicates:
+            if arrival.letter is not None:
+                build.letter(arrival.letter)  # refused: its letter, whatever its seq
+                continue
+            build.ack(arrival)
+            build.count("duplicate")
+        for arrival, stream, entry_id in plan.conflicting:
+            build.letter(
+                self.admission.letter_of(
+                    arrival,
+                    DeadLetterReason.CONFLICTING_DUPLICATE,
+                    f"seq {arrival.seq}: {arrival.stream} {arrival.entry_id} differs from"
+                    f" {stream} {entry_id}, which is kept",
+                )
+            )
+        for arrival in plan.late:
+            build.letter(
+                arrival.letter or self.admission.letter_of(
+                    arrival,
+                    DeadLetterReason.LATE_AFTER_GAP_SKIP,
+                    f"seq {arrival.seq} arrived after its gap was skipped",
+                )
+            )  # fmt: skip
