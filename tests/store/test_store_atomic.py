@@ -24,7 +24,7 @@ from contracts.streams import DATA_FIELD
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new
-from store.processor import PartitionProcessor
+from store.processor import Entry, PartitionProcessor
 from tests.support.fake_core import FakeCore
 
 SCOPE = ("agent", "user")
@@ -197,6 +197,37 @@ async def test_a_unit_whose_core_step_fails_is_isolated_between_good_ones(
         ("s", 2, DeadLetterReason.UNCOMMITTABLE)
     ]
     assert "OverflowError" in letters[0].detail
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_uncommittable_letters_carry_the_real_delivery_count(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: like every other dead letter of an entry, one the core refused and those of a
+    scope that cannot be committed say how often their entry was delivered (here 3)."""
+
+    class Poisoned(FakeCore):
+        def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:
+            if event.user_id == "user-0" and event.seq == 2:
+                raise OverflowError("date value out of range")
+            return super().apply(scope, session, event, provenance)
+
+    store = PartitionProcessor(client, 0, Poisoned(), StoreConfig())
+    scopes = [("agent", f"user-{i}") for i in range(2)]
+    await plant_wrong_type(client, scopes[1])
+    for scope in scopes:
+        await write(client, [1, 2], scope=scope)
+    entries = await read_new(client, 0, GROUP, "c", count=100)
+    await store.process([Entry(e.stream, e.entry_id, e.fields, 3) for e in entries])
+    raw: Any = await client.xrange(keys.dead_letters_stream(0))
+    letters = [msgspec.json.decode(f[b"__data__"], type=DeadLetter) for _, f in raw]
+    assert sorted((x.session_id, x.seq, x.delivery_count) for x in letters) == [
+        ("s", 1, 3),
+        ("s", 2, 3),
+        ("s", 2, 3),
+    ]
+    assert {x.reason for x in letters} == {DeadLetterReason.UNCOMMITTABLE}
 
 
 @pytest.mark.redis
