@@ -1,4 +1,4 @@
-# ruff: noqa: INP001, T201  (a script directory, not a package; a benchmark prints)
+# ruff: noqa: T201  (a script directory, not a package; a benchmark prints)
 """What reading assistant turns for claims (R18) costs, against the user-turn recognizer.
 
 Every assistant turn now goes through `claims_in`; ordinary assistant chat must stay

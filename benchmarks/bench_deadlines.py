@@ -1,4 +1,4 @@
-# ruff: noqa: INP001, T201  (a script directory, not a package; a benchmark prints)
+# ruff: noqa: T201  (a script directory, not a package; a benchmark prints)
 """Deadline benchmark: microseconds per phrase, and ratios to a baseline from the same run.
 
     uv run --frozen python benchmarks/bench_deadlines.py

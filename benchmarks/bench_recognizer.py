@@ -1,4 +1,4 @@
-# ruff: noqa: INP001, T201  (a script directory, not a package; a benchmark prints)
+# ruff: noqa: T201  (a benchmark prints its figures)
 """Recognizer benchmark: turns per second on one core, against targets and a baseline.
 
     uv run --frozen python benchmarks/bench_recognizer.py

@@ -16,7 +16,6 @@ Rounds are interleaved and the median is reported, as entries/s and as a ratio t
 the baseline of the same run. Figures: docs/performance.md.
 """
 
-# ruff: noqa: INP001  (a script directory, not a package)
 from __future__ import annotations
 
 import asyncio

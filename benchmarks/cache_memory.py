@@ -9,7 +9,7 @@ drain, divided by SESSIONS, is what a cached session costs with its share of sco
 state. Findings: docs/operations.md, "Resources".
 """
 
-# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+# ruff: noqa: T201  (a script directory, not a package; it prints its report)
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,4 @@
-# ruff: noqa: INP001, T201  (a script directory, not a package; a benchmark prints)
+# ruff: noqa: T201  (a benchmark prints its figures)
 """`recognize` on the corpus proposals, for one source tree: compare two trees, same run.
 
     uv run --frozen python benchmarks/compare_recognizer.py /path/to/old/tree

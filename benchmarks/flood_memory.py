@@ -15,7 +15,7 @@ without the flood run first as the baseline; the figures are printed side by sid
 ratios, never asserted. Findings: docs/performance.md, "Memory under a flood".
 """
 
-# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+# ruff: noqa: T201  (a script directory, not a package; it prints its report)
 from __future__ import annotations
 
 import asyncio

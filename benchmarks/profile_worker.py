@@ -9,7 +9,7 @@ Prints entries/s (slowed by the profiler) and the call tree. Findings:
 docs/performance.md, "End to end".
 """
 
-# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+# ruff: noqa: T201  (a script directory, not a package; it prints its report)
 from __future__ import annotations
 
 import asyncio

@@ -10,7 +10,7 @@ that commit's EVALSHA. Best of 5.
 Findings: docs/performance.md, "The floor, and what stops 0.5x".
 """
 
-# ruff: noqa: INP001, T201, ARG002  (a script directory; it prints; the stub ignores its input)
+# ruff: noqa: T201, ARG002  (a script directory; it prints; the stub ignores its input)
 from __future__ import annotations
 
 import sys

@@ -24,7 +24,7 @@ the older one and alternate runs:
         /work/main/benchmarks/worker_cpu.py 1000 10 1)
 """
 
-# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+# ruff: noqa: T201  (a script directory, not a package; it prints its report)
 from __future__ import annotations
 
 import asyncio

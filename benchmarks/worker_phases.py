@@ -11,7 +11,7 @@ loops). Profilers overstate small Python calls several times; this does not.
 Findings: docs/performance.md, "The floor, and what stops 0.5x".
 """
 
-# ruff: noqa: INP001, T201  (a script directory, not a package; it prints its report)
+# ruff: noqa: T201  (a script directory, not a package; it prints its report)
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,4 @@
-"""The English deadline grammar (DESIGN section 4): a small lexer and a strict parser.
+"""The English deadline grammar (DESIGN section 4): a strict parser over the lexer's tokens.
 
 A phrase is an optional marker ("by", "before", "until", "no later than", "on or
 before", "within") followed by one to three items: a day ("tomorrow", "next Friday",
@@ -8,16 +8,26 @@ joined by "at", "on", "," or an inner "by"/"before" before a clock ("tomorrow be
 5pm"). Anything else, or any combination that could mean two instants, reads as
 None: the proposal keeps its terms and gets no deadline.
 
-`CANDIDATE` is the same token set as one search pattern, so `find_deadline_phrase`
-only ever returns spans this parser was written for.
+The words and the lexer are in `english_lexicon.py`; this module turns tokens into a
+calendar-free `DeadlineSpec` (spec first, evaluated later by `resolve.py`).
 """
 
 from __future__ import annotations
 
-import enum
 import functools
-import re
 
+from core.deadlines.english_lexicon import (
+    DAYPARTS,
+    HOLIDAYS,
+    MONTHS,
+    SHORT_ENDS,
+    UNITS,
+    WEEKDAYS,
+    EnToken,
+    Kind,
+    lex,
+    normalize,
+)
 from core.deadlines.grammar import (
     PART_OF_DAY_END,
     CalendarDate,
@@ -28,13 +38,11 @@ from core.deadlines.grammar import (
     Edge,
     Hint,
     Holiday,
-    Lexer,
     MonthDay,
     NamedMonth,
     NamedYear,
     RelativeDay,
     RelativePeriod,
-    Token,
     Unit,
     Weekday,
     clock_time,
@@ -43,223 +51,7 @@ from core.deadlines.grammar import Slots as _Slots
 from core.deadlines.grammar import set_day as _set_day
 from core.deadlines.grammar import set_hint as _set_hint
 from core.deadlines.grammar import set_period as _set_period
-from core.deadlines.numerals import (
-    EN_HOUR_WORDS,
-    EN_NUMBER_WORD_LIST,
-    EN_NUMBER_WORDS,
-    EN_ORDINAL_WORDS,
-    en_number,
-    en_ordinal,
-)
-
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTH_NAMES = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTHS = {name: i for i, name in enumerate(MONTH_NAMES, 1)} | {
-    name[:3]: i for i, name in enumerate(MONTH_NAMES, 1)
-}
-_MONTHS["sept"] = 9
-_UNITS = {
-    "minute": Unit.MINUTE,
-    "min": Unit.MINUTE,
-    "hour": Unit.HOUR,
-    "hr": Unit.HOUR,
-    "day": Unit.DAY,
-    "week": Unit.WEEK,
-    "month": Unit.MONTH,
-    "quarter": Unit.QUARTER,
-    "year": Unit.YEAR,
-}
-_HOLIDAYS = {
-    "christmas eve": "christmas_eve",
-    "christmas": "christmas",
-    "christmas day": "christmas",
-    "new year's eve": "new_year_eve",
-    "new year's day": "new_year",
-    "valentine's": "valentine",
-    "valentine's day": "valentine",
-    "halloween": "halloween",
-    "chinese new year": "spring",
-    "lunar new year": "spring",
-    "chinese new year's eve": "lunar_new_year_eve",
-    "lunar new year's eve": "lunar_new_year_eve",
-    "mid-autumn": "mid_autumn",
-    "mid-autumn festival": "mid_autumn",
-}
-_SHORT_ENDS = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
-_DAYPARTS = {
-    "morning": Hint.MORNING,
-    "afternoon": Hint.AFTERNOON,
-    "evening": Hint.EVENING,
-    "night": Hint.EVENING,
-}
-
-DIGITS = "0123456789"
-_WD = "|".join(WEEKDAYS)
-_MON_FULL = "|".join(MONTH_NAMES)
-_MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
-_ORD = "(?:st|nd|rd|th)?"
-# A day of the month: "1", "1st" or "first" (two groups: digits, words).
-_DAY = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
-
-
-class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
-    ISO = enum.auto()
-    MDY = enum.auto()
-    DMY = enum.auto()
-    DURATION = enum.auto()
-    SPAN = enum.auto()
-    DOM = enum.auto()
-    DOM_BARE = enum.auto()
-    SHORT_END = enum.auto()
-    HOLIDAY = enum.auto()
-    DAYWORD = enum.auto()
-    WEEKDAY = enum.auto()
-    END_UNIT = enum.auto()
-    UNIT_END = enum.auto()
-    END_OF = enum.auto()
-    REL_PERIOD = enum.auto()
-    MONTH = enum.auto()
-    YEAR = enum.auto()
-    CLOCK12 = enum.auto()
-    CLOCK24 = enum.auto()
-    CLOCK_WORD = enum.auto()
-    AT_HOUR = enum.auto()
-    DAYPART = enum.auto()
-    MARKER = enum.auto()
-    CONNECTOR = enum.auto()
-
-
-# Order matters: the first pattern that matches at a position wins, so longer forms
-# come before their prefixes ("the end of the month" before "the end of").
-# Each item: kind, pattern, and the characters it can start with (the lexer only
-# tries the items that can start with the character at hand).
-_ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
-    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
-    (Kind.MDY, rf"({_MON})\s*{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
-    (
-        Kind.DMY,
-        rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
-        "t" + DIGITS + "fsten",  # the, digits, ordinal words
-    ),
-    # The 3rd of next month; "by the 15th" (digits only: "the first meeting" is no date).
-    (
-        Kind.DOM,
-        rf"(?:the\s+)?{_DAY}\s+of\s+(this|next)\s+month",
-        "t" + DIGITS + "fsten",
-    ),
-    (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
-    # "the next 10 days", "over the next two weeks", "for the coming 48 hours": within.
-    (
-        Kind.SPAN,
-        (
-            r"(?:(?:over|during|for|in|within)\s+)?(?:the\s+)?(?:next|coming)\s+"
-            rf"(\d{{1,3}}|{EN_NUMBER_WORDS})\s+(minute|min|hour|hr|day|week|month|year)s?"
-        ),
-        "odfiwtnc",
-    ),
-    # "in 2 hours", "in an hour and a half", "within 1.5 hours".
-    (
-        Kind.DURATION,
-        (
-            rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?)"
-            r"(\s+and\s+a\s+half)?\s+(minute|min|hour|hr|day|week|month|year)s?"
-            r"(\s+and\s+a\s+half)?"
-        ),
-        "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
-    ),
-    (Kind.SHORT_END, r"(eow|eom|eoq|eoy)", "e"),
-    # Holidays need a marker ("by Christmas", "before Christmas Eve"): "Christmas gifts"
-    # names no time.
-    (
-        Kind.HOLIDAY,
-        (
-            r"(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve|new\s+year's\s+day"
-            r"|valentine's(?:\s+day)?|halloween|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?"
-            r"|(?:the\s+)?mid-autumn(?:\s+festival)?)"
-        ),
-        "cnvhlmt",
-    ),
-    (
-        Kind.DAYWORD,
-        (
-            r"(?:the\s+)?day\s+after\s+tomorrow|today|tonight|tomorrow|eod"
-            r"|(?:the\s+)?end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
-        ),
-        "tde",
-    ),
-    (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?", "tnmwfs"),
-    (
-        Kind.END_UNIT,
-        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",
-        "te",
-    ),
-    (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
-    (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
-    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|quarter|year)", "tn"),
-    (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?", "jfmasond"),
-    (Kind.YEAR, r"(20\d\d)", "2"),
-    (
-        Kind.CLOCK12,
-        rf"(\d{{1,2}}|{EN_HOUR_WORDS})(?:[:.](\d{{2}}))?\s*([ap])\.?\s?m\.?",
-        DIGITS + "otfsen",  # digits, one … twelve
-    ),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
-    (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
-    # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
-    # the evening"); "at 3" alone stays ambiguous.
-    (
-        Kind.AT_HOUR,
-        (
-            rf"at\s+(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?![\d:.])(?:\s*o'clock)?"
-            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})\s*o'clock"
-            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
-            r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
-        ),
-        "a" + DIGITS + "otfsen",
-    ),
-    (
-        Kind.DAYPART,
-        r"in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)",
-        "iamen",
-    ),
-)
-_MARKER_SOURCE = (
-    r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
-)
-_CONNECTOR_SOURCE = r"at|on|of"
-MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
-_END = r"(?![\w'])"
-
-_LEXER = Lexer(
-    (
-        *_ITEM_SOURCES,
-        (Kind.MARKER, _MARKER_SOURCE, "onbutpw"),
-        (Kind.CONNECTOR, _CONNECTOR_SOURCE, "ao"),
-    ),
-    lambda _kind, source: f"(?:{source}){_END}",
-)
-_GAP = re.compile(r"[\s,]*")
-
-_ITEM = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
-# A run of items, optionally led by a marker, joined the way the parser accepts. It
-# runs on lower-cased text (see `normalize`), which keeps the regex engine fast.
-CANDIDATE = re.compile(
-    rf"(?<![\w'])(?:(?:{_MARKER_SOURCE})\s+)?{_ITEM}"
-    rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*"
-)
+from core.deadlines.numerals import en_number, en_ordinal
 
 # Items that name a time by themselves; a run made only of others ("3 days", "at 3",
 # "December", "in the morning") is not deadline wording unless a marker leads it.
@@ -284,68 +76,6 @@ _STRONG = frozenset(
 _CLOCKS = frozenset({Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR})
 _JOINERS = frozenset({Kind.MARKER, Kind.CONNECTOR})
 _PERIOD_ENDS = frozenset({Kind.END_UNIT, Kind.UNIT_END})
-# Every significant run holds one of these words (or a digit): terms without any are
-# skipped before the candidate search, which is most terms.
-TRIGGERS = frozenset(
-    {
-        "today",
-        "tonight",
-        "tomorrow",
-        "eod",
-        "end",
-        "within",
-        "week",
-        "month",
-        "quarter",
-        "year",
-        *("eow", "eom", "eoq", "eoy", "next", "coming"),
-        *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
-        *("weeks", "months", "years"),
-        *("christmas", "eve", "halloween", "valentine", "autumn", "festival"),
-        "noon",
-        "midday",
-        "midnight",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
-        *WEEKDAYS,
-        *_MONTHS,
-    }
-)
-
-# Words a run can start with (besides numbers): find only tries matching there.
-STARTERS = TRIGGERS | frozenset(
-    {
-        *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
-        *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
-        *("over", "during", "for", "coming"),
-        *EN_NUMBER_WORD_LIST,
-    }
-)
-
-EnToken = Token[Kind]
-
-
-def normalize(phrase: str) -> str:
-    """Lower case with straight apostrophes; same length as the input when it can be."""
-    return phrase.lower().replace("\u2019", "'")
-
-
-def lex(text: str) -> list[EnToken] | None:
-    """Tokens of a lower-cased phrase, or None if any part is outside the grammar."""
-    tokens: list[EnToken] = []
-    gap = _GAP.match
-    pos = gap(text).end()  # type: ignore[union-attr]  # [\s,]* always matches
-    end = len(text)
-    while pos < end:
-        found = _LEXER.token(text, pos)
-        if found is None:
-            return None
-        tokens.append(found[0])
-        pos = gap(text, found[1]).end()  # type: ignore[union-attr]
-    return tokens
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
@@ -436,12 +166,12 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one 
         return True
     if kind is Kind.DAYPART:
         part = next(g for g in groups if g)
-        return _set_hint(slots, _DAYPARTS[part])
+        return _set_hint(slots, DAYPARTS[part])
     if kind is Kind.DURATION or kind is Kind.SPAN:
         return _duration(slots, kind, groups)
     if kind is Kind.SHORT_END:
         slots.force_end = True
-        return _set_period(slots, RelativePeriod(_SHORT_ENDS[groups[0] or ""], 0))
+        return _set_period(slots, RelativePeriod(SHORT_ENDS[groups[0] or ""], 0))
     if kind in _CLOCKS:
         if slots.clock is not None:
             return False
@@ -451,15 +181,15 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one 
         slots.force_end = True
         rel, period_unit = groups if kind is Kind.END_UNIT else (None, groups[0])
         return _set_period(
-            slots, RelativePeriod(_UNITS[period_unit or ""], 1 if rel == "next" else 0)
+            slots, RelativePeriod(UNITS[period_unit or ""], 1 if rel == "next" else 0)
         )
     if kind is Kind.REL_PERIOD:
         return _set_period(
-            slots, RelativePeriod(_UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
+            slots, RelativePeriod(UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
         )
     if kind is Kind.MONTH:
         year = int(groups[1]) if groups[1] else None
-        return _set_period(slots, NamedMonth(_MONTHS[groups[0] or ""], year))
+        return _set_period(slots, NamedMonth(MONTHS[groups[0] or ""], year))
     if kind is Kind.YEAR:
         return _set_period(slots, NamedYear(int(groups[0] or 0)))
     if kind is Kind.DAYWORD:
@@ -478,7 +208,7 @@ def _duration(slots: _Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool
         amount_group, unit_text = groups
     else:
         lead, amount_group, half_before, unit_text, half_after = groups
-    amount_text, unit = amount_group or "", _UNITS[unit_text or ""]
+    amount_text, unit = amount_group or "", UNITS[unit_text or ""]
     half = bool(half_before or half_after) or amount_text.endswith(".5")
     if amount_text.startswith("half"):
         if half or unit is not Unit.HOUR:
@@ -505,7 +235,7 @@ def _dayword(slots: _Slots, word: str) -> bool:
         slots.force_end = slots.end_of_day = True
         return True
     if word.startswith("this "):
-        return _set_day(slots, RelativeDay(0)) and _set_hint(slots, _DAYPARTS[word[5:]])
+        return _set_day(slots, RelativeDay(0)) and _set_hint(slots, DAYPARTS[word[5:]])
     if word == "tonight":
         return _set_day(slots, RelativeDay(0)) and _set_hint(slots, Hint.EVENING)
     days = {"today": 0, "tomorrow": 1}.get(word, 2)  # else "(the) day after tomorrow"
@@ -521,7 +251,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR
         return MonthDay(day_of_month, 1 if rel == "next" else 0)
     if kind is Kind.HOLIDAY:
         holiday = " ".join((groups[0] or "").split()).removeprefix("the ")
-        return Holiday(_HOLIDAYS[holiday])
+        return Holiday(HOLIDAYS[holiday])
     if kind is Kind.DOM_BARE:
         day_of_month = int(groups[0] or 0)
         return MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
@@ -539,7 +269,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR
         month_text, day_digits, day_words, year_text = groups
     else:
         day_digits, day_words, month_text, year_text = groups
-    month = _MONTHS[(month_text or "").rstrip(".")]
+    month = MONTHS[(month_text or "").rstrip(".")]
     day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
     if day_of_month is None:
         return None

@@ -15,6 +15,7 @@ import itertools
 import re
 
 from core.deadlines import chinese as deadline_chinese
+from core.deadlines import chinese_lexicon, english_lexicon
 from core.deadlines import english as deadline_english
 
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -81,8 +82,8 @@ _EN_EVERY_WHAT = frozenset(
         "minute",
         "weekday",
         "weekend",
-        *deadline_english.WEEKDAYS,
-        *deadline_english.MONTH_NAMES,
+        *english_lexicon.WEEKDAYS,
+        *english_lexicon.MONTH_NAMES,
     ]
 )
 _ZH_STANDING = (
@@ -168,8 +169,8 @@ def find_deadline_phrase(terms: str) -> str | None:
     # A quoted name is data, not grammar: 'mark todo "Write weekly report" as completed
     # by Friday' is read with the name blanked out (same length, so spans still match).
     terms_read = _QUOTED.sub(_blank, terms) if _QUOTE_MARKS.search(terms) else terms
-    if deadline_chinese.HAS_TRADITIONAL.search(terms_read) is not None:
-        terms_read = terms_read.translate(deadline_chinese.TRADITIONAL)
+    if chinese_lexicon.HAS_TRADITIONAL.search(terms_read) is not None:
+        terms_read = terms_read.translate(chinese_lexicon.TRADITIONAL)
     spans = _spans(terms_read)
     if spans is None or len(spans) != 1:
         return None
@@ -193,7 +194,7 @@ def _spans(terms: str) -> list[tuple[int, int]] | None:
 
 
 def _lower(terms: str) -> str:
-    lower = deadline_english.normalize(terms)
+    lower = english_lexicon.normalize(terms)
     if len(lower) == len(terms):
         return lower
     # A few characters grow when lower-cased ("İ"); keep offsets aligned with terms.
@@ -250,7 +251,7 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
     Only runs that hold a trigger word are deadline wording, so matching is tried at
     the few word starts just before each trigger instead of at every character.
     """
-    if deadline_english.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
+    if english_lexicon.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
         return True
     starts, starters, triggers = _scan_words(lower, words)
     taken = tuple(spans)
@@ -262,7 +263,7 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
             tried = first + 1
             if starts[first] < last_end or not starters[first]:
                 continue
-            match = deadline_english.CANDIDATE.match(lower, starts[first])
+            match = english_lexicon.CANDIDATE.match(lower, starts[first])
             if match is None or match.end() <= starts[index]:
                 continue
             floor, last_end = last_end, match.end()
@@ -280,7 +281,7 @@ def _scan_words(lower: str, words: list[str]) -> tuple[list[int], list[bool], li
     `words` is `_WORD.findall(lower)`, already made by the caller; comprehensions, not
     one loop with appends: this runs on every English proposal.
     """
-    trigger_words, starter_words = deadline_english.TRIGGERS, deadline_english.STARTERS
+    trigger_words, starter_words = english_lexicon.TRIGGERS, english_lexicon.STARTERS
     starts = [word.start() for word in _WORD.finditer(lower)]
     starters = [word[0].isdigit() or word in starter_words for word in words]
     triggers = [
@@ -300,7 +301,7 @@ def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
             tried = first + 1
             if terms[first] not in _ZH_FIRST:
                 continue
-            match = deadline_chinese.CANDIDATE.match(terms, first)
+            match = chinese_lexicon.CANDIDATE.match(terms, first)
             if match is None or match.end() <= position:
                 continue
             floor, last_end = last_end, match.end()
@@ -338,7 +339,7 @@ def _judge(terms: str, match: re.Match[str], *, floor: int, chinese: bool) -> bo
         if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
             context = False
     else:
-        led = deadline_english.MARKER.match(_lower(phrase)) is not None
+        led = english_lexicon.MARKER.match(_lower(phrase)) is not None
         context = _english_context(before, after, led=led)
     return spec is not None if context is True else context
 

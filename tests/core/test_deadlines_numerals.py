@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.deadlines import chinese as deadline_chinese
-from core.deadlines import english as deadline_english
+from core.deadlines import chinese_lexicon, english_lexicon
 from core.deadlines.grammar import Clock, Hint, clock_time
 from core.deadlines.numerals import en_number, en_ordinal, zh_number
 from tests.support import deadline_cases_en, deadline_cases_zh
@@ -141,8 +140,8 @@ def test_first_character_dispatch_lexes_like_the_full_alternation(phrase: str) -
     """The lexer's per-character shortcut picks the same token as trying every pattern
     in order, at every position of every table phrase (guards the first-character sets)."""
     for lexer, text in (
-        (deadline_english._LEXER, deadline_english.normalize(phrase)),
-        (deadline_chinese._LEXER, phrase),
+        (english_lexicon.LEXER, english_lexicon.normalize(phrase)),
+        (chinese_lexicon.LEXER, phrase),
     ):
         for pos in range(len(text)):
             assert lexer.token(text, pos) == lexer.token(text, pos, dispatch=False)

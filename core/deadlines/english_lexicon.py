@@ -1,0 +1,292 @@
+"""The English deadline lexicon: word tables, token kinds and the lexer (DESIGN section 4).
+
+The grammar's vocabulary lives here; `english.py` parses the tokens into a spec.
+`CANDIDATE` is the same token set as one search pattern, so `find_deadline_phrase`
+only ever returns spans the parser was written for; `TRIGGERS` and `STARTERS` let
+it skip terms and positions where no run can be.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from core.deadlines.grammar import Hint, Lexer, Token, Unit
+from core.deadlines.numerals import (
+    EN_HOUR_WORDS,
+    EN_NUMBER_WORD_LIST,
+    EN_NUMBER_WORDS,
+    EN_ORDINAL_WORDS,
+)
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+MONTHS = {name: i for i, name in enumerate(MONTH_NAMES, 1)} | {
+    name[:3]: i for i, name in enumerate(MONTH_NAMES, 1)
+}
+MONTHS["sept"] = 9
+UNITS = {
+    "minute": Unit.MINUTE,
+    "min": Unit.MINUTE,
+    "hour": Unit.HOUR,
+    "hr": Unit.HOUR,
+    "day": Unit.DAY,
+    "week": Unit.WEEK,
+    "month": Unit.MONTH,
+    "quarter": Unit.QUARTER,
+    "year": Unit.YEAR,
+}
+HOLIDAYS = {
+    "christmas eve": "christmas_eve",
+    "christmas": "christmas",
+    "christmas day": "christmas",
+    "new year's eve": "new_year_eve",
+    "new year's day": "new_year",
+    "valentine's": "valentine",
+    "valentine's day": "valentine",
+    "halloween": "halloween",
+    "chinese new year": "spring",
+    "lunar new year": "spring",
+    "chinese new year's eve": "lunar_new_year_eve",
+    "lunar new year's eve": "lunar_new_year_eve",
+    "mid-autumn": "mid_autumn",
+    "mid-autumn festival": "mid_autumn",
+}
+SHORT_ENDS = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
+DAYPARTS = {
+    "morning": Hint.MORNING,
+    "afternoon": Hint.AFTERNOON,
+    "evening": Hint.EVENING,
+    "night": Hint.EVENING,
+}
+
+DIGITS = "0123456789"
+_WD = "|".join(WEEKDAYS)
+_MON_FULL = "|".join(MONTH_NAMES)
+_MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
+_ORD = "(?:st|nd|rd|th)?"
+# A day of the month: "1", "1st" or "first" (two groups: digits, words).
+_DAY = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
+
+
+class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
+    ISO = enum.auto()
+    MDY = enum.auto()
+    DMY = enum.auto()
+    DURATION = enum.auto()
+    SPAN = enum.auto()
+    DOM = enum.auto()
+    DOM_BARE = enum.auto()
+    SHORT_END = enum.auto()
+    HOLIDAY = enum.auto()
+    DAYWORD = enum.auto()
+    WEEKDAY = enum.auto()
+    END_UNIT = enum.auto()
+    UNIT_END = enum.auto()
+    END_OF = enum.auto()
+    REL_PERIOD = enum.auto()
+    MONTH = enum.auto()
+    YEAR = enum.auto()
+    CLOCK12 = enum.auto()
+    CLOCK24 = enum.auto()
+    CLOCK_WORD = enum.auto()
+    AT_HOUR = enum.auto()
+    DAYPART = enum.auto()
+    MARKER = enum.auto()
+    CONNECTOR = enum.auto()
+
+
+# Order matters: the first pattern that matches at a position wins, so longer forms
+# come before their prefixes ("the end of the month" before "the end of").
+# Each item: kind, pattern, and the characters it can start with (the lexer only
+# tries the items that can start with the character at hand).
+_ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
+    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
+    (Kind.MDY, rf"({_MON})\s*{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
+    (
+        Kind.DMY,
+        rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
+        "t" + DIGITS + "fsten",  # the, digits, ordinal words
+    ),
+    # The 3rd of next month; "by the 15th" (digits only: "the first meeting" is no date).
+    (
+        Kind.DOM,
+        rf"(?:the\s+)?{_DAY}\s+of\s+(this|next)\s+month",
+        "t" + DIGITS + "fsten",
+    ),
+    (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
+    # "the next 10 days", "over the next two weeks", "for the coming 48 hours": within.
+    (
+        Kind.SPAN,
+        (
+            r"(?:(?:over|during|for|in|within)\s+)?(?:the\s+)?(?:next|coming)\s+"
+            rf"(\d{{1,3}}|{EN_NUMBER_WORDS})\s+(minute|min|hour|hr|day|week|month|year)s?"
+        ),
+        "odfiwtnc",
+    ),
+    # "in 2 hours", "in an hour and a half", "within 1.5 hours".
+    (
+        Kind.DURATION,
+        (
+            rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?)"
+            r"(\s+and\s+a\s+half)?\s+(minute|min|hour|hr|day|week|month|year)s?"
+            r"(\s+and\s+a\s+half)?"
+        ),
+        "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
+    ),
+    (Kind.SHORT_END, r"(eow|eom|eoq|eoy)", "e"),
+    # Holidays need a marker ("by Christmas", "before Christmas Eve"): "Christmas gifts"
+    # names no time.
+    (
+        Kind.HOLIDAY,
+        (
+            r"(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve|new\s+year's\s+day"
+            r"|valentine's(?:\s+day)?|halloween|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?"
+            r"|(?:the\s+)?mid-autumn(?:\s+festival)?)"
+        ),
+        "cnvhlmt",
+    ),
+    (
+        Kind.DAYWORD,
+        (
+            r"(?:the\s+)?day\s+after\s+tomorrow|today|tonight|tomorrow|eod"
+            r"|(?:the\s+)?end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
+        ),
+        "tde",
+    ),
+    (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?", "tnmwfs"),
+    (
+        Kind.END_UNIT,
+        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",
+        "te",
+    ),
+    (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
+    (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
+    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|quarter|year)", "tn"),
+    (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?", "jfmasond"),
+    (Kind.YEAR, r"(20\d\d)", "2"),
+    (
+        Kind.CLOCK12,
+        rf"(\d{{1,2}}|{EN_HOUR_WORDS})(?:[:.](\d{{2}}))?\s*([ap])\.?\s?m\.?",
+        DIGITS + "otfsen",  # digits, one … twelve
+    ),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
+    (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
+    # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
+    # the evening"); "at 3" alone stays ambiguous.
+    (
+        Kind.AT_HOUR,
+        (
+            rf"at\s+(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?![\d:.])(?:\s*o'clock)?"
+            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})\s*o'clock"
+            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
+            r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
+        ),
+        "a" + DIGITS + "otfsen",
+    ),
+    (
+        Kind.DAYPART,
+        r"in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)",
+        "iamen",
+    ),
+)
+_MARKER_SOURCE = (
+    r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
+)
+_CONNECTOR_SOURCE = r"at|on|of"
+MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
+_END = r"(?![\w'])"
+
+LEXER = Lexer(
+    (
+        *_ITEM_SOURCES,
+        (Kind.MARKER, _MARKER_SOURCE, "onbutpw"),
+        (Kind.CONNECTOR, _CONNECTOR_SOURCE, "ao"),
+    ),
+    lambda _kind, source: f"(?:{source}){_END}",
+)
+_GAP = re.compile(r"[\s,]*")
+
+_ITEM = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
+# A run of items, optionally led by a marker, joined the way the parser accepts. It
+# runs on lower-cased text (see `normalize`), which keeps the regex engine fast.
+CANDIDATE = re.compile(
+    rf"(?<![\w'])(?:(?:{_MARKER_SOURCE})\s+)?{_ITEM}"
+    rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*"
+)
+
+# Every significant run holds one of these words (or a digit): terms without any are
+# skipped before the candidate search, which is most terms.
+TRIGGERS = frozenset(
+    {
+        "today",
+        "tonight",
+        "tomorrow",
+        "eod",
+        "end",
+        "within",
+        "week",
+        "month",
+        "quarter",
+        "year",
+        *("eow", "eom", "eoq", "eoy", "next", "coming"),
+        *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
+        *("weeks", "months", "years"),
+        *("christmas", "eve", "halloween", "valentine", "autumn", "festival"),
+        "noon",
+        "midday",
+        "midnight",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
+        *WEEKDAYS,
+        *MONTHS,
+    }
+)
+
+# Words a run can start with (besides numbers): find only tries matching there.
+STARTERS = TRIGGERS | frozenset(
+    {
+        *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
+        *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
+        *("over", "during", "for", "coming"),
+        *EN_NUMBER_WORD_LIST,
+    }
+)
+
+EnToken = Token[Kind]
+
+
+def normalize(phrase: str) -> str:
+    """Lower case with straight apostrophes; same length as the input when it can be."""
+    return phrase.lower().replace("\u2019", "'")
+
+
+def lex(text: str) -> list[EnToken] | None:
+    """Tokens of a lower-cased phrase, or None if any part is outside the grammar."""
+    tokens: list[EnToken] = []
+    gap = _GAP.match
+    pos = gap(text).end()  # type: ignore[union-attr]  # [\s,]* always matches
+    end = len(text)
+    while pos < end:
+        found = LEXER.token(text, pos)
+        if found is None:
+            return None
+        tokens.append(found[0])
+        pos = gap(text, found[1]).end()  # type: ignore[union-attr]
+    return tokens
