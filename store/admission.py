@@ -26,6 +26,7 @@ from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, family_of
 from store.config import StoreConfig
 from store.gate import Arrival, ParkedEntry, entry_ms
+from store.scripts import reply_text
 from store.work import ScopeId, ScopeWork
 
 DATA_KEY = DATA_FIELD.encode()
@@ -157,7 +158,7 @@ class Admission:
         detail: str,
         event: InputEvent | None = None,
     ) -> DeadLetter:
-        fields = {_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
+        fields = {reply_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
         if not self.config.dead_letter_keep_text:
             fields = _redact(fields)
         return DeadLetter(
@@ -184,10 +185,6 @@ class Admission:
             source.stream, source.entry_id, {DATA_KEY: source.data}, source.delivery_count
         )
         return self.dead_letter(entry, reason, detail, source.event)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _redacted(value: str) -> str:

@@ -21,7 +21,7 @@ from store.admission import REASON_CHARS, error_text
 from store.commit_plan import CommitPlan, KeyTable, UnitPlan, script_args
 from store.config import StoreConfig
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
-from store.scripts import COMMIT, AnyRedis
+from store.scripts import COMMIT, AnyRedis, reply_text
 from store.work import ScopeId
 
 T = TypeVar("T")
@@ -93,7 +93,8 @@ class Committer:
                 raise LeaseLost(self.partition, str(error)) from error
             raise
         reasons = {
-            int(refused[i]): _text(refused[i + 1])[:REASON_CHARS] for i in range(0, len(refused), 2)
+            int(refused[i]): reply_text(refused[i + 1])[:REASON_CHARS]
+            for i in range(0, len(refused), 2)
         }
         return CommitResult({int(index) for index in moved}, reasons)
 
@@ -124,7 +125,3 @@ def planned(table: KeyTable, plan: Callable[[], T]) -> T | str:
     except Exception as error:  # noqa: BLE001  (any failure of one unit is isolated)
         del table.blobs[mark:]
         return error_text(error)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

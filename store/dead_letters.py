@@ -9,7 +9,7 @@ import msgspec
 from contracts.outputs import DeadLetter
 from contracts.streams import DATA_FIELD, input_streams
 from store import keys
-from store.scripts import REQUEUE, AnyRedis
+from store.scripts import REQUEUE, AnyRedis, reply_text
 
 _LETTER = msgspec.json.Decoder(DeadLetter)
 
@@ -18,17 +18,14 @@ class RequeueError(ValueError):
     pass
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 async def list_dead_letters(
     redis: AnyRedis, partition: int, *, start: str = "-", count: int = 100
 ) -> list[tuple[str, DeadLetter]]:
     """Oldest first from `start` (an entry id, inclusive): (dead-letter entry id, letter)."""
     reply: Any = await redis.xrange(keys.dead_letters_stream(partition), start, "+", count=count)
     return [
-        (_text(entry_id), _LETTER.decode(fields[DATA_FIELD.encode()])) for entry_id, fields in reply
+        (reply_text(entry_id), _LETTER.decode(fields[DATA_FIELD.encode()]))
+        for entry_id, fields in reply
     ]
 
 
@@ -49,4 +46,4 @@ async def requeue(redis: AnyRedis, partition: int, dead_letter_id: str) -> str |
         raise RequeueError("the letter's text was redacted (dead_letter_keep_text off)")
     fields = [x for name, value in letter.fields.items() for x in (name, value)]
     new_id = await REQUEUE.run(redis, [stream, letter.stream], [dead_letter_id, *fields])
-    return None if new_id is None else _text(new_id)
+    return None if new_id is None else reply_text(new_id)

@@ -17,11 +17,7 @@ from redis.exceptions import ResponseError
 
 from contracts.streams import input_streams
 from store.admission import Entry
-from store.scripts import RECLAIM, AnyRedis
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+from store.scripts import RECLAIM, AnyRedis, reply_text
 
 
 async def ensure_groups(redis: AnyRedis, partition: int, group: str) -> None:
@@ -45,7 +41,7 @@ async def read_new(  # noqa: PLR0913  (XREADGROUP's knobs)
     streams: dict[Any, Any] = dict.fromkeys(input_streams(partition), ">")
     reply: Any = await redis.xreadgroup(group, consumer, streams, count=count, block=block_ms)
     return [
-        Entry(_text(stream), _text(entry_id), fields, 1)
+        Entry(reply_text(stream), reply_text(entry_id), fields, 1)
         for stream, raw in reply or ()
         for entry_id, fields in raw
     ]
@@ -87,8 +83,8 @@ async def reclaim_pending(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
         )
         for entry_id, flat, delivered in reply[0]:
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
-            entries.append(Entry(stream, _text(entry_id), fields, int(delivered)))
-        deleted.extend((stream, _text(entry_id)) for entry_id in reply[1])
+            entries.append(Entry(stream, reply_text(entry_id), fields, int(delivered)))
+        deleted.extend((stream, reply_text(entry_id)) for entry_id in reply[1])
     return Reclaimed(entries, deleted)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from redis.exceptions import NoPermissionError
 
 from store import keys
-from store.scripts import AnyRedis
+from store.scripts import AnyRedis, reply_text
 
 # Enough to show a person what an ambiguous prefix matches; more is never useful.
 MAX_MATCHES = 20
@@ -23,10 +23,6 @@ _GLOB = re.compile(r"([*?\[\]\\])")
 
 class PrefixLookupError(RuntimeError):
     """The Redis user may not SCAN (the worker's least-privilege user): give a full id."""
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _glob_escape(text: str) -> str:
@@ -52,7 +48,7 @@ async def records_named(
             head = keys.record_key(partition, "")
             pattern = _glob_escape(head) + _glob_escape(prefix) + "*"
             async for name in redis.scan_iter(match=pattern, count=1000):
-                found.append((partition, _text(name)[len(head) :]))
+                found.append((partition, reply_text(name)[len(head) :]))
                 if len(found) >= limit:
                     return sorted(found)
     except NoPermissionError as error:

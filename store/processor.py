@@ -54,7 +54,7 @@ from store.crash import CrashHook, no_crash
 from store.gate import entry_ms
 from store.loading import KeyNames, StateLoader
 from store.ownership import Fence
-from store.scripts import AnyRedis
+from store.scripts import AnyRedis, reply_text
 from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.units import Event, Unit, UnitPlanner
 from store.watermark import server_ms, unfinished_ms, watermark_ms
@@ -250,7 +250,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         due: dict[ScopeId, list[str]] = defaultdict(list)
         for member in members:
             agent_id, user_id, _ = keys.parse_member(member)
-            due[(agent_id, user_id)].append(_text(member))
+            due[(agent_id, user_id)].append(reply_text(member))
         committed: list[Any] = []
         broken: dict[ScopeId, str] = {}
         nothing = {scope_id: ScopeWork() for scope_id in due}
@@ -283,10 +283,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         await commit_with_retry(sorted(due), commit_round, self.config.commit_retries)
         self._isolated.update(broken)
         return committed
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 __all__ = [

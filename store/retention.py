@@ -18,11 +18,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from contracts.streams import input_streams
-from store.scripts import AnyRedis
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+from store.scripts import AnyRedis, reply_text
 
 
 def _after(entry_id: str) -> str:
@@ -41,14 +37,14 @@ async def _first_unfinished(redis: AnyRedis, stream: str, group: str) -> str | N
         groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
     except ResponseError:
         return None
-    if not any(_text(g["name"]) == group for g in groups):
+    if not any(reply_text(g["name"]) == group for g in groups):
         return None  # accord's group is not there: nothing was ever applied
     candidates: list[str] = []
     for info in groups:
-        candidates.append(_after(_text(info["last-delivered-id"])))
+        candidates.append(_after(reply_text(info["last-delivered-id"])))
         if int(info["pending"]):
-            summary: Any = await redis.xpending(stream, _text(info["name"]))
-            candidates.append(_text(summary["min"]))
+            summary: Any = await redis.xpending(stream, reply_text(info["name"]))
+            candidates.append(reply_text(summary["min"]))
     return min(candidates, key=_order)
 
 

@@ -19,7 +19,7 @@ import msgspec
 
 from contracts.streams import input_streams
 from store import keys, ownership
-from store.scripts import AnyRedis
+from store.scripts import AnyRedis, reply_text
 
 # On Redis 6.2 (no `lag` in XINFO GROUPS) undelivered entries are counted up to this.
 LAG_CAP = 10_000
@@ -57,23 +57,19 @@ class FleetStatus(msgspec.Struct, frozen=True):
     consumers: list[ConsumerStatus]
 
 
-def _text(value: Any) -> str:  # noqa: ANN401  (a redis-py reply item)
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 async def _lag(redis: AnyRedis, stream: str, group: str) -> int:
     try:
         groups: Any = await redis.xinfo_groups(stream)
     except Exception:  # noqa: BLE001  (no such stream yet: nothing to read)
         return 0
-    found = next((g for g in groups if _text(g["name"]) == group), None)
+    found = next((g for g in groups if reply_text(g["name"]) == group), None)
     if found is None:
         return 0
     lag = found.get("lag")
     if lag is not None:
         return int(lag)
     after: Any = await redis.xrange(
-        stream, min="(" + _text(found["last-delivered-id"]), count=LAG_CAP
+        stream, min="(" + reply_text(found["last-delivered-id"]), count=LAG_CAP
     )
     return len(after)
 
@@ -84,7 +80,7 @@ async def _pending(redis: AnyRedis, stream: str, group: str) -> tuple[int, dict[
         summary: Any = await redis.xpending(stream, group)
     except Exception:  # noqa: BLE001  (no stream or group yet)
         return 0, {}
-    per = {_text(c["name"]): int(c["pending"]) for c in summary.get("consumers") or ()}
+    per = {reply_text(c["name"]): int(c["pending"]) for c in summary.get("consumers") or ()}
     return int(summary.get("pending") or 0), per
 
 
@@ -114,7 +110,7 @@ async def fleet_status(
             for consumer, n in per.items():
                 pending_of[consumer] = pending_of.get(consumer, 0) + n
         stats: Any = await redis.hgetall(keys.stats_key(partition))
-        counts = {_text(k): int(v) for k, v in stats.items()}
+        counts = {reply_text(k): int(v) for k, v in stats.items()}
         rows.append(
             PartitionStatus(
                 partition=partition,

@@ -16,11 +16,7 @@ from redis.exceptions import ResponseError
 from contracts.streams import input_streams
 from store import keys
 from store.gate import entry_ms
-from store.scripts import AnyRedis
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+from store.scripts import AnyRedis, reply_text
 
 
 async def server_ms(redis: AnyRedis) -> int:
@@ -34,15 +30,15 @@ async def _oldest_unapplied(redis: AnyRedis, stream: str, group: str) -> int | N
         groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
     except ResponseError:  # no such stream: nothing written, nothing owed
         return None
-    info = next((g for g in groups if _text(g["name"]) == group), None)
-    after = "-" if info is None else "(" + _text(info["last-delivered-id"])
+    info = next((g for g in groups if reply_text(g["name"]) == group), None)
+    after = "-" if info is None else "(" + reply_text(info["last-delivered-id"])
     oldest: list[int] = []
     undelivered: Any = await redis.xrange(stream, min=after, max="+", count=1)
     if undelivered:
-        oldest.append(entry_ms(_text(undelivered[0][0])))
+        oldest.append(entry_ms(reply_text(undelivered[0][0])))
     if info is not None and int(info["pending"]):
         summary = await redis.xpending(stream, group)
-        oldest.append(entry_ms(_text(summary["min"] or b"0-0")))
+        oldest.append(entry_ms(reply_text(summary["min"] or b"0-0")))
     return min(oldest, default=None)
 
 
