@@ -34,8 +34,9 @@ from redis.asyncio import Redis
 
 from contracts.streams import DATA_FIELD, stream_name
 from store.embedded import EmbeddedRedis
+from store.intake import ensure_groups
 from worker.app import build_worker, store_partition
-from worker.consumer import Dispatcher, ensure_groups, read_loop
+from worker.consumer import Dispatcher, read_loop
 from worker.observability import Metrics, get_logger
 from worker.settings import Settings
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP
 from store import keys
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
@@ -36,7 +36,6 @@ from store.processor import PartitionProcessor
 from store.retention import trim_applied
 from worker.engine import Engine
 
-GROUP = "accord"
 EARLY_PER_ROUND = 400
 OVERSIZE_PER_ROUND = 20
 
@@ -61,7 +60,7 @@ def rss_mb() -> float:
 async def run(flooded: int, rounds: int, config: StoreConfig) -> dict[str, Any]:
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
-        await ensure_groups(redis, 0, GROUP)
+        await ensure_groups(redis, [0], GROUP)
         store = PartitionProcessor(redis, 0, Engine(), config)
         next_seq = dict.fromkeys(range(flooded), 1)
         peak_redis = peak_rss = 0.0

@@ -25,9 +25,9 @@ from pyinstrument import Profiler
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
+from store.intake import ensure_groups
 from worker import gc_tuning
 from worker.app import build_worker, store_partition
-from worker.consumer import ensure_groups
 from worker.settings import Settings
 
 

@@ -17,8 +17,9 @@ import sys
 from typing import Any
 
 import redis.asyncio
-from accord_harness.store_harness import GROUP, xadd
+from accord_harness.store_harness import xadd
 
+from contracts.streams import GROUP
 from harness.accord_harness.store_harness import conversation
 from store import keys
 from store.config import StoreConfig
@@ -44,7 +45,7 @@ async def main(sessions: int, ziplist_value: int | None) -> None:
     args = () if ziplist_value is None else ("--hash-max-ziplist-value", str(ziplist_value))
     with EmbeddedRedis(extra_args=args) as server:
         client = redis.asyncio.Redis.from_url(server.url)
-        await ensure_groups(client, 0, GROUP)
+        await ensure_groups(client, [0], GROUP)
         processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
         info: Any = await client.info("memory")
         before = int(info["used_memory"])

@@ -19,9 +19,10 @@ import time
 from typing import Any
 
 import redis.asyncio
-from accord_harness.store_harness import GROUP, chat
+from accord_harness.store_harness import chat
 
 from contracts.codec import decode_entry
+from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups, read_new
@@ -47,7 +48,7 @@ def documents(count: int) -> list[dict[str, Any]]:
 
 async def fill(client: redis.asyncio.Redis, docs: list[dict[str, Any]]) -> None:
     await client.flushall()
-    await ensure_groups(client, 0, GROUP)
+    await ensure_groups(client, [0], GROUP)
     pipe = client.pipeline(transaction=False)
     for document in docs:
         pipe.xadd("chat-turn:{0}", {"__data__": json.dumps(document)})

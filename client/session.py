@@ -34,7 +34,7 @@ from contracts.keys import (
 )
 from contracts.outputs import ToolOutcome
 from contracts.partition import partition_of
-from contracts.streams import AGREEMENT_EVENTS, stream_name
+from contracts.streams import AGREEMENT_EVENTS, EntryId, as_text, stream_name
 from contracts.tools import ACCEPT_TOOL_NAME
 from contracts.view import ScopeViewDocument, SessionView, session_view_as_of
 
@@ -73,18 +73,13 @@ class Appended:
     repeated: bool
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
 def _ms_before(entry_id: str) -> str:
     """The stream id just before `entry_id`'s millisecond: XREAD from it sees that ms."""
-    ms = int(entry_id.split("-", 1)[0])
-    return f"{ms - 1}-18446744073709551615" if ms > 0 else "0-0"
+    return str(EntryId.parse(entry_id).last_before_ms())
 
 
 class Session:
@@ -244,7 +239,7 @@ class Session:
                     raise AppendUnavailableError(key, error) from error
                 await asyncio.sleep(self.client.retry_backoff_s * 2 ** (attempt - 1))
         seq, entry_id, repeated = reply
-        return Appended(int(seq), _text(entry_id), stream, repeated=bool(int(repeated)))
+        return Appended(int(seq), as_text(entry_id), stream, repeated=bool(int(repeated)))
 
     # ------------------------------------------------------------------ accept
     async def accept(
@@ -294,7 +289,7 @@ class Session:
             reply: Any = await self.client.redis.xread({stream: cursor}, count=500, block=block)
             for _, entries in reply or ():
                 for entry_id, fields in entries:
-                    cursor = _text(entry_id)
+                    cursor = as_text(entry_id)
                     raw = fields.get(_DATA, fields.get("__data__"))  # either decode_responses
                     data = raw.encode() if isinstance(raw, str) else raw
                     if data is None or call_id.encode() not in data:

@@ -17,7 +17,7 @@ from redis.exceptions import ResponseError
 from client.errors import InvalidInputError
 from client.scripts import AnyRedis
 from contracts.outputs import AgreementEvent
-from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, stream_name
+from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, as_text, stream_name
 
 _EVENT: msgspec.json.Decoder[AgreementEvent] = msgspec.json.Decoder(AgreementEvent)
 _DATA = DATA_FIELD.encode()
@@ -54,10 +54,6 @@ class Delivery:
     # Deterministic per event (docs/contracts.md): the key to deduplicate by.
     event_id: str
     event: AgreementEvent | UnknownEvent
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _decode(partition: int, stream: str, entry_id: str, fields: dict[Any, Any]) -> Delivery:
@@ -183,7 +179,7 @@ class Subscription:
         by_stream = {stream: p for p, stream in self.streams.items()}
         got = 0
         for raw_stream, entries in items:
-            stream = _text(raw_stream)
+            stream = as_text(raw_stream)
             p = by_stream[stream]
             if not entries and ids[p] == "0":
                 self._backlog.discard(p)
@@ -192,7 +188,7 @@ class Subscription:
                 if fields is None:  # a pending entry trimmed from the stream meanwhile
                     await self.redis.xack(stream, self.group, entry_id)
                     continue
-                self._buffer.append(_decode(p, stream, _text(entry_id), fields))
+                self._buffer.append(_decode(p, stream, as_text(entry_id), fields))
         return got
 
     async def _fill(self) -> None:

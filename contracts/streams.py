@@ -8,6 +8,9 @@ Each entry carries the JSON document of one event in the single field `__data__`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import NamedTuple
+
 # The field holding an event's JSON document in every stream entry, in and out.
 DATA_FIELD = "__data__"
 
@@ -18,6 +21,10 @@ INPUT_FAMILIES: tuple[str, ...] = (CHAT_TURN, TOOL_CALL, TOOL_RESULT)
 
 AGREEMENT_EVENTS = "agreement-events"
 DEAD_LETTERS = "dead-letters"
+
+# The consumer group the workers read the input streams as (ACCORD_GROUP names another);
+# the ACL files, the KEDA trigger and the gateway's tools name it too.
+GROUP = "accord"
 
 
 def hash_tag(partition: int) -> str:
@@ -36,3 +43,69 @@ def input_streams(partition: int) -> tuple[str, ...]:
 def family_of(stream: str) -> str:
     """The family of a stream name (`chat-turn:{0}` -> `chat-turn`)."""
     return stream.split(":", 1)[0]
+
+
+def as_text(value: bytes | str | int) -> str:
+    """A name, id or number from a Redis reply as text (the clients keep replies as bytes)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class EntryId(NamedTuple):
+    """A stream entry id `<ms>-<seq>`, parsed; ids compare in stream order.
+
+    The sequence part counts per stream and per millisecond, so ids of different
+    streams order only by `ms` (the server's clock when each entry was added).
+    """
+
+    ms: int
+    seq: int = 0
+
+    @classmethod
+    def parse(cls, value: bytes | str) -> EntryId:
+        """`b"1700000000000-3"` -> EntryId(1700000000000, 3); a bare `<ms>` has seq 0."""
+        text = as_text(value)
+        ms, dash, seq = text.partition("-")
+        try:
+            return cls(int(ms), int(seq) if dash else 0)
+        except ValueError:
+            raise ValueError(f"not a stream entry id: {text!r}") from None
+
+    def __str__(self) -> str:
+        return f"{self.ms}-{self.seq}"
+
+    def successor(self) -> EntryId:
+        """The smallest id after this one (an exclusive bound for XRANGE, XTRIM MINID)."""
+        return EntryId(self.ms, self.seq + 1)
+
+    def last_before_ms(self) -> EntryId:
+        """The largest id of the millisecond before this one's (XREAD from it sees this ms)."""
+        return EntryId(self.ms - 1, MAX_SEQ) if self.ms > 0 else EntryId(0, 0)
+
+
+# The largest sequence part Redis gives an id (an unsigned 64-bit integer).
+MAX_SEQ = 2**64 - 1
+
+
+def entry_ms(entry_id: bytes | str) -> int:
+    """The millisecond part of an entry id: when the server stored the entry."""
+    return EntryId.parse(entry_id).ms
+
+
+class Entry(NamedTuple):
+    """One input stream entry as read (XREADGROUP, or XCLAIM by the reclaimer), undecoded."""
+
+    stream: str
+    entry_id: str
+    fields: dict[bytes, bytes]
+    # 1 on a first delivery; the pending list's delivery count after a reclaim.
+    delivery_count: int = 1
+
+
+def entries_of(
+    stream: bytes | str,
+    read: Iterable[tuple[bytes | str, dict[bytes, bytes]]],
+    delivery_count: int = 1,
+) -> list[Entry]:
+    """Entries of one stream from a reply's `[(id, fields), ...]` (XREADGROUP, XRANGE)."""
+    name = as_text(stream)
+    return [Entry(name, as_text(entry_id), fields, delivery_count) for entry_id, fields in read]

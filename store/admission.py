@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
@@ -23,10 +22,9 @@ from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, family_of
+from contracts.streams import DATA_FIELD, Entry, as_text, entry_ms, family_of
 from store.config import StoreConfig
-from store.gate import Arrival, ParkedEntry, entry_ms
-from store.scripts import reply_text
+from store.gate import Arrival, ParkedEntry
 from store.work import ScopeId, ScopeWork
 
 DATA_KEY = DATA_FIELD.encode()
@@ -42,29 +40,6 @@ _KEPT_MAX_CHARS = 256
 _DETAIL_CHARS = 2048
 # Reasons and error texts kept in dead letters and logs: enough to name the key and cause.
 REASON_CHARS = 512
-
-
-class InputEntry(Protocol):
-    """One input stream entry as read (XREADGROUP or XAUTOCLAIM)."""
-
-    @property
-    def stream(self) -> str: ...
-    @property
-    def entry_id(self) -> str: ...
-    @property
-    def fields(self) -> dict[bytes, bytes]: ...
-    @property
-    def delivery_count(self) -> int: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A plain `InputEntry` (tests, tools)."""
-
-    stream: str
-    entry_id: str
-    fields: dict[bytes, bytes]
-    delivery_count: int = 1
 
 
 def error_text(error: Exception) -> str:
@@ -97,7 +72,7 @@ class Admission:
     def _partition_of_scope(self, agent_id: str, user_id: str) -> int:
         return partition_of(agent_id, user_id, self.config.partitions)
 
-    def admit(self, entry: InputEntry, work: Mapping[ScopeId, ScopeWork]) -> DeadLetter | None:
+    def admit(self, entry: Entry, work: Mapping[ScopeId, ScopeWork]) -> DeadLetter | None:
         """Decode one entry into `work` (a defaultdict); or return the letter it becomes."""
         if entry.delivery_count > self.config.delivery_limit:
             # Not given a place in its session's order: a failure past the delivery limit
@@ -133,7 +108,7 @@ class Admission:
         return None
 
     def _refused(
-        self, entry: InputEntry, work: Mapping[ScopeId, ScopeWork], letter: DeadLetter
+        self, entry: Entry, work: Mapping[ScopeId, ScopeWork], letter: DeadLetter
     ) -> DeadLetter | None:
         """A refused entry: its letter alone, or, when its envelope is valid and of this
         partition, a place in its session's order (the letter is written when the gate
@@ -153,12 +128,12 @@ class Admission:
 
     def dead_letter(
         self,
-        entry: InputEntry,
+        entry: Entry,
         reason: DeadLetterReason,
         detail: str,
         event: InputEvent | None = None,
     ) -> DeadLetter:
-        fields = {reply_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
+        fields = {as_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
         if not self.config.dead_letter_keep_text:
             fields = _redact(fields)
         return DeadLetter(

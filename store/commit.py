@@ -15,13 +15,13 @@ from typing import TypeVar
 from redis.exceptions import ResponseError
 
 from contracts.outputs import DeadLetter
-from contracts.streams import input_streams
+from contracts.streams import as_text, input_streams
 from store import keys
 from store.admission import REASON_CHARS, error_text
 from store.commit_plan import CommitPlan, KeyTable, UnitPlan, script_args
 from store.config import StoreConfig
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
-from store.scripts import COMMIT, AnyRedis, reply_text
+from store.scripts import COMMIT, AnyRedis
 from store.work import ScopeId
 
 T = TypeVar("T")
@@ -93,7 +93,7 @@ class Committer:
                 raise LeaseLost(self.partition, str(error)) from error
             raise
         reasons = {
-            int(refused[i]): reply_text(refused[i + 1])[:REASON_CHARS]
+            int(refused[i]): as_text(refused[i + 1])[:REASON_CHARS]
             for i in range(0, len(refused), 2)
         }
         return CommitResult({int(index) for index in moved}, reasons)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from contracts.codec import Limits
+from contracts.streams import GROUP
 
 # What one output stream entry costs in Redis, for lengths derived from a memory budget
 # (docs/operations.md, "Memory model"): an agreement event about 1.5 KB, a redacted dead
@@ -31,7 +32,7 @@ class StoreConfig:
     # Number of partitions P: an entry of another partition is a dead letter.
     partitions: int = 1
     # The consumer group whose pending entries the commit acknowledges.
-    group: str = "accord"
+    group: str = GROUP
     # A gap in a session's seq observed this long ago, with every entry written up to
     # that much after the observation finished (none pending, none unread), is skipped.
     gap_timeout_ms: int = 30_000

@@ -7,9 +7,9 @@ from typing import Any
 import msgspec
 
 from contracts.outputs import DeadLetter
-from contracts.streams import DATA_FIELD, input_streams
+from contracts.streams import DATA_FIELD, as_text, input_streams
 from store import keys
-from store.scripts import REQUEUE, AnyRedis, reply_text
+from store.scripts import REQUEUE, AnyRedis
 
 _LETTER = msgspec.json.Decoder(DeadLetter)
 
@@ -24,7 +24,7 @@ async def list_dead_letters(
     """Oldest first from `start` (an entry id, inclusive): (dead-letter entry id, letter)."""
     reply: Any = await redis.xrange(keys.dead_letters_stream(partition), start, "+", count=count)
     return [
-        (reply_text(entry_id), _LETTER.decode(fields[DATA_FIELD.encode()]))
+        (as_text(entry_id), _LETTER.decode(fields[DATA_FIELD.encode()]))
         for entry_id, fields in reply
     ]
 
@@ -46,4 +46,4 @@ async def requeue(redis: AnyRedis, partition: int, dead_letter_id: str) -> str |
         raise RequeueError("the letter's text was redacted (dead_letter_keep_text off)")
     fields = [x for name, value in letter.fields.items() for x in (name, value)]
     new_id = await REQUEUE.run(redis, [stream, letter.stream], [dead_letter_id, *fields])
-    return None if new_id is None else reply_text(new_id)
+    return None if new_id is None else as_text(new_id)

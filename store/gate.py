@@ -20,6 +20,7 @@ import msgspec
 from contracts.codec import ContractError, Limits, decode_event
 from contracts.inputs import InputEvent
 from contracts.outputs import DeadLetter
+from contracts.streams import as_text, entry_ms
 
 
 class Arrival(msgspec.Struct, frozen=True):
@@ -59,11 +60,6 @@ class ParkedEntry(msgspec.Struct, frozen=True):
     data: bytes
 
 
-def entry_ms(entry_id: str) -> int:
-    """The millisecond part of a stream entry id (when Redis stored it)."""
-    return int(entry_id.split("-", 1)[0])
-
-
 class GatePlan(msgspec.Struct):
     """What to do with one session's inputs in this batch (a Struct: one per session)."""
 
@@ -91,7 +87,7 @@ def parse_skipped(text: bytes | str | None) -> tuple[tuple[int, int], ...]:
     """`b"3-5,9-9"` -> ((3, 5), (9, 9))."""
     if not text:
         return ()
-    raw = text.decode() if isinstance(text, bytes) else text
+    raw = as_text(text)
     ranges: list[tuple[int, int]] = []
     for part in raw.split(","):
         low, high = part.split("-", 1)

@@ -10,23 +10,47 @@ reclaim implementation: the worker's reclaimer (worker/reclaim.py) and the tests
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any, NamedTuple
 
 from redis.exceptions import ResponseError
 
-from contracts.streams import input_streams
-from store.admission import Entry
-from store.scripts import RECLAIM, AnyRedis, reply_text
+from contracts.streams import Entry, as_text, input_streams
+from store.scripts import RECLAIM, AnyRedis
 
 
-async def ensure_groups(redis: AnyRedis, partition: int, group: str) -> None:
-    for stream in input_streams(partition):
-        try:
-            await redis.xgroup_create(stream, group, id="0", mkstream=True)
-        except ResponseError as error:
-            if "BUSYGROUP" not in str(error):
-                raise
+async def ensure_groups(redis: AnyRedis, partitions: Iterable[int], group: str) -> list[str]:
+    """Create the group on every input stream of `partitions`, at id 0 with MKSTREAM.
+
+    Never at `$` (FastStream's choice): entries a gateway wrote before the first worker
+    started would be skipped. Returns the streams whose group was created just now.
+    """
+    created: list[str] = []
+    for partition in partitions:
+        for stream in input_streams(partition):
+            try:
+                await redis.xgroup_create(stream, group, id="0", mkstream=True)
+            except ResponseError as error:
+                if "BUSYGROUP" not in str(error):
+                    raise
+            else:
+                created.append(stream)
+    return created
+
+
+async def missing_groups(redis: AnyRedis, partitions: Iterable[int], group: str) -> list[str]:
+    """Input streams of `partitions` that have vanished or lost the group (empty if none)."""
+    missing: list[str] = []
+    for partition in partitions:
+        for stream in input_streams(partition):
+            try:
+                groups = await redis.xinfo_groups(stream)
+            except ResponseError:  # ERR no such key
+                missing.append(stream)
+                continue
+            if group not in {as_text(g["name"]) for g in groups}:
+                missing.append(stream)
+    return missing
 
 
 async def read_new(  # noqa: PLR0913  (XREADGROUP's knobs)
@@ -41,7 +65,7 @@ async def read_new(  # noqa: PLR0913  (XREADGROUP's knobs)
     streams: dict[Any, Any] = dict.fromkeys(input_streams(partition), ">")
     reply: Any = await redis.xreadgroup(group, consumer, streams, count=count, block=block_ms)
     return [
-        Entry(reply_text(stream), reply_text(entry_id), fields, 1)
+        Entry(as_text(stream), as_text(entry_id), fields, 1)
         for stream, raw in reply or ()
         for entry_id, fields in raw
     ]
@@ -83,8 +107,8 @@ async def reclaim_pending(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
         )
         for entry_id, flat, delivered in reply[0]:
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
-            entries.append(Entry(stream, reply_text(entry_id), fields, int(delivered)))
-        deleted.extend((stream, reply_text(entry_id)) for entry_id in reply[1])
+            entries.append(Entry(stream, as_text(entry_id), fields, int(delivered)))
+        deleted.extend((stream, as_text(entry_id)) for entry_id in reply[1])
     return Reclaimed(entries, deleted)
 
 

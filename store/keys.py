@@ -26,7 +26,7 @@ from contracts.keys import (
     record_key,
     view_key,
 )
-from contracts.streams import AGREEMENT_EVENTS, DEAD_LETTERS, hash_tag, stream_name
+from contracts.streams import AGREEMENT_EVENTS, DEAD_LETTERS, as_text, hash_tag, stream_name
 
 __all__ = [
     "APPLIED_FIELD_PREFIX",
@@ -148,7 +148,7 @@ def record_member(agent_id: str, user_id: str, record_id: str) -> str:
 
 
 def parse_member(member: bytes | str) -> tuple[str, str, str]:
-    text = member.decode() if isinstance(member, bytes) else member
+    text = as_text(member)
     agent_id, user_id, last = json.loads(text)
     return str(agent_id), str(user_id), str(last)
 

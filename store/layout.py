@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from redis.exceptions import NoPermissionError
 
-from contracts.streams import INPUT_FAMILIES, stream_name
+from contracts.streams import INPUT_FAMILIES, as_text, stream_name
 from store import keys
 from store.scripts import AnyRedis
 
@@ -89,7 +89,7 @@ async def _scan_beyond(redis: AnyRedis, partitions: int) -> list[str]:
     found: set[str] = set()
     for family in INPUT_FAMILIES:
         async for raw in redis.scan_iter(match=f"{family}:{{*}}", count=1000):
-            name = raw.decode() if isinstance(raw, bytes) else str(raw)
+            name = as_text(raw)
             tag = name[len(family) + 2 : -1]
             if tag.isdigit() and int(tag) >= partitions:
                 found.add(name)

@@ -14,11 +14,12 @@ from typing import Any, Generic
 
 import msgspec
 
+from contracts.streams import entry_ms
 from store import keys
 from store.admission import error_text
 from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
-from store.gate import ParkedEntry, entry_ms, parse_skipped
+from store.gate import ParkedEntry, parse_skipped
 from store.scripts import LOAD, AnyRedis
 from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
 from store.work import ScopeId, ScopeWork, SessionId

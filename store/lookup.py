@@ -13,8 +13,9 @@ from typing import Any
 
 from redis.exceptions import NoPermissionError
 
+from contracts.streams import as_text
 from store import keys
-from store.scripts import AnyRedis, reply_text
+from store.scripts import AnyRedis
 
 # Enough to show a person what an ambiguous prefix matches; more is never useful.
 MAX_MATCHES = 20
@@ -48,7 +49,7 @@ async def records_named(
             head = keys.record_key(partition, "")
             pattern = _glob_escape(head) + _glob_escape(prefix) + "*"
             async for name in redis.scan_iter(match=pattern, count=1000):
-                found.append((partition, reply_text(name)[len(head) :]))
+                found.append((partition, as_text(name)[len(head) :]))
                 if len(found) >= limit:
                     return sorted(found)
     except NoPermissionError as error:

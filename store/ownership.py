@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contracts.streams import as_text
 from store import keys
-from store.scripts import LEASE, MEMBERS, AnyRedis, reply_text
+from store.scripts import LEASE, MEMBERS, AnyRedis
 
 # The commit script's error when the fence does not match (store/lua/commit.lua).
 FENCED_ERROR = "FENCED"
@@ -71,7 +72,7 @@ class LeaseReply:
 
 
 def _reply(raw: Any) -> LeaseReply:  # noqa: ANN401  (a Lua reply)
-    return LeaseReply(bool(int(raw[0])), reply_text(raw[1]), int(raw[2]))
+    return LeaseReply(bool(int(raw[0])), as_text(raw[1]), int(raw[2]))
 
 
 def owner_consumer(token: str) -> str:
@@ -109,9 +110,7 @@ class Members:
 async def _members(redis: AnyRedis, op: str, consumer: str, live_ms: int) -> Members:
     raw: Any = await MEMBERS.run(redis, [keys.MEMBERS_KEY], [op, consumer, live_ms])
     flat = raw[1]
-    beats = {
-        reply_text(flat[i]): int(float(reply_text(flat[i + 1]))) for i in range(0, len(flat), 2)
-    }
+    beats = {as_text(flat[i]): int(float(as_text(flat[i + 1]))) for i in range(0, len(flat), 2)}
     return Members(int(raw[0]), beats)
 
 
@@ -147,6 +146,6 @@ def assignment(names: Sequence[str], partitions: int, me: str) -> frozenset[int]
 async def lease_of(redis: AnyRedis, partition: int) -> tuple[str, int | None]:
     """(owner token or '', expiry in Redis ms or None) of one partition, read-only."""
     raw: Any = await redis.hmget(keys.lease_key(partition), ["o", "e"])
-    owner = reply_text(raw[0]) if raw[0] else ""
-    expires = int(reply_text(raw[1])) if raw[1] else None
+    owner = as_text(raw[0]) if raw[0] else ""
+    expires = int(as_text(raw[1])) if raw[1] else None
     return owner, expires

@@ -3,16 +3,16 @@
 Entry point for the worker (stable):
 
     processor = PartitionProcessor(redis, partition, core, StoreConfig(...))
-    report = await processor.process(entries)     # entries: Sequence[InputEntry]
+    report = await processor.process(entries)     # entries: Sequence[Entry]
     skipped = await processor.skip_stale_gaps()   # gap timeout; returns gaps skipped
     expired = await processor.sweep_expired()     # watermark-gated expiry; returns events
 
 `redis` is a `redis.asyncio.Redis` or `RedisCluster` (decode_responses=False). An
-`InputEntry` is `(stream, entry_id, fields, delivery_count)`: any object with those
-attributes will do (the worker's NamedTuple, for one); all entries of one call belong
-to this partition's streams (anything else is a caller error: ValueError). `process`
-never acks an entry it did not apply, park, recognise as a duplicate or dead-letter; if
-it raises, every entry of the batch stays pending and is redelivered. `BatchReport` has `outcomes`
+`Entry` (contracts.streams) is `(stream, entry_id, fields, delivery_count)` as read; all
+entries of one call belong to this partition's streams (anything else is a caller
+error: ValueError). `process` never acks an entry it did not apply, park, recognise as a
+duplicate or dead-letter; if it raises, every entry of the batch stays pending and is
+redelivered. `BatchReport` has `outcomes`
 (entries per outcome: applied, drained, parked, duplicate, dead_letter, retry_exhausted),
 `events` (the agreement events committed) and `gap_skips`.
 
@@ -43,18 +43,17 @@ from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from contracts.outputs import DeadLetter
-from contracts.streams import input_streams
+from contracts.streams import Entry, as_text, input_streams
 from store import keys
-from store.admission import Admission, Entry, InputEntry, provenance_of
+from store.admission import Admission, provenance_of
 from store.commit import Committer, commit_with_retry, planned
 from store.commit_plan import KeyTable, UnitPlan
 from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.crash import CrashHook, no_crash
-from store.gate import entry_ms
 from store.loading import KeyNames, StateLoader
 from store.ownership import Fence
-from store.scripts import AnyRedis, reply_text
+from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.units import Event, Unit, UnitPlanner
 from store.watermark import server_ms, unfinished_ms, watermark_ms
@@ -115,7 +114,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         return isolated
 
     # ------------------------------------------------------------------ batch
-    async def process(self, entries: Sequence[InputEntry]) -> BatchReport:
+    async def process(self, entries: Sequence[Entry]) -> BatchReport:
         foreign = {entry.stream for entry in entries} - self.input_streams
         if foreign:
             # A caller's mistake, not bad input: acking it here would cross hash slots.
@@ -250,7 +249,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         due: dict[ScopeId, list[str]] = defaultdict(list)
         for member in members:
             agent_id, user_id, _ = keys.parse_member(member)
-            due[(agent_id, user_id)].append(reply_text(member))
+            due[(agent_id, user_id)].append(as_text(member))
         committed: list[Any] = []
         broken: dict[ScopeId, str] = {}
         nothing = {scope_id: ScopeWork() for scope_id in due}
@@ -287,9 +286,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
 __all__ = [
     "BatchReport",
-    "Entry",
-    "InputEntry",
     "PartitionProcessor",
-    "entry_ms",
     "provenance_of",
 ]

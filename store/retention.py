@@ -17,17 +17,8 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from contracts.streams import input_streams
-from store.scripts import AnyRedis, reply_text
-
-
-def _after(entry_id: str) -> str:
-    ms, seq = entry_id.split("-", 1)
-    return f"{ms}-{int(seq) + 1}"
-
-
-def _order(entry_id: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in entry_id.split("-"))
+from contracts.streams import EntryId, as_text, input_streams
+from store.scripts import AnyRedis
 
 
 async def _first_unfinished(redis: AnyRedis, stream: str, group: str) -> str | None:
@@ -37,15 +28,15 @@ async def _first_unfinished(redis: AnyRedis, stream: str, group: str) -> str | N
         groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
     except ResponseError:
         return None
-    if not any(reply_text(g["name"]) == group for g in groups):
+    if not any(as_text(g["name"]) == group for g in groups):
         return None  # accord's group is not there: nothing was ever applied
     candidates: list[str] = []
     for info in groups:
-        candidates.append(_after(reply_text(info["last-delivered-id"])))
+        candidates.append(str(EntryId.parse(info["last-delivered-id"]).successor()))
         if int(info["pending"]):
-            summary: Any = await redis.xpending(stream, reply_text(info["name"]))
-            candidates.append(reply_text(summary["min"]))
-    return min(candidates, key=_order)
+            summary: Any = await redis.xpending(stream, as_text(info["name"]))
+            candidates.append(as_text(summary["min"]))
+    return min(candidates, key=EntryId.parse)
 
 
 async def trim_applied(redis: AnyRedis, partition: int, group: str) -> dict[str, int]:

@@ -19,11 +19,6 @@ from redis.exceptions import NoScriptError
 AnyRedis = Redis | RedisCluster
 
 
-def reply_text(value: object) -> str:
-    """A Redis reply item (bytes under decode_responses=False, else str or int) as text."""
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 @dataclass(frozen=True, slots=True)
 class LuaScript:
     name: str

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from contracts.streams import input_streams
+from contracts.streams import as_text, input_streams
 from store import keys, ownership
-from store.scripts import AnyRedis, reply_text
+from store.scripts import AnyRedis
 
 # On Redis 6.2 (no `lag` in XINFO GROUPS) undelivered entries are counted up to this.
 LAG_CAP = 10_000
@@ -62,14 +62,14 @@ async def _lag(redis: AnyRedis, stream: str, group: str) -> int:
         groups: Any = await redis.xinfo_groups(stream)
     except Exception:  # noqa: BLE001  (no such stream yet: nothing to read)
         return 0
-    found = next((g for g in groups if reply_text(g["name"]) == group), None)
+    found = next((g for g in groups if as_text(g["name"]) == group), None)
     if found is None:
         return 0
     lag = found.get("lag")
     if lag is not None:
         return int(lag)
     after: Any = await redis.xrange(
-        stream, min="(" + reply_text(found["last-delivered-id"]), count=LAG_CAP
+        stream, min="(" + as_text(found["last-delivered-id"]), count=LAG_CAP
     )
     return len(after)
 
@@ -80,7 +80,7 @@ async def _pending(redis: AnyRedis, stream: str, group: str) -> tuple[int, dict[
         summary: Any = await redis.xpending(stream, group)
     except Exception:  # noqa: BLE001  (no stream or group yet)
         return 0, {}
-    per = {reply_text(c["name"]): int(c["pending"]) for c in summary.get("consumers") or ()}
+    per = {as_text(c["name"]): int(c["pending"]) for c in summary.get("consumers") or ()}
     return int(summary.get("pending") or 0), per
 
 
@@ -110,7 +110,7 @@ async def fleet_status(
             for consumer, n in per.items():
                 pending_of[consumer] = pending_of.get(consumer, 0) + n
         stats: Any = await redis.hgetall(keys.stats_key(partition))
-        counts = {reply_text(k): int(v) for k, v in stats.items()}
+        counts = {as_text(k): int(v) for k, v in stats.items()}
         rows.append(
             PartitionStatus(
                 partition=partition,

@@ -13,10 +13,9 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from contracts.streams import input_streams
+from contracts.streams import as_text, entry_ms, input_streams
 from store import keys
-from store.gate import entry_ms
-from store.scripts import AnyRedis, reply_text
+from store.scripts import AnyRedis
 
 
 async def server_ms(redis: AnyRedis) -> int:
@@ -30,15 +29,15 @@ async def _oldest_unapplied(redis: AnyRedis, stream: str, group: str) -> int | N
         groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
     except ResponseError:  # no such stream: nothing written, nothing owed
         return None
-    info = next((g for g in groups if reply_text(g["name"]) == group), None)
-    after = "-" if info is None else "(" + reply_text(info["last-delivered-id"])
+    info = next((g for g in groups if as_text(g["name"]) == group), None)
+    after = "-" if info is None else "(" + as_text(info["last-delivered-id"])
     oldest: list[int] = []
     undelivered: Any = await redis.xrange(stream, min=after, max="+", count=1)
     if undelivered:
-        oldest.append(entry_ms(reply_text(undelivered[0][0])))
+        oldest.append(entry_ms(undelivered[0][0]))
     if info is not None and int(info["pending"]):
         summary = await redis.xpending(stream, group)
-        oldest.append(entry_ms(reply_text(summary["min"] or b"0-0")))
+        oldest.append(entry_ms(summary["min"] or b"0-0"))
     return min(oldest, default=None)
 
 

@@ -25,10 +25,12 @@ from faststream.redis import RedisBroker, RedisClusterBroker
 
 from core.lifecycle.reducer import Policy
 from store.config import StoreConfig
+from store.intake import ensure_groups, missing_groups
 from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
+from store.scripts import AnyRedis
 from worker.connection import DEFAULT_URL, broker_connection_options, connect
-from worker.consumer import AnyRedis, Dispatcher, Processor, ensure_groups, missing_groups
+from worker.consumer import Dispatcher, Processor
 from worker.engine import Engine
 from worker.health import Health, Watchdog, start_http
 from worker.merged_reader import merged_loop

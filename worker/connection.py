@@ -19,7 +19,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import Connection, SSLConnection
 from redis.maint_notifications import MaintNotificationsConfig
 
-from worker.consumer import AnyRedis
+from store.scripts import AnyRedis
 from worker.settings import Settings
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"

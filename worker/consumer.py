@@ -19,27 +19,15 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, Protocol, cast
 
-from redis.asyncio import Redis, RedisCluster
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
 from contracts.outputs import OutputEvent
-from contracts.streams import family_of, input_streams
+from contracts.streams import Entry, entries_of, entry_ms, family_of, input_streams
 from store.ownership import LeaseLost
+from store.scripts import AnyRedis
 from worker.observability import Metrics, log_events
-
-AnyRedis = Redis | RedisCluster
-
-
-class RawEntry(NamedTuple):
-    """One stream entry as read, before decoding."""
-
-    stream: str
-    entry_id: str
-    fields: dict[bytes, bytes]
-    # 1 on a first delivery; XPENDING's times_delivered after a reclaim.
-    delivery_count: int
 
 
 class Outcome(Protocol):
@@ -57,7 +45,7 @@ class Outcome(Protocol):
 class Processor(Protocol):
     """The store's entry point for one partition (store.processor.PartitionProcessor)."""
 
-    async def process(self, entries: Sequence[RawEntry]) -> Outcome: ...
+    async def process(self, entries: Sequence[Entry]) -> Outcome: ...
 
 
 _PARTITION = re.compile(r"\{(\d+)\}")
@@ -71,45 +59,6 @@ def partition_of_stream(stream: str) -> int:
     return int(found.group(1))
 
 
-async def ensure_groups(redis: AnyRedis, partitions: Sequence[int], group: str) -> list[str]:
-    """Create the group on every input stream of `partitions`, at id 0 with MKSTREAM.
-
-    Never at `$` (FastStream's choice): entries a gateway wrote before the first worker
-    started would be skipped. Returns the streams whose group was created just now.
-    """
-    created: list[str] = []
-    for partition in partitions:
-        for stream in input_streams(partition):
-            try:
-                await redis.xgroup_create(stream, group, id="0", mkstream=True)
-            except ResponseError as error:
-                if "BUSYGROUP" not in str(error):
-                    raise
-            else:
-                created.append(stream)
-    return created
-
-
-async def missing_groups(redis: AnyRedis, partitions: Sequence[int], group: str) -> list[str]:
-    """Input streams of `partitions` that have vanished or lost the group (empty if none)."""
-    missing: list[str] = []
-    for partition in partitions:
-        for stream in input_streams(partition):
-            try:
-                groups = await redis.xinfo_groups(stream)
-            except ResponseError:  # ERR no such key
-                missing.append(stream)
-                continue
-            names = {_text(g["name"]) for g in groups}
-            if group not in names:
-                missing.append(stream)
-    return missing
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
     """Sleep `seconds`, or return at once when `stop` is set (the worker's loops pause so)."""
     with contextlib.suppress(TimeoutError):
@@ -119,10 +68,6 @@ async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
 def wall_ms() -> int:
     """Wall-clock epoch milliseconds, for the shell only (metrics, sweeps, heartbeats)."""
     return int(time.time() * 1000)  # noqa: TID251  (the shell reads the clock; the core never does)
-
-
-def _entry_ms(entry_id: str) -> int:
-    return int(entry_id.split("-", 1)[0])
 
 
 class _RedisDown:
@@ -143,7 +88,7 @@ class Dispatcher:
     # was taken over (store/ownership.py): the worker drops the partition.
     on_lease_lost: Callable[[int], None] | None = field(default=None, repr=False)
 
-    async def handle(self, entries: Sequence[RawEntry]) -> list[Outcome]:
+    async def handle(self, entries: Sequence[Entry]) -> list[Outcome]:
         """Process one batch of one partition; the outcomes of what was committed.
 
         When the batch raises, each entry is retried alone: one entry that makes
@@ -175,7 +120,7 @@ class Dispatcher:
             if single is not None and not isinstance(single, _RedisDown)
         ]
 
-    async def _process(self, entries: Sequence[RawEntry]) -> Outcome | _RedisDown | None:
+    async def _process(self, entries: Sequence[Entry]) -> Outcome | _RedisDown | None:
         stream = entries[0].stream
         family = family_of(stream)
         started = time.perf_counter()
@@ -205,7 +150,7 @@ class Dispatcher:
         self.metrics.batch_seconds.observe(time.perf_counter() - started)
         now_ms = wall_ms()
         self.metrics.entry_latency.observe_many(
-            max(0.0, now_ms - _entry_ms(entry.entry_id)) / 1000 for entry in entries
+            max(0.0, now_ms - entry_ms(entry.entry_id)) / 1000 for entry in entries
         )
         for name, count in outcome.outcomes.items():
             self.metrics.inputs.labels(family, name).inc(count)
@@ -214,14 +159,6 @@ class Dispatcher:
         self.metrics.count_events(outcome.events)
         log_events(self.log, outcome.events)
         return outcome
-
-
-def entries_from_read(
-    stream: str | bytes, raw: Sequence[Any], delivery_count: int = 1
-) -> list[RawEntry]:
-    """RawEntry list from XREADGROUP's `[(id, fields), ...]` of one stream."""
-    name = _text(stream)
-    return [RawEntry(name, _text(entry_id), fields, delivery_count) for entry_id, fields in raw]
 
 
 async def read_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
@@ -246,4 +183,4 @@ async def read_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
             group, consumer, cast("Any", streams), count=count, block=block_ms
         )
         for stream, raw in response or ():
-            await dispatcher.handle(entries_from_read(stream, raw))
+            await dispatcher.handle(entries_of(stream, raw))

@@ -28,9 +28,9 @@ from rich.rule import Rule
 from contracts.outputs import AgreementEvent
 from store.embedded import EmbeddedRedis
 from store.reads import session_view
+from store.scripts import AnyRedis
 from worker.app import build_worker, core_for, store_partition
 from worker.connection import connect
-from worker.consumer import AnyRedis
 from worker.gateway import Gateway, Line, load_transcript, rebase, suffix_ids
 from worker.render import timeline, view_table
 from worker.settings import Settings

@@ -31,11 +31,14 @@ from contracts.streams import (
     CHAT_TURN,
     DATA_FIELD,
     DEAD_LETTERS,
+    GROUP,
     TOOL_CALL,
     TOOL_RESULT,
+    EntryId,
+    as_text,
     stream_name,
 )
-from worker.consumer import AnyRedis
+from store.scripts import AnyRedis
 
 Line = dict[str, Any]
 
@@ -113,22 +116,13 @@ def stream_of(line: Line, partitions: int) -> str:
     return stream_name(family, partition_of(line["agent_id"], line["user_id"], partitions))
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
-def _id_tuple(entry_id: str) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq or 0)
-
-
 @dataclass
 class Gateway:
     """Publishes input events and follows agreement events on a set of partitions."""
 
     redis: AnyRedis
     partitions: int
-    group: str = "accord"
+    group: str = GROUP
     # How long any wait for the worker may take (a reference to a proposal waits too).
     timeout_s: float = 20.0
     # stream -> entry ids this gateway wrote (for the processed check).
@@ -141,12 +135,12 @@ class Gateway:
         """Read events only from now on (ignore what earlier runs left in the stream)."""
         for p in range(self.partitions):
             info: Any = await self.redis.xrevrange(stream_name(AGREEMENT_EVENTS, p), count=1)
-            self.cursor[p] = _text(info[0][0]) if info else "0-0"
+            self.cursor[p] = as_text(info[0][0]) if info else "0-0"
 
     async def publish(self, line: Line) -> str:
         stream = stream_of(line, self.partitions)
         data = json.dumps(line, ensure_ascii=False).encode()
-        entry_id = _text(await self.redis.xadd(stream, {DATA_FIELD: data}))
+        entry_id = as_text(await self.redis.xadd(stream, {DATA_FIELD: data}))
         self.written.setdefault(stream, []).append(entry_id)
         return entry_id
 
@@ -154,11 +148,11 @@ class Gateway:
         """True once every entry written so far is delivered to the group and acked."""
         for stream, ids in self.written.items():
             groups: Any = await self.redis.xinfo_groups(stream)
-            mine = [g for g in groups if _text(g["name"]) == self.group]
+            mine = [g for g in groups if as_text(g["name"]) == self.group]
             if not mine:
                 return False
-            last = _text(mine[0]["last-delivered-id"])
-            if _id_tuple(last) < _id_tuple(ids[-1]):
+            last = as_text(mine[0]["last-delivered-id"])
+            if EntryId.parse(last) < EntryId.parse(ids[-1]):
                 return False
             pending: Any = await self.redis.xpending_range(
                 stream, self.group, min=ids[0], max=ids[-1], count=1
@@ -193,7 +187,7 @@ class Gateway:
                     break
                 for entry_id, fields in reply:
                     fresh.append(_EVENTS.decode(fields[DATA_FIELD.encode()]))
-                    self.cursor[p] = _text(entry_id)
+                    self.cursor[p] = as_text(entry_id)
         self.events.extend(fresh)
         return fresh
 
@@ -244,7 +238,7 @@ async def dead_letters(
     redis: AnyRedis, partition: int, count: int = 100
 ) -> list[tuple[str, DeadLetter]]:
     reply: Any = await redis.xrange(stream_name(DEAD_LETTERS, partition), count=count)
-    return [(_text(i), _DEAD.decode(f[DATA_FIELD.encode()])) for i, f in reply]
+    return [(as_text(i), _DEAD.decode(f[DATA_FIELD.encode()])) for i, f in reply]
 
 
 def decode_event(data: bytes) -> AgreementEvent:

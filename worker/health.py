@@ -26,9 +26,11 @@ import msgspec
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from redis.exceptions import RedisError
 
-from contracts.streams import input_streams
+from contracts.streams import as_text, input_streams
+from store.intake import missing_groups
 from store.keys import heartbeat_key, heartbeats_key
-from worker.consumer import AnyRedis, missing_groups, sleep_or_stop, wall_ms
+from store.scripts import AnyRedis
+from worker.consumer import sleep_or_stop, wall_ms
 from worker.observability import Metrics
 from worker.outage import Backoff, Reachability
 
@@ -38,10 +40,6 @@ from worker.outage import Backoff, Reachability
 _LAG_CAP = 1_000
 # A heartbeats-set member this long past its beat's expiry is a worker that is gone.
 _GONE_MS = 60_000
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 class Heartbeat(msgspec.Struct, frozen=True):
@@ -149,7 +147,7 @@ class Watchdog:
             for stream in input_streams(partition):
                 consumers: Any = await self.redis.xinfo_consumers(stream, self.group)
                 for consumer in consumers:
-                    name = _text(consumer["name"])
+                    name = as_text(consumer["name"])
                     idle = int(consumer["idle"])
                     if name == self.consumer or consumer["pending"] or idle < self.prune_idle_ms:
                         continue
@@ -170,13 +168,13 @@ class Watchdog:
         for partition in self.partitions:
             for stream in input_streams(partition):
                 groups: Any = await self.redis.xinfo_groups(stream)
-                group = next((g for g in groups if _text(g["name"]) == self.group), None)
+                group = next((g for g in groups if as_text(g["name"]) == self.group), None)
                 if group is None:
                     continue
                 lag = group.get("lag")
                 if lag is None:
                     after: Any = await self.redis.xrange(
-                        stream, min="(" + _text(group["last-delivered-id"]), count=_LAG_CAP
+                        stream, min="(" + as_text(group["last-delivered-id"]), count=_LAG_CAP
                     )
                     lag = len(after)
                 self.metrics.lag.labels(stream).set(int(lag) + int(group["pending"]))
@@ -232,7 +230,7 @@ async def live_workers(redis: AnyRedis) -> list[Heartbeat]:
     beats: list[Heartbeat] = []
     names: Any = await redis.zrange(heartbeats_key(), 0, -1)
     for name in names:
-        raw = await redis.get(heartbeat_key(_text(name)))
+        raw = await redis.get(heartbeat_key(as_text(name)))
         if raw:
             beats.append(msgspec.json.decode(raw, type=Heartbeat))
     return sorted(beats, key=lambda b: b.consumer)

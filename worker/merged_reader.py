@@ -30,17 +30,13 @@ from typing import Any, cast
 
 from redis.exceptions import RedisError
 
-from contracts.streams import input_streams
-from worker.consumer import AnyRedis, Dispatcher, RawEntry, entries_from_read
+from contracts.streams import Entry, EntryId, entries_of, input_streams
+from store.scripts import AnyRedis
+from worker.consumer import Dispatcher
 from worker.outage import Backoff, Reachability
 
 # Entries held in memory, in COUNTs, before a stuck bound gives way (see `take`).
 STUCK_LIMIT = 10
-
-
-def _id(entry_id: str) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq or 0)
 
 
 class MergedBuffer:
@@ -48,9 +44,9 @@ class MergedBuffer:
 
     def __init__(self, streams: Sequence[str], count: int) -> None:
         self.count = count
-        self.waiting: dict[str, list[RawEntry]] = {s: [] for s in streams}
+        self.waiting: dict[str, list[Entry]] = {s: [] for s in streams}
         # The parsed ids of `waiting`, parsed once: the cut bisects them, the merge sorts.
-        self.ids: dict[str, list[tuple[int, int]]] = {s: [] for s in streams}
+        self.ids: dict[str, list[EntryId]] = {s: [] for s in streams}
         self.full: set[str] = set()
         # Set when the bound's millisecond holds everything waiting: read on past it.
         self.stuck = False
@@ -66,18 +62,18 @@ class MergedBuffer:
             return list(self.waiting)
         return [s for s, entries in self.waiting.items() if len(entries) < self.count]
 
-    def add(self, read: dict[str, list[RawEntry]], asked: Sequence[str]) -> None:
+    def add(self, read: dict[str, list[Entry]], asked: Sequence[str]) -> None:
         """What one XREADGROUP of the `asked` streams returned."""
         for stream, entries in read.items():
             self.waiting[stream].extend(entries)
-            self.ids[stream].extend(_id(entry.entry_id) for entry in entries)
+            self.ids[stream].extend(EntryId.parse(entry.entry_id) for entry in entries)
         # Caught up: asked, and fewer than COUNT came back. A stream not asked this time
         # may have grown since its last read, so it bounds like a full one.
         self.full = {
             s for s in self.waiting if s not in asked or len(read.get(s, ())) >= self.count
         }
 
-    def take(self) -> list[RawEntry]:
+    def take(self) -> list[Entry]:
         """Every waiting entry written before the first millisecond some unread entry may have.
 
         A full stream's unread entries have ids past its last one read, so milliseconds
@@ -94,16 +90,16 @@ class MergedBuffer:
             self.stuck = False
             return self._cut(None)
         bound = min(bounds)
-        batch = self._cut((bound[0], -1))
+        batch = self._cut(EntryId(bound.ms, -1))
         held = sum(len(entries) for entries in self.waiting.values())
         self.stuck = not batch and held < STUCK_LIMIT * self.count
         if batch or self.stuck:
             return batch
         return self._cut(bound)
 
-    def _cut(self, bound: tuple[int, int] | None) -> list[RawEntry]:
+    def _cut(self, bound: EntryId | None) -> list[Entry]:
         """The waiting entries with ids up to `bound` (all if None), in id order."""
-        taken: list[tuple[tuple[int, int], RawEntry]] = []
+        taken: list[tuple[EntryId, Entry]] = []
         for stream, entries in self.waiting.items():
             ids = self.ids[stream]
             cut = len(ids) if bound is None else bisect.bisect_right(ids, bound)
@@ -117,7 +113,7 @@ class MergedBuffer:
         return not any(self.waiting.values())
 
 
-Read = tuple[dict[str, list[RawEntry]], list[str]]
+Read = tuple[dict[str, list[Entry]], list[str]]
 
 
 async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
@@ -183,7 +179,7 @@ class _Reader:
         by_stream = {
             entries[0].stream: entries
             for stream, raw in response or ()
-            if (entries := entries_from_read(stream, raw))
+            if (entries := entries_of(stream, raw))
         }
         return by_stream, asked
 

@@ -24,11 +24,12 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
+from contracts.streams import Entry, EntryId
 from store import ownership
 from store.intake import reclaim_pending
 from store.ownership import NOT_HELD, Fence
-from worker.consumer import AnyRedis, Dispatcher, RawEntry, sleep_or_stop
-from worker.merged_reader import _id
+from store.scripts import AnyRedis
+from worker.consumer import Dispatcher, sleep_or_stop
 from worker.outage import Backoff
 from worker.sweeper import SweepTarget
 
@@ -217,8 +218,8 @@ class Ownership:
         if reclaimed.deleted:
             self.log.warning("reclaim_vanished", entries=len(reclaimed.deleted))
         entries = sorted(
-            (RawEntry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries),
-            key=lambda entry: _id(entry.entry_id),
+            (Entry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries),
+            key=lambda entry: EntryId.parse(entry.entry_id),
         )
         for stream in {entry.stream for entry in entries}:
             taken = sum(entry.stream == stream for entry in entries)

@@ -21,8 +21,10 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from contracts.streams import Entry
 from store.intake import reclaim_pending
-from worker.consumer import AnyRedis, Dispatcher, RawEntry, sleep_or_stop
+from store.scripts import AnyRedis
+from worker.consumer import Dispatcher, sleep_or_stop
 from worker.health import live_workers
 from worker.outage import Backoff, Reachability
 
@@ -62,7 +64,7 @@ class Reclaimer:
                 entries=[f"{stream}/{entry_id}" for stream, entry_id in reclaimed.deleted],
             )
         entries = [
-            RawEntry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries
+            Entry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries
         ]
         for stream in {entry.stream for entry in entries}:
             mine = [entry for entry in entries if entry.stream == stream]

@@ -14,6 +14,7 @@ from typing import Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from contracts.codec import Limits
+from contracts.streams import GROUP
 from store.config import (
     DEFAULT_DEAD_LETTERS_MAXLEN,
     DEFAULT_EVENTS_MAXLEN,
@@ -79,7 +80,7 @@ class Settings:
     # A partition's lease: a crashed worker's partitions move after at most this plus
     # a beat (lease_ms / 4); a worker that stalls longer loses them (docs/store.md).
     lease_ms: int = 10_000
-    group: str = "accord"
+    group: str = GROUP
     consumer: str = field(default_factory=_default_consumer)
     # Entries per XREADGROUP (bounded reads; never the whole backlog into one PEL).
     batch_size: int = 100

@@ -20,8 +20,8 @@ from faststream import AckPolicy
 from faststream.redis import RedisBroker, StreamSub
 from faststream.redis.message import RedisBatchStreamMessage
 
-from contracts.streams import input_streams
-from worker.consumer import Dispatcher, RawEntry
+from contracts.streams import Entry, input_streams
+from worker.consumer import Dispatcher
 
 
 async def _keep_raw(message: Any) -> RedisBatchStreamMessage:  # noqa: ANN401  (FastStream's raw dict)
@@ -38,12 +38,12 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def raw_entries(raw: Any) -> list[RawEntry]:  # noqa: ANN401
-    """RawEntry list from FastStream's batch message dict (channel, message_ids, data)."""
+def raw_entries(raw: Any) -> list[Entry]:  # noqa: ANN401
+    """Entry list from FastStream's batch message dict (channel, message_ids, data)."""
     stream = raw["channel"]
     counts = raw.get("delivery_counts")
     return [
-        RawEntry(stream, _text(entry_id), fields, (counts[i] + 1) if counts else 1)
+        Entry(stream, _text(entry_id), fields, (counts[i] + 1) if counts else 1)
         for i, (entry_id, fields) in enumerate(zip(raw["message_ids"], raw["data"], strict=True))
     ]
 

@@ -15,14 +15,13 @@ import sys
 import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
 
+from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.crash import exit_at
 from store.intake import read_new
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 from worker.engine import Engine
-
-GROUP = "accord"
 
 
 async def main(url: str, partitions: int, consumer: str, crash_at: str, cluster: bool) -> None:  # noqa: FBT001

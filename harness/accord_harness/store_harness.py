@@ -23,16 +23,15 @@ from accord_harness.chaos.oracle import TIMING_KEYS
 from contracts.codec import decode_event
 from contracts.inputs import INPUT_STREAM_OF, InputEvent
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, input_streams, stream_name
+from contracts.streams import DATA_FIELD, GROUP, Entry, as_text, input_streams, stream_name
 from core.lifecycle.state import ScopeState, record_id_for
 from store import keys
 from store.config import StoreConfig
 from store.core_port import CorePort
 from store.intake import ensure_groups, read_new, reclaim
-from store.processor import Entry, PartitionProcessor, provenance_of
+from store.processor import PartitionProcessor, provenance_of
 from store.scripts import AnyRedis
 
-GROUP = "accord"
 BASE_TS = 1_798_761_600  # 2027-01-01T00:00:00Z: proposals' deadlines lie beyond the test run
 
 
@@ -95,7 +94,7 @@ def stream_of(document: dict[str, Any], partitions: int) -> str:
 async def xadd(redis: AnyRedis, document: dict[str, Any], partitions: int) -> tuple[str, str]:
     stream = stream_of(document, partitions)
     entry_id: Any = await redis.xadd(stream, {DATA_FIELD: json.dumps(document)})
-    return stream, entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return stream, as_text(entry_id)
 
 
 def random_workload(
@@ -249,7 +248,7 @@ async def settled(redis: AnyRedis, partitions: int) -> bool:
             if int(info["pending"]):
                 return False
             last = info["last-delivered-id"]
-            last = last.decode() if isinstance(last, bytes) else last
+            last = as_text(last)
             after: Any = await redis.xrange(stream, min="(" + last, max="+", count=1)
             if after:
                 return False
@@ -320,7 +319,7 @@ async def deliver_and_settle(  # noqa: PLR0913, PLR0917  (a scenario's knobs)
     Returns (stream, entry id) -> (session, seq) of every entry written.
     """
     for p in range(partitions):
-        await ensure_groups(redis, p, GROUP)
+        await ensure_groups(redis, [p], GROUP)
     order = list(documents)
     order += [d for d in documents if rng.random() < duplicate_rate]
     rng.shuffle(order)

@@ -18,12 +18,13 @@ import typer
 from accord_harness import bench_command as bench
 from accord_harness.bench.endtoend import expected_events, write
 from accord_harness.bench.floor import floor_loop
-from accord_harness.bench.loops import GROUP, streams_of
+from accord_harness.bench.loops import streams_of
 from accord_harness.bench.workload import FLOW, build, entries
 from redis.asyncio import Redis
 from typer.testing import CliRunner
 
-from worker.consumer import ensure_groups
+from contracts.streams import GROUP
+from store.intake import ensure_groups
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -137,7 +137,7 @@ async def test_gate_expiry_and_dead_letters_run_on_every_shard(
         scope = next(
             (f"a{i}", "u") for i in range(1000) if partition_of(f"a{i}", "u", partitions) == p
         )
-        await ensure_groups(client, p, "accord")
+        await ensure_groups(client, [p], "accord")
         processor = PartitionProcessor(client, p, core, config)
         for seq, text in ((3, "hello"), (1, "propose tea deadline=1000")):
             await xadd(client, chat(scope, "s", seq, text), partitions)

@@ -17,7 +17,6 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 from accord_harness.store_harness import (
-    GROUP,
     oracle,
     real_core_workload,
     real_scope_projection,
@@ -26,6 +25,7 @@ from accord_harness.store_harness import (
     xadd,
 )
 
+from contracts.streams import GROUP
 from core.lifecycle.state import record_id_for
 from store.config import StoreConfig
 from store.crash import CRASH_POINTS
@@ -42,7 +42,7 @@ async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
     for partition in range(PARTITIONS):
-        await ensure_groups(connection, partition, GROUP)
+        await ensure_groups(connection, [partition], GROUP)
     yield connection
     await connection.aclose()
 

@@ -17,14 +17,14 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, chat
+from accord_harness.store_harness import chat
 
 from contracts.outputs import DeadLetter, DeadLetterReason, StateChanged
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new
-from store.processor import Entry, PartitionProcessor
+from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 
 SCOPE = ("agent", "user")
@@ -39,7 +39,7 @@ async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     # A commit of 10,000 units' worth takes seconds on a busy machine: no read timeout.
     connection = redis.asyncio.Redis.from_url(redis_url, socket_timeout=None)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

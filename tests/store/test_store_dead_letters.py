@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, chat, xadd
+from accord_harness.store_harness import chat, xadd
 
 from contracts.outputs import DeadLetterReason
 from contracts.partition import partition_of
+from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.dead_letters import RequeueError, list_dead_letters, requeue
@@ -29,7 +30,7 @@ async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
     for partition in (0, 1):
-        await ensure_groups(connection, partition, GROUP)
+        await ensure_groups(connection, [partition], GROUP)
     yield connection
     await connection.aclose()
 

@@ -16,7 +16,7 @@ import redis.asyncio
 
 from contracts.codec import ContractError, Limits, check_ts, decode_entry
 from contracts.outputs import DeadLetter, DeadLetterReason, ToolOutcome
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new
@@ -24,7 +24,6 @@ from store.processor import PartitionProcessor
 from worker.engine import Engine
 from worker.observability import log_events
 
-GROUP = "accord"
 SCOPE = {"agent_id": "agent", "user_id": "user"}
 
 
@@ -32,7 +31,7 @@ SCOPE = {"agent_id": "agent", "user_id": "user"}
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 
@@ -146,7 +145,6 @@ async def test_an_oversize_accept_call_is_a_dead_letter_with_its_session_and_seq
 
 def test_an_invalid_envelope_gives_no_ids_to_the_dead_letter() -> None:
     """An id longer than the contract allows is no id: the letter names no session."""
-    from store.processor import Entry  # noqa: PLC0415  (only this test needs it)
 
     document = turn(1, "hi") | {"session_id": "s" * 300, "seq": 0}
     store = PartitionProcessor(None, 0, Engine(), StoreConfig())  # type: ignore[arg-type]

@@ -17,14 +17,14 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, call, chat
+from accord_harness.store_harness import call, chat
 
 from contracts.outputs import DeadLetter, DeadLetterReason
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new, reclaim
-from store.processor import Entry, PartitionProcessor
+from store.processor import PartitionProcessor
 from store.watermark import server_ms
 from tests.support.fake_core import FakeCore
 
@@ -38,7 +38,7 @@ TIMEOUT_MS = 30_000  # the shipped default
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

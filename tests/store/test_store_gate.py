@@ -14,12 +14,13 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, chat, xadd
+from accord_harness.store_harness import chat, xadd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contracts.codec import decode_event
 from contracts.outputs import DeadLetter, DeadLetterReason
+from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.gate import Arrival, ParkedEntry, parse_skipped, plan_session
@@ -84,7 +85,7 @@ def test_skipped_ranges_round_trip() -> None:
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

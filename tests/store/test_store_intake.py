@@ -9,10 +9,10 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 
+from contracts.streams import GROUP
 from store.intake import ensure_groups, read_new, reclaim
 from store.watermark import server_ms, watermark_ms
 
-GROUP = "accord"
 STREAM = "chat-turn:{0}"
 
 
@@ -31,8 +31,8 @@ async def test_groups_start_at_zero_so_earlier_entries_are_read(
 ) -> None:
     """Entries a gateway wrote before the first worker started are not skipped."""
     await client.xadd(STREAM, {"__data__": "{}"})
-    await ensure_groups(client, 0, GROUP)
-    await ensure_groups(client, 0, GROUP)  # idempotent
+    await ensure_groups(client, [0], GROUP)
+    await ensure_groups(client, [0], GROUP)  # idempotent
     assert len(await read_new(client, 0, GROUP, "c")) == 1
 
 
@@ -40,7 +40,7 @@ async def test_groups_start_at_zero_so_earlier_entries_are_read(
 @pytest.mark.asyncio
 async def test_reclaim_reports_delivery_counts(client: redis.asyncio.Redis) -> None:
     """Each reclaim is a delivery: the count the dead-letter limit reads grows."""
-    await ensure_groups(client, 0, GROUP)
+    await ensure_groups(client, [0], GROUP)
     await client.xadd(STREAM, {"__data__": "{}"})
     [first] = await read_new(client, 0, GROUP, "c1")
     assert first.delivery_count == 1
@@ -56,7 +56,7 @@ async def test_an_entry_deleted_while_pending_is_released_not_claimed_for_ever(
     client: redis.asyncio.Redis,
 ) -> None:
     """Redis 6.2 keeps a deleted pending entry; reclaim acks it so the watermark moves."""
-    await ensure_groups(client, 0, GROUP)
+    await ensure_groups(client, [0], GROUP)
     deleted: Any = await client.xadd(STREAM, {"__data__": "{}"}, id="1000-0")
     await client.xadd(STREAM, {"__data__": "{}"}, id="2000-0")
     await read_new(client, 0, GROUP, "c1")

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, conversation, xadd
+from accord_harness.store_harness import conversation, xadd
 
+from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new
@@ -25,7 +26,7 @@ from worker.engine import Engine
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

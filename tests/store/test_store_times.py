@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, call, chat
+from accord_harness.store_harness import call, chat
 
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new
@@ -29,7 +29,7 @@ OFFSET_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d")
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 
@@ -44,7 +44,7 @@ async def _stored(client: redis.asyncio.Redis) -> list[bytes]:
 
 async def _run(client: redis.asyncio.Redis, cache_size: int) -> list[bytes]:
     await client.flushall()
-    await ensure_groups(client, 0, GROUP)
+    await ensure_groups(client, [0], GROUP)
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig(cache_size=cache_size))
     proposal = chat(SCOPE, "s", 1, "Let's agree: we review the plan every Friday")
     proposal["ts"] = "2027-01-01T08:00:00+08:00"

@@ -22,8 +22,9 @@ from typing import IO, Any
 import pytest
 import redis
 import redis.asyncio
-from accord_harness.store_harness import GROUP, chat, xadd
+from accord_harness.store_harness import chat, xadd
 
+from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups, read_new
@@ -42,7 +43,7 @@ async def commit_turn(url: str, session: str, seq: int, text: str) -> None:
     """Write one chat turn and let the store process it: it commits the agreement events."""
     client = redis.asyncio.Redis.from_url(url)
     try:
-        await ensure_groups(client, 0, GROUP)
+        await ensure_groups(client, [0], GROUP)
         await xadd(client, chat(SCOPE, session, seq, text), 1)
         processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
         report = await processor.process(await read_new(client, 0, GROUP, "test"))

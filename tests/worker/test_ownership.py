@@ -160,7 +160,7 @@ async def test_a_fenced_stale_owner_commits_nothing_and_its_entries_stay_pending
     """R15 across a takeover: the old owner's commit is refused (LeaseLost) with nothing
     written and its entries left pending; the new owner claims and applies them once."""
     config = StoreConfig(partitions=1)
-    await ensure_groups(client, 0, config.group)
+    await ensure_groups(client, [0], config.group)
     gateway = Gateway(client, 1)
     for seq in (1, 2, 3):
         await gateway.publish(turn("u1", seq))
@@ -202,7 +202,7 @@ async def test_a_fenced_stale_owner_commits_nothing_and_its_entries_stay_pending
 async def test_unfenced_processor_commits_without_a_lease(client: Redis) -> None:
     """The manual override (ACCORD_SERVE_PARTITIONS) and tools commit without leases."""
     config = StoreConfig(partitions=1)
-    await ensure_groups(client, 0, config.group)
+    await ensure_groups(client, [0], config.group)
     await Gateway(client, 1).publish(turn("u1", 1))
     processor = PartitionProcessor(client, 0, core_for(Settings()), config)
     report = await processor.process(await read_new(client, 0, config.group, "c", count=10))
@@ -343,7 +343,7 @@ async def test_fence_is_checked_in_the_partitions_slot_on_a_cluster() -> None:
             config = StoreConfig(partitions=partitions)
             gateway = Gateway(client, partitions)
             for partition in range(partitions):
-                await ensure_groups(client, partition, config.group)
+                await ensure_groups(client, [partition], config.group)
             users = [f"user-{i}" for i in range(16)]
             for user in users:
                 await gateway.publish(turn(user, 1))

@@ -36,7 +36,7 @@ from contracts.outputs import (
     StateChanged,
     ToolOutcome,
 )
-from contracts.streams import DATA_FIELD, stream_name
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from core.intents import Acceptance, Cancellation, Intent, Proposal
 from core.lifecycle.reducer import Policy, apply_input
@@ -53,7 +53,6 @@ SCOPE = ("agent-1", "user-1")
 OTHER_SCOPE = ("agent-1", "user-2")
 BASE = datetime(2027, 1, 1, 9, tzinfo=UTC)
 BOUND_TODO = "Organize reading notes"
-GROUP = "accord"
 
 # Record ids the corpus names by placeholder: derived, never looked up, so a test cannot
 # pass by finding nothing.
@@ -283,7 +282,7 @@ def test_genuine_acceptance_call_and_todo_result_do_change_state_r3_r12() -> Non
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

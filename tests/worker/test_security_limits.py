@@ -38,7 +38,7 @@ from contracts.outputs import (
     RefusalReason,
     StateChanged,
 )
-from contracts.streams import DATA_FIELD, stream_name
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import reads
 from store.intake import ensure_groups, read_new
 from store.processor import PartitionProcessor
@@ -47,7 +47,6 @@ from worker.settings import Settings
 
 SCOPE = ("agent-1", "user-1")
 BASE = datetime(2027, 1, 1, 9, tzinfo=UTC)
-GROUP = "accord"
 
 
 def envelope(session: str, seq: int) -> dict[str, Any]:
@@ -181,7 +180,7 @@ def provenance_for(event: InputEvent) -> Provenance:
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

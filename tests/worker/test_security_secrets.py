@@ -39,7 +39,7 @@ from contracts.outputs import (
     ToolOutcome,
 )
 from contracts.records import TodoBinding
-from contracts.streams import DATA_FIELD, stream_name
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.tools import RejectionReason
 from store import keys
 from store.dead_letters import RequeueError, list_dead_letters, requeue
@@ -52,7 +52,6 @@ from worker.settings import Settings, redacted_url
 SECRET = "swordfish-7"  # noqa: S105  (a marker to search for, not a credential)
 SCOPE = ("agent-1", "user-1")
 BASE = datetime(2027, 1, 1, 9, tzinfo=UTC)
-GROUP = "accord"
 
 
 def envelope(session: str, seq: int = 1) -> dict[str, Any]:
@@ -134,7 +133,7 @@ SMALL_LIMITS = {
 async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
-    await ensure_groups(connection, 0, GROUP)
+    await ensure_groups(connection, [0], GROUP)
     yield connection
     await connection.aclose()
 

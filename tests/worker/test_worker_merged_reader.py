@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
+from contracts.streams import Entry
 from store.embedded import EmbeddedRedis
 from tests.support.scenario_kit import PARTITIONS, check_all, play_all
 from tests.support.worker_kit import (
@@ -31,15 +32,14 @@ from tests.support.worker_kit import (
     worker_processes,
     worker_settings,
 )
-from worker.consumer import RawEntry
 from worker.merged_reader import STUCK_LIMIT, MergedBuffer
 from worker.settings import Settings
 
 STREAMS = ("chat-turn:{0}", "tool-call:{0}", "tool-result:{0}")
 
 
-def raw(stream: str, *ids: str) -> list[RawEntry]:
-    return [RawEntry(stream, entry_id, {}, 1) for entry_id in ids]
+def raw(stream: str, *ids: str) -> list[Entry]:
+    return [Entry(stream, entry_id, {}, 1) for entry_id in ids]
 
 
 def test_caught_up_streams_are_handed_over_whole_in_id_order() -> None:
@@ -232,7 +232,7 @@ def _drain(streams: dict[str, list[str]], count: int, rounds: int = 200) -> list
     handed: list[str] = []
     for _ in range(rounds):
         asked = buffer.wanted()
-        read: dict[str, list[RawEntry]] = {}
+        read: dict[str, list[Entry]] = {}
         for stream in asked:
             ids = streams[stream][cursor[stream] : cursor[stream] + count]
             cursor[stream] += len(ids)

@@ -11,10 +11,10 @@ import pytest
 import redis.asyncio
 import structlog
 from accord_harness.chaos.proxy import FaultProxy
-from accord_harness.store_harness import GROUP, chat
+from accord_harness.store_harness import chat
 from structlog.testing import capture_logs
 
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP
 from store.config import StoreConfig
 from store.embedded import free_port
 from store.intake import ensure_groups
@@ -92,7 +92,7 @@ async def test_a_pending_entry_deleted_from_its_stream_is_acked_and_reported_not
     consumer whose stream entry was deleted (XDEL, a trim): it acks it and logs it, and the
     other entry pending beside it is applied. Before, the reclaimer raised on it and left
     both pending."""
-    await ensure_groups(aredis, 0, GROUP)
+    await ensure_groups(aredis, [0], GROUP)
     stream = "chat-turn:{0}"
     gone: Any = await aredis.xadd(stream, {DATA_FIELD: json.dumps(chat(SCOPE, "s", 1, "one"))})
     await aredis.xadd(stream, {DATA_FIELD: json.dumps(chat(SCOPE, "s", 2, "two"))})

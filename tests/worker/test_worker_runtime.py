@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from contracts.outputs import StateChanged
 from contracts.streams import stream_name
 from store.embedded import free_port
+from store.intake import ensure_groups, missing_groups
 from tests.support.worker_kit import (
     ROOT,
     http_get,
@@ -28,7 +29,6 @@ from tests.support.worker_kit import (
     worker_processes,
     worker_settings,
 )
-from worker.consumer import ensure_groups, missing_groups
 from worker.gateway import Gateway
 from worker.health import Health, Watchdog
 from worker.observability import get_logger

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import GROUP, chat
+from accord_harness.store_harness import chat
 
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, stream_name
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups, read_new
@@ -43,7 +43,7 @@ async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(redis_url)
     await connection.flushall()
     for partition in (0, 1):
-        await ensure_groups(connection, partition, GROUP)
+        await ensure_groups(connection, [partition], GROUP)
     yield connection
     await connection.aclose()
 

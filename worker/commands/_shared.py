@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from store.layout import LayoutMismatch, check_layout
+from store.scripts import AnyRedis
 from worker.connection import DEFAULT_URL, connect
-from worker.consumer import AnyRedis
 from worker.settings import Settings, redacted_url
 from worker.zones import DEFAULT_ZONE, TZ_HELP, zone
 

@@ -12,7 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
+from store.intake import missing_groups
 from store.layout import streams_beyond
+from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -23,7 +25,6 @@ from worker.commands._shared import (
     unreachable_line,
     wants_json,
 )
-from worker.consumer import AnyRedis, missing_groups
 from worker.health import live_workers
 
 

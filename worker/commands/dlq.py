@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from store.dead_letters import RequeueError, list_dead_letters, requeue
+from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -18,7 +19,6 @@ from worker.commands._shared import (
     settings_or_exit,
     wants_json,
 )
-from worker.consumer import AnyRedis
 from worker.render import escape
 
 dlq_app = typer.Typer(help="Dead letters: inputs that could not be applied.", no_args_is_help=True)

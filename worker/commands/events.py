@@ -10,7 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from contracts.outputs import AgreementEvent
-from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, stream_name
+from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, EntryId, stream_name
+from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
     TZ_DEFAULT,
@@ -25,7 +26,6 @@ from worker.commands._shared import (
     wants_json,
     zone_or_exit,
 )
-from worker.consumer import AnyRedis
 from worker.gateway import decode_event
 from worker.render import event_summary
 
@@ -78,12 +78,12 @@ async def _show_backlog(
 ) -> dict[str, str]:
     """Print the last `last` events over every stream, oldest first; the cursors after them."""
     cursors = dict.fromkeys(streams, "0-0")
-    backlog: list[tuple[tuple[int, int], AgreementEvent]] = []
+    backlog: list[tuple[EntryId, AgreementEvent]] = []
     for stream in streams:
         reply: Any = await redis.xrevrange(stream, count=last)
         if reply:
             cursors[stream] = reply[0][0].decode()
-        backlog += [(_key(i.decode()), decode_event(f[_DATA])) for i, f in reply]
+        backlog += [(EntryId.parse(i), decode_event(f[_DATA])) for i, f in reply]
     for _, event in sorted(backlog, key=lambda pair: pair[0])[-last:]:
         show(event)
     return cursors
@@ -124,8 +124,3 @@ async def _follow_once(
             for entry_id, fields in entries:
                 cursors[stream] = entry_id.decode()
                 show(decode_event(fields[_DATA]))
-
-
-def _key(entry_id: str) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq)

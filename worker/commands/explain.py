@@ -11,6 +11,7 @@ from contracts.explain import Explanation, explain
 from contracts.records import AgreementRecord
 from store.lookup import PrefixLookupError, records_named
 from store.reads import record_history
+from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -21,7 +22,6 @@ from worker.commands._shared import (
     settings_or_exit,
     wants_json,
 )
-from worker.consumer import AnyRedis
 from worker.render import explanation_lines
 
 

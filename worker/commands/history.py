@@ -10,6 +10,7 @@ from rich.markup import escape
 from contracts.records import AgreementRecord
 from store.lookup import PrefixLookupError, records_named
 from store.reads import record_history
+from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
     TZ_DEFAULT,
@@ -23,7 +24,6 @@ from worker.commands._shared import (
     wants_json,
     zone_or_exit,
 )
-from worker.consumer import AnyRedis
 from worker.render import history_table
 
 

@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from contracts.outputs import AgreementEvent
+from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
     console,
@@ -22,7 +23,6 @@ from worker.commands._shared import (
     settings_or_exit,
     wants_json,
 )
-from worker.consumer import AnyRedis
 from worker.gateway import Gateway, Line, ReplayError, load_transcript, rebase, suffix_ids
 from worker.render import timeline
 

@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from store.scripts import AnyRedis
 from store.status import FleetStatus, fleet_status
 from worker.commands._shared import (
     JSON_HELP,
@@ -22,7 +23,6 @@ from worker.commands._shared import (
     settings_or_exit,
     wants_json,
 )
-from worker.consumer import AnyRedis
 
 
 def _age(ms: int | None) -> str:

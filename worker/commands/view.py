@@ -12,6 +12,7 @@ from contracts.partition import partition_of
 from contracts.view import SessionView
 from store.lookup import scope_exists, session_exists
 from store.reads import session_view
+from store.scripts import AnyRedis
 from worker.app import core_for
 from worker.commands._shared import (
     JSON_HELP,
@@ -26,7 +27,6 @@ from worker.commands._shared import (
     wants_json,
     zone_or_exit,
 )
-from worker.consumer import AnyRedis
 from worker.render import view_table
 from worker.zones import parse_instant
 

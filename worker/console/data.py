@@ -12,19 +12,15 @@ import msgspec
 from contracts.outputs import DeadLetter
 from contracts.partition import partition_of
 from contracts.records import AgreementRecord
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, as_text
 from core.lifecycle import state as core_state
 from core.lifecycle.view import session_view
 from store import keys
 from store.reads import record_history
-from worker.consumer import AnyRedis
+from store.scripts import AnyRedis
 
 _DEAD = msgspec.json.Decoder(DeadLetter)
 _DATA = DATA_FIELD.encode()
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 @dataclass(frozen=True)
@@ -88,6 +84,6 @@ async def dead_letters(redis: AnyRedis, partitions: int, count: int = 200) -> De
     letters: list[tuple[int, str, DeadLetter]] = []
     for partition in range(partitions):
         reply: Any = await redis.xrevrange(keys.dead_letters_stream(partition), count=count)
-        letters += [(partition, _text(i), _DEAD.decode(f[_DATA])) for i, f in reply]
+        letters += [(partition, as_text(i), _DEAD.decode(f[_DATA])) for i, f in reply]
     letters.sort(key=lambda row: row[2].at, reverse=True)
     return DeadLetters(Counter(letter.reason.value for _, _, letter in letters), letters)

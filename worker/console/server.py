@@ -25,10 +25,10 @@ from faststream.asgi.types import Receive, Scope, Send
 
 from store.lookup import PrefixLookupError, records_named
 from store.reads import record_history
+from store.scripts import AnyRedis
 from store.status import fleet_status
 from worker.connection import connect
 from worker.console import data, pages
-from worker.consumer import AnyRedis
 from worker.settings import Settings
 from worker.zones import DEFAULT_ZONE, zone
 

@@ -37,11 +37,11 @@ from typing import Any, cast
 import msgspec
 from redis.asyncio import Redis
 
-from accord_harness.bench.loops import GROUP, Drain, redis_cpu_s, streams_of
+from accord_harness.bench.loops import Drain, redis_cpu_s, streams_of
 from accord_harness.bench.workload import Workload, entries
 from accord_harness.chaos.oracle import compute
 from client import AccordClient
-from contracts.streams import DATA_FIELD
+from contracts.streams import DATA_FIELD, GROUP, EntryId
 from store import keys, ownership
 from store.keys import heartbeat_pattern
 from worker.engine import Engine
@@ -49,12 +49,6 @@ from worker.engine import Engine
 DATA = DATA_FIELD.encode()
 POLL_S = 0.005
 START_SHARE = 0.1
-
-
-def _id(value: bytes | str) -> tuple[int, int]:
-    text = value.decode() if isinstance(value, bytes) else value
-    ms, _, seq = text.partition("-")
-    return int(ms), int(seq or 0)
 
 
 async def write(
@@ -68,7 +62,7 @@ async def write(
         for stream, data in chunk:
             pipe.xadd(stream, {DATA: data})
         for (stream, _), entry_id in zip(chunk, await pipe.execute(), strict=True):
-            ids.setdefault(stream, []).append(_id(entry_id))
+            ids.setdefault(stream, []).append(EntryId.parse(entry_id))
     return ids
 
 
@@ -80,7 +74,7 @@ async def acked(redis: Redis, ids: dict[str, list[tuple[int, int]]]) -> int:
     done = 0
     for stream, groups in zip(ids, await pipe.execute(), strict=True):
         group = next(g for g in groups if g["name"] in {GROUP, GROUP.encode()})
-        delivered = bisect.bisect_right(ids[stream], _id(group["last-delivered-id"]))
+        delivered = bisect.bisect_right(ids[stream], EntryId.parse(group["last-delivered-id"]))
         done += delivered - int(group["pending"])
     return done
 

@@ -28,8 +28,9 @@ from typing import Any, cast
 import msgspec
 from redis.asyncio import Redis
 
-from accord_harness.bench.loops import DATA, GROUP, Drain, redis_cpu_s, streams_of
+from accord_harness.bench.loops import DATA, Drain, redis_cpu_s, streams_of
 from contracts.codec import decode_event
+from contracts.streams import GROUP
 from core.lifecycle.state import ScopeState, SessionState
 from store.processor import provenance_of
 from worker.engine import Engine

@@ -23,12 +23,12 @@ import msgspec
 from faststream.redis import RedisBroker
 from redis.asyncio import Redis
 
-from contracts.streams import DATA_FIELD, input_streams
-from worker.consumer import Dispatcher, Processor, RawEntry, ensure_groups
+from contracts.streams import DATA_FIELD, GROUP, Entry, input_streams
+from store.intake import ensure_groups
+from worker.consumer import Dispatcher, Processor
 from worker.observability import Metrics, get_logger
 from worker.subscribers import register_subscribers
 
-GROUP = "accord"
 _SILENT = logging.getLogger("accord.bench.faststream")
 _SILENT.setLevel(logging.CRITICAL + 1)
 DATA = DATA_FIELD.encode()
@@ -88,7 +88,7 @@ class _DecodeAndAck:
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     decoder: msgspec.json.Decoder[Any] = field(default_factory=msgspec.json.Decoder)
 
-    async def process(self, entries: Sequence[RawEntry]) -> _Report:
+    async def process(self, entries: Sequence[Entry]) -> _Report:
         for entry in entries:
             self.decoder.decode(entry.fields[DATA])
         await self.redis.xack(entries[0].stream, GROUP, *[e.entry_id for e in entries])
@@ -107,7 +107,7 @@ async def faststream_batch(redis: Redis, url: str, partitions: int, total: int) 
     started: list[float] = []
     original = processor.process
 
-    async def timed(entries: Sequence[RawEntry]) -> _Report:
+    async def timed(entries: Sequence[Entry]) -> _Report:
         if not started:
             started.append(time.perf_counter())
         return await original(entries)

@@ -39,10 +39,11 @@ from accord_harness.bench.endtoend import (
     write,
 )
 from accord_harness.bench.floor import floor_loop
-from accord_harness.bench.loops import GROUP, Drain, bare_loop, faststream_batch
+from accord_harness.bench.loops import Drain, bare_loop, faststream_batch
 from accord_harness.bench.workload import Workload, build, entries
+from contracts.streams import GROUP
 from store.embedded import EmbeddedRedis
-from worker.consumer import ensure_groups
+from store.intake import ensure_groups
 
 
 @dataclass(frozen=True)

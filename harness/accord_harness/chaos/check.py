@@ -22,9 +22,9 @@ from typing import Any
 from accord_harness.chaos.oracle import Expected, plain, scope_projection, without_entry_ids
 from accord_harness.chaos.workload import Poison, Workload
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, input_streams
+from contracts.streams import DATA_FIELD, as_text, input_streams
 from store import keys
-from worker.consumer import AnyRedis
+from store.scripts import AnyRedis
 from worker.engine import Engine
 
 PAGE = 2_000
@@ -64,19 +64,15 @@ class Written:
     poison: dict[tuple[str, str], Poison]
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 async def _xrange_all(redis: AnyRedis, stream: str) -> list[tuple[str, dict[bytes, bytes]]]:
     out: list[tuple[str, dict[bytes, bytes]]] = []
     start = "-"
     while True:
         page: Any = await redis.xrange(stream, min=start, max="+", count=PAGE)
-        out.extend((_text(entry_id), fields) for entry_id, fields in page)
+        out.extend((as_text(entry_id), fields) for entry_id, fields in page)
         if len(page) < PAGE:
             return out
-        start = "(" + _text(page[-1][0])
+        start = "(" + as_text(page[-1][0])
 
 
 def _provenances(node: Any) -> Iterator[dict[str, Any]]:  # noqa: ANN401  (JSON-shaped)
@@ -163,7 +159,7 @@ class Checker:
                     self.findings.add("pending", "xpending", f"{stream}: {info['pending']} pending")
                 groups: Any = await self.redis.xinfo_groups(stream)
                 last = next(
-                    _text(g["last-delivered-id"]) for g in groups if _text(g["name"]) == group
+                    as_text(g["last-delivered-id"]) for g in groups if as_text(g["name"]) == group
                 )
                 after: Any = await self.redis.xrange(stream, min="(" + last, max="+", count=1)
                 if after:
@@ -288,7 +284,7 @@ class Checker:
         }
         wanted: dict[tuple[str, str], Poison] = {}
         for (stream, entry_id), fields in present.items():
-            key = (stream, tuple(sorted((_text(k), v) for k, v in fields.items())))
+            key = (stream, tuple(sorted((as_text(k), v) for k, v in fields.items())))
             if key in poison_by_fields:
                 wanted[(stream, entry_id)] = poison_by_fields[key]
         letters: dict[tuple[str, str], str] = {}

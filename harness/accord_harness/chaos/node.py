@@ -25,11 +25,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from contracts.streams import Entry
 from store.crash import CRASH_POINTS, exit_at
 from store.ownership import Fence
 from store.processor import PartitionProcessor
+from store.scripts import AnyRedis
 from worker.app import PartitionPort, build_worker, core_for, store_config
-from worker.consumer import AnyRedis, Outcome, RawEntry
+from worker.consumer import Outcome
 from worker.observability import configure_logging
 from worker.settings import Settings
 
@@ -63,7 +65,7 @@ class ChaosPartition:
         self.inner = inner
         self.arming = arming
 
-    async def process(self, entries: Sequence[RawEntry]) -> Outcome:
+    async def process(self, entries: Sequence[Entry]) -> Outcome:
         self.arming.batches += 1
         if self.arming.point is not None and self.arming.batches > self.arming.after:
             # The processor's crash seam: it dies at the named step of this batch.
@@ -83,7 +85,7 @@ class ChaosPartition:
         self.inner.set_fence(fence)
 
 
-async def _ack(redis: AnyRedis, group: str, entries: Sequence[RawEntry]) -> None:
+async def _ack(redis: AnyRedis, group: str, entries: Sequence[Entry]) -> None:
     """The planted bug: acknowledge before the commit that applies the entries."""
     by_stream: dict[str, list[str]] = {}
     for entry in entries:

@@ -30,13 +30,12 @@ from accord_harness.chaos.faults import HARNESS, RedisNode, Workers, kill_client
 from accord_harness.chaos.oracle import Expected, compute
 from accord_harness.chaos.proxy import FaultProxy
 from accord_harness.chaos.workload import Document, Poison, Workload, build, encode, stream_of
-from contracts.streams import DATA_FIELD, input_streams
+from contracts.streams import DATA_FIELD, GROUP, as_text, input_streams
 from store import keys
+from store.intake import ensure_groups
 from store.keys import heartbeat_pattern
-from worker.consumer import ensure_groups
 from worker.engine import Engine
 
-GROUP = "accord"
 CHUNK = 20
 RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError)
 
@@ -156,7 +155,7 @@ class Gateway:
         now = time.monotonic()
         for item, raw in zip(items, ids, strict=True):
             stream, fields = self._entry(item)
-            entry_id = raw.decode() if isinstance(raw, bytes) else str(raw)
+            entry_id = as_text(raw)
             self._remember(stream, entry_id, item, fields)
             self.recent.append((now, stream, entry_id, item))
         cutoff = now - 10.0
@@ -475,7 +474,7 @@ class Chaos:
                 for stream in input_streams(p):
                     summary: Any = await admin.xpending(stream, GROUP)
                     names.update(
-                        _text(c["name"]) for c in summary["consumers"] or () if int(c["pending"])
+                        as_text(c["name"]) for c in summary["consumers"] or () if int(c["pending"])
                     )
         return names
 
@@ -541,10 +540,6 @@ class Chaos:
         return False
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 async def _settled(admin: redis.asyncio.Redis, partitions: int) -> bool:
     for p in range(partitions):
         if await admin.zcard(keys.gaps_key(p)):
@@ -555,7 +550,7 @@ async def _settled(admin: redis.asyncio.Redis, partitions: int) -> bool:
             if int(group["pending"]):
                 return False
             last = group["last-delivered-id"]
-            last = last.decode() if isinstance(last, bytes) else last
+            last = as_text(last)
             if await admin.xrange(stream, min="(" + last, max="+", count=1):
                 return False
     return True

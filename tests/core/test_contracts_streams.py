@@ -1,0 +1,76 @@
+"""The entry id and entry types every reader shares (contracts/streams.py).
+
+One parse, one order: the merged reader's cut, the reclaimer's sort, the gateway's
+cursor and the retention trim all compare ids through `EntryId` (R15 needs the order
+right: an entry handed over out of order is parked, one trimmed too early is lost).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contracts.streams import (
+    MAX_SEQ,
+    Entry,
+    EntryId,
+    as_text,
+    entries_of,
+    entry_ms,
+)
+
+ids = st.builds(EntryId, st.integers(0, 2**48), st.integers(0, MAX_SEQ))
+
+
+def test_an_id_parses_from_bytes_or_text_and_prints_back() -> None:
+    assert EntryId.parse(b"1700000000000-3") == EntryId(1700000000000, 3)
+    assert EntryId.parse("1700000000000-3") == EntryId(1700000000000, 3)
+    assert str(EntryId(1700000000000, 3)) == "1700000000000-3"
+    assert EntryId.parse("42") == EntryId(42, 0), "a bare millisecond is seq 0, as Redis reads it"
+    assert entry_ms(b"1700000000000-3") == 1700000000000
+
+
+@pytest.mark.parametrize("text", ["", "-", "abc-1", "1-x", "1.5-0", "1-2-3"])
+def test_what_is_not_an_id_is_refused_with_the_text_named(text: str) -> None:
+    with pytest.raises(ValueError, match="not a stream entry id"):
+        EntryId.parse(text)
+
+
+def test_ids_order_numerically_not_as_text_r15() -> None:
+    """ "9-0" sorts after "10-0" as text; a stream puts it before."""
+    assert EntryId.parse("9-0") < EntryId.parse("10-0")
+    assert EntryId.parse("5-9") < EntryId.parse("5-10")
+    assert min(["10-0", "9-5"], key=EntryId.parse) == "9-5"
+
+
+@given(ids, ids)
+def test_the_order_is_the_streams_ms_first_then_seq(a: EntryId, b: EntryId) -> None:
+    assert (a < b) == ((a.ms, a.seq) < (b.ms, b.seq))
+    assert EntryId.parse(str(a)) == a
+
+
+@given(ids)
+def test_successor_and_last_before_ms_bound_an_id(an_id: EntryId) -> None:
+    """The successor is the first id after it (XTRIM MINID keeps it); the last id of the
+    millisecond before is below every id of its millisecond (XREAD from it sees them)."""
+    assert an_id < an_id.successor()
+    assert an_id.successor().ms == an_id.ms
+    before = an_id.last_before_ms()
+    assert before < EntryId(an_id.ms, 0) or an_id.ms == 0
+    assert before.seq in {0, MAX_SEQ}
+
+
+def test_entries_of_a_reply_carry_text_ids_and_the_delivery_count() -> None:
+    reply = [(b"1-0", {b"__data__": b"{}"}), (b"2-0", {})]
+    assert entries_of(b"chat-turn:{0}", reply) == [
+        Entry("chat-turn:{0}", "1-0", {b"__data__": b"{}"}, 1),
+        Entry("chat-turn:{0}", "2-0", {}, 1),
+    ]
+    assert entries_of("tool-call:{1}", reply[:1], delivery_count=3)[0].delivery_count == 3
+
+
+def test_as_text_reads_reply_items_of_any_client_setting() -> None:
+    assert as_text(b"accord") == "accord"
+    assert as_text("accord") == "accord"
+    assert as_text(7) == "7"
