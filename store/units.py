@@ -156,9 +156,13 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         return Unit(scope_id, plan, outcomes, events)
 
     def expiry(
-        self, table: KeyTable, scope_id: ScopeId, before: ScopeSnapshot[ScopeT], cutoff: int,
+        self,
+        table: KeyTable,
+        scope_id: ScopeId,
+        before: ScopeSnapshot[ScopeT],
+        cutoff: int,
         stale: Iterable[str],
-    ) -> tuple[UnitPlan, list[Event]]:  # fmt: skip
+    ) -> tuple[UnitPlan, list[Event]]:
         """One scope's expiry commit and its events."""
         step = self.core.expire(before.state, datetime.fromtimestamp(cutoff / 1000, tz=UTC))
         plan = UnitPlan()
