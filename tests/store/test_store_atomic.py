@@ -132,6 +132,23 @@ async def test_a_gap_skip_drain_and_a_sweep_of_ten_thousand_commit_atomically(
     assert len(await events(client)) == 2 * (PARKED - 1)
 
 
+class Poisoned(FakeCore):
+    """The fake core, raising on one user's input of one seq (the core's own failure)."""
+
+    def __init__(self, user_id: str, seq: int) -> None:
+        self.user_id, self.seq = user_id, seq
+
+    def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:
+        if event.user_id == self.user_id and event.seq == self.seq:
+            raise OverflowError("date value out of range")
+        return super().apply(scope, session, event, provenance)
+
+
+async def dead_letters(client: redis.asyncio.Redis) -> list[DeadLetter]:
+    raw: Any = await client.xrange(keys.dead_letters_stream(0))
+    return [msgspec.json.decode(f[b"__data__"], type=DeadLetter) for _, f in raw]
+
+
 async def plant_wrong_type(client: redis.asyncio.Redis, scope: tuple[str, str]) -> None:
     """A key of the scope's unit that is not a hash (another program's, or a bug's)."""
     await client.set(keys.session_key(0, *scope, "s"), b"not a hash")
@@ -156,8 +173,7 @@ async def test_a_unit_that_cannot_be_committed_is_isolated_between_good_ones(
     assert await client.get(keys.session_key(0, *scopes[1], "s")) == b"not a hash"
     assert not await client.exists(keys.scope_key(0, *scopes[1])), "nothing of it written"
     assert await pending(client) == 0
-    raw: Any = await client.xrange(keys.dead_letters_stream(0))
-    letters = [msgspec.json.decode(f[b"__data__"], type=DeadLetter) for _, f in raw]
+    letters = await dead_letters(client)
     assert [(x.session_id, x.seq) for x in letters] == [("s", 1), ("s", 2)]
     assert {x.reason for x in letters} == {DeadLetterReason.UNCOMMITTABLE}
     assert all("WRONGTYPE" in x.detail or "type" in x.detail for x in letters)
@@ -176,13 +192,7 @@ async def test_a_unit_whose_core_step_fails_is_isolated_between_good_ones(
     letter with the error named, the scope goes on with the inputs after it, and the
     scopes around it commit as usual."""
 
-    class Poisoned(FakeCore):
-        def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:
-            if event.user_id == "user-1" and event.seq == 2:
-                raise OverflowError("date value out of range")
-            return super().apply(scope, session, event, provenance)
-
-    store = PartitionProcessor(client, 0, Poisoned(), StoreConfig())
+    store = PartitionProcessor(client, 0, Poisoned("user-1", 2), StoreConfig())
     scopes = [("agent", f"user-{i}") for i in range(3)]
     for scope in scopes:
         await write(client, [1, 2, 3], scope=scope)
@@ -191,8 +201,7 @@ async def test_a_unit_whose_core_step_fails_is_isolated_between_good_ones(
     assert await applied(client, scope=scopes[1]) == [1, 3], "the refused seq is passed over"
     assert await applied(client, scope=scopes[2]) == [1, 2, 3]
     assert await pending(client) == 0
-    raw: Any = await client.xrange(keys.dead_letters_stream(0))
-    letters = [msgspec.json.decode(f[b"__data__"], type=DeadLetter) for _, f in raw]
+    letters = await dead_letters(client)
     assert [(x.session_id, x.seq, x.reason) for x in letters] == [
         ("s", 2, DeadLetterReason.UNCOMMITTABLE)
     ]
@@ -207,21 +216,14 @@ async def test_uncommittable_letters_carry_the_real_delivery_count(
     """R15: like every other dead letter of an entry, one the core refused and those of a
     scope that cannot be committed say how often their entry was delivered (here 3)."""
 
-    class Poisoned(FakeCore):
-        def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:
-            if event.user_id == "user-0" and event.seq == 2:
-                raise OverflowError("date value out of range")
-            return super().apply(scope, session, event, provenance)
-
-    store = PartitionProcessor(client, 0, Poisoned(), StoreConfig())
+    store = PartitionProcessor(client, 0, Poisoned("user-0", 2), StoreConfig())
     scopes = [("agent", f"user-{i}") for i in range(2)]
     await plant_wrong_type(client, scopes[1])
     for scope in scopes:
         await write(client, [1, 2], scope=scope)
     entries = await read_new(client, 0, GROUP, "c", count=100)
     await store.process([Entry(e.stream, e.entry_id, e.fields, 3) for e in entries])
-    raw: Any = await client.xrange(keys.dead_letters_stream(0))
-    letters = [msgspec.json.decode(f[b"__data__"], type=DeadLetter) for _, f in raw]
+    letters = await dead_letters(client)
     assert sorted((x.session_id, x.seq, x.delivery_count) for x in letters) == [
         ("s", 1, 3),
         ("s", 2, 3),
