@@ -17,10 +17,9 @@ import sys
 from typing import Any
 
 import redis.asyncio
-from accord_harness.store_harness import xadd
+from accord_harness.store_harness import conversation, xadd
 
 from contracts.streams import GROUP
-from harness.accord_harness.store_harness import conversation
 from store import keys
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis

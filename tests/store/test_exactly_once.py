@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.oracle import compute, scope_projection
 from accord_harness.store_harness import (
     chat,
     deliver_and_settle,
-    oracle,
     random_workload,
     real_core_workload,
-    real_scope_projection,
     snapshot,
     xadd,
 )
@@ -30,7 +29,6 @@ from redis.asyncio.cluster import RedisCluster
 
 from contracts.partition import partition_of
 from contracts.streams import stream_name
-from core.lifecycle.state import record_id_for
 from store.config import StoreConfig
 from store.dead_letters import list_dead_letters, requeue
 from store.embedded import EmbeddedCluster
@@ -91,7 +89,7 @@ async def test_shuffled_duplicated_concurrent_delivery_equals_the_oracle(
     core = FakeCore()
     documents = random_workload(rng, scopes=5, sessions=3, length=12)
     entries = await deliver_and_settle(client, factory, core, documents, partitions, rng)
-    expected = oracle(core, documents, partitions, fake_scope_projection)
+    expected = compute(core, documents, partitions, fake_scope_projection)
     actual = await snapshot(client, core, documents, partitions, entries, fake_scope_projection)
     assert actual.sessions == expected.sessions
     assert actual.scopes == expected.scopes
@@ -111,10 +109,10 @@ async def test_the_real_reducer_through_the_store_equals_the_oracle(
     client, factory, partitions = backend
     rng = random.Random(seed)
     core = Engine()
-    documents = real_core_workload(rng, scopes=4, sessions=3, blocks=4, record_id=record_id_for)
+    documents = real_core_workload(rng, scopes=4, sessions=3, blocks=4)
     entries = await deliver_and_settle(client, factory, core, documents, partitions, rng)
-    expected = oracle(core, documents, partitions, real_scope_projection)
-    actual = await snapshot(client, core, documents, partitions, entries, real_scope_projection)
+    expected = compute(core, documents, partitions)
+    actual = await snapshot(client, core, documents, partitions, entries, scope_projection)
     states = {e.get("to_state") for events in expected.events.values() for e in events}
     assert {"open", "fulfilled"} <= states, "the workload reaches open and fulfilled"
     assert actual.sessions == expected.sessions

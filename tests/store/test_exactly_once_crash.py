@@ -16,17 +16,10 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.store_harness import (
-    oracle,
-    real_core_workload,
-    real_scope_projection,
-    settled,
-    snapshot,
-    xadd,
-)
+from accord_harness.oracle import compute, scope_projection
+from accord_harness.store_harness import real_core_workload, settled, snapshot, xadd
 
 from contracts.streams import GROUP
-from core.lifecycle.state import record_id_for
 from store.config import StoreConfig
 from store.crash import CRASH_POINTS
 from store.intake import ensure_groups, read_new, reclaim
@@ -75,7 +68,7 @@ async def test_a_crash_at_any_point_loses_and_duplicates_nothing(
 ) -> None:
     """R15: die at `point` twice, recover from another consumer, compare with the oracle."""
     rng = random.Random(point)
-    documents = real_core_workload(rng, scopes=4, sessions=2, blocks=3, record_id=record_id_for)
+    documents = real_core_workload(rng, scopes=4, sessions=2, blocks=3)
     order = documents + [d for d in documents if rng.random() < 0.2]
     rng.shuffle(order)
     entries: dict[tuple[str, str], tuple[str, int]] = {}
@@ -93,8 +86,8 @@ async def test_a_crash_at_any_point_loses_and_duplicates_nothing(
         assert not sessions, "nothing is written before the commit"
     await recover(client)
     core = Engine()
-    expected = oracle(core, documents, PARTITIONS, real_scope_projection)
-    actual = await snapshot(client, core, documents, PARTITIONS, entries, real_scope_projection)
+    expected = compute(core, documents, PARTITIONS)
+    actual = await snapshot(client, core, documents, PARTITIONS, entries, scope_projection)
     assert actual.sessions == expected.sessions
     assert actual.scopes == expected.scopes
     assert actual.records == expected.records

@@ -14,12 +14,8 @@ from typing import Any
 import msgspec
 import pytest
 import redis.asyncio
-from accord_harness.store_harness import (
-    BASE_TS,
-    chat,
-    deliver_and_settle,
-    real_core_workload,
-)
+from accord_harness.documents import BASE_TS
+from accord_harness.store_harness import chat, deliver_and_settle, real_core_workload
 
 from contracts.partition import partition_of
 from contracts.view import (
@@ -28,7 +24,6 @@ from contracts.view import (
     scope_view_as_of,
     session_view_as_of,
 )
-from core.lifecycle.state import record_id_for
 from store import keys
 from store.reads import session_view
 from worker.engine import Engine
@@ -47,7 +42,7 @@ async def test_view_document_equals_the_core_view_for_every_session(
     rng = random.Random(seed)
     core = Engine()
     partitions = 2
-    documents = real_core_workload(rng, scopes=4, sessions=3, blocks=4, record_id=record_id_for)
+    documents = real_core_workload(rng, scopes=4, sessions=3, blocks=4)
     await deliver_and_settle(
         aredis, lambda: redis.asyncio.Redis.from_url(redis_url), core, documents, partitions, rng
     )

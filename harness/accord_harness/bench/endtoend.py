@@ -39,7 +39,7 @@ from redis.asyncio import Redis
 
 from accord_harness.bench.loops import Drain, redis_cpu_s, streams_of
 from accord_harness.bench.workload import Workload, entries
-from accord_harness.chaos.oracle import compute
+from accord_harness.oracle import compute
 from client import AccordClient
 from contracts.streams import DATA_FIELD, GROUP, EntryId
 from store import keys, ownership

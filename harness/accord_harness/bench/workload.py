@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import msgspec
 
-from accord_harness.chaos.workload import EN, ZH, Document, Phrases, iso, stream_of
-from core.lifecycle.state import record_id_for
+from accord_harness.chaos.workload import EN, ZH, Phrases
+from accord_harness.documents import Document, Session, stream_of
 
 STEP_S = 30
 BLOCK = 4
@@ -51,42 +51,19 @@ class Workload:
         return self.flows * FLOW
 
 
-class _Session:
+class _Session(Session):
+    """A session in one language: ordinary blocks, and at most one agreement flow."""
+
     def __init__(self, scope: tuple[str, str], session_id: str, phrases: Phrases) -> None:
-        self.scope = scope
-        self.session_id = session_id
+        super().__init__(scope, session_id, step_s=STEP_S, zone=phrases.zone)
         self.phrases = phrases
         self.zh = phrases is ZH
-        self.documents: list[Document] = []
-
-    def _base(self, kind: str) -> Document:
-        seq = len(self.documents) + 1
-        return {
-            "type": kind,
-            "agent_id": self.scope[0],
-            "user_id": self.scope[1],
-            "session_id": self.session_id,
-            "seq": seq,
-            "ts": iso(seq * STEP_S),
-        }
-
-    def say(self, text: str, role: str = "user") -> int:
-        document = self._base("chat_turn")
-        document.update(role=role, text=text, message_id=f"m-{self.session_id}-{document['seq']}")
-        if role == "user":
-            document["timezone"] = self.phrases.zone
-        self.documents.append(document)
-        return int(document["seq"])
 
     def todo_write(self, status: str) -> None:
+        """The agent's `todo_write` call and its result, both carrying the todo list."""
         todos = [{"content": c, "status": status} for c in TODOS[self.zh]]
-        call = self._base("tool_call")
-        call.update(call_id=f"c-{self.session_id}-{call['seq']}", name="todo_write",
-                    arguments={"todos": todos})  # fmt: skip
-        self.documents.append(call)
-        result = self._base("tool_result")
-        result.update(call_id=call["call_id"], name="todo_write", ok=True, todos=todos)
-        self.documents.append(result)
+        call_seq = self.call("todo_write", {"todos": todos})
+        self.todo_result(todos, call_id=f"c-{self.session_id}-{call_seq}")
 
     def ordinary(self, index: int) -> None:
         self.say(self.phrases.user_noise[index % len(self.phrases.user_noise)])
@@ -97,16 +74,7 @@ class _Session:
         terms = self.phrases.deadline if with_deadline else self.phrases.propose[0]
         seq = self.say(terms)
         self.say(self.phrases.assistant_noise[0], "assistant")
-        call = self._base("tool_call")
-        call.update(
-            call_id=f"c-{self.session_id}-{call['seq']}",
-            name="soul_agreement_accept",
-            arguments={
-                "record_id": record_id_for(*self.scope, self.session_id, seq),
-                "expected_revision": 1,
-            },
-        )
-        self.documents.append(call)
+        self.accept(seq, 1)
         self.say(self.phrases.confirm)
 
 

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord_harness.chaos.oracle import Expected, plain, scope_projection, without_entry_ids
 from accord_harness.chaos.workload import Poison, Workload
+from accord_harness.oracle import Outcome, plain, scope_projection, without_entry_ids
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, as_text, input_streams
 from store import keys
@@ -100,7 +100,7 @@ def _describe(event: Any) -> str:  # noqa: ANN401  (JSON-shaped)
 class Checker:
     """Reads the store into the oracle's shape and lists every difference."""
 
-    def __init__(self, redis: AnyRedis, workload: Workload, expected: Expected) -> None:
+    def __init__(self, redis: AnyRedis, workload: Workload, expected: Outcome) -> None:
         self.redis = redis
         self.workload = workload
         self.expected = expected

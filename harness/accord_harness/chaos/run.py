@@ -27,9 +27,10 @@ import redis.asyncio
 
 from accord_harness.chaos.check import Checker, Findings, Written
 from accord_harness.chaos.faults import HARNESS, RedisNode, Workers, kill_clients
-from accord_harness.chaos.oracle import Expected, compute
 from accord_harness.chaos.proxy import FaultProxy
-from accord_harness.chaos.workload import Document, Poison, Workload, build, encode, stream_of
+from accord_harness.chaos.workload import Poison, Workload, build
+from accord_harness.documents import Document, encode, stream_of
+from accord_harness.oracle import Outcome, compute
 from contracts.streams import DATA_FIELD, GROUP, as_text, input_streams
 from store import keys
 from store.intake import ensure_groups
@@ -455,7 +456,7 @@ class Chaos:
                 await asyncio.sleep(0.02)
 
     async def _check(
-        self, admin: redis.asyncio.Redis, workload: Workload, expected: Expected, gateway: Gateway
+        self, admin: redis.asyncio.Redis, workload: Workload, expected: Outcome, gateway: Gateway
     ) -> Findings:
         """The comparison with the oracle, and how often each partition's lease moved."""
         check_started = time.monotonic()

@@ -18,29 +18,22 @@ arrive out of order across the three streams) and writes a share of them twice.
 # ruff: noqa: RUF001  (Chinese turns carry full-width punctuation on purpose, as users type them)
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
 
+from accord_harness.documents import Document, Session, encode, envelope, iso
 from contracts.outputs import DeadLetterReason
 from contracts.partition import partition_of
-from contracts.streams import CHAT_TURN, DATA_FIELD, TOOL_CALL, TOOL_RESULT, stream_name
-from core.lifecycle.state import record_id_for
+from contracts.streams import CHAT_TURN, DATA_FIELD, TOOL_CALL, stream_name
 from store.keys import session_key
 
-# 2027-01-01T00:00:00Z: event time runs ahead of the wall clock, so the sweeper (which
-# expires by Redis's clock and the watermark) never races the inputs; expiry here is
-# materialized by event time alone, the same in the oracle and the store.
-BASE_TS = 1_798_761_600
+# Event time (from documents.BASE_TS) advances a minute a document; the deadline block
+# waits hours on top, so expiry is materialized by event time alone, the same in the
+# oracle and the store.
 STEP_S = 60
-FAMILY_OF_TYPE = {"chat_turn": CHAT_TURN, "tool_call": TOOL_CALL, "tool_result": TOOL_RESULT}
 # Shared scopes stay well below the core's 50 live records per scope.
 SHARED_LIVE_BUDGET = 30
-
-Document = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -121,72 +114,15 @@ class Workload:
     languages: dict[str, int] = field(default_factory=dict)
 
 
-def iso(seconds: int) -> str:
-    return datetime.fromtimestamp(BASE_TS + seconds, tz=UTC).isoformat().replace("+00:00", "Z")
-
-
-def stream_of(document: Document, partitions: int) -> str:
-    p = partition_of(document["agent_id"], document["user_id"], partitions)
-    return stream_name(FAMILY_OF_TYPE[document["type"]], p)
-
-
-def encode(document: Document) -> bytes:
-    return json.dumps(document, ensure_ascii=False).encode()
-
-
-class _Session:
-    """Builds one session's documents: seq and event time advance with each one."""
+class _Session(Session):
+    """A session in one language: user turns carry its zone, todo writes its todo."""
 
     def __init__(self, scope: tuple[str, str], session_id: str, phrases: Phrases) -> None:
-        self.scope = scope
-        self.session_id = session_id
+        super().__init__(scope, session_id, step_s=STEP_S, zone=phrases.zone)
         self.phrases = phrases
-        self.seq = 0
-        self.clock = 0
-        self.documents: list[Document] = []
-
-    def _base(self, kind: str) -> Document:
-        self.seq += 1
-        self.clock += STEP_S
-        return {
-            "type": kind,
-            "agent_id": self.scope[0],
-            "user_id": self.scope[1],
-            "session_id": self.session_id,
-            "seq": self.seq,
-            "ts": iso(self.clock),
-        }
-
-    def say(self, text: str, role: str = "user") -> int:
-        document = self._base("chat_turn")
-        document.update(role=role, text=text, message_id=f"m-{self.session_id}-{self.seq}")
-        if role == "user":
-            document["timezone"] = self.phrases.zone
-        self.documents.append(document)
-        return self.seq
-
-    def accept(self, proposal_seq: int, revision: int) -> None:
-        document = self._base("tool_call")
-        record_id = record_id_for(*self.scope, self.session_id, proposal_seq)
-        document.update(
-            call_id=f"c-{self.session_id}-{self.seq}",
-            name="soul_agreement_accept",
-            arguments={"record_id": record_id, "expected_revision": revision},
-        )
-        self.documents.append(document)
 
     def todos(self, status: str, *, ok: bool = True) -> None:
-        document = self._base("tool_result")
-        document.update(
-            call_id=f"c-{self.session_id}-{self.seq}",
-            name="todo_write",
-            ok=ok,
-            todos=[{"content": self.phrases.todo, "status": status}],
-        )
-        self.documents.append(document)
-
-    def wait(self, seconds: int) -> None:
-        self.clock += seconds
+        self.todo_result([{"content": self.phrases.todo, "status": status}], ok=ok)
 
 
 def _block(session: _Session, rng: random.Random, *, shared: bool, live: list[int]) -> None:
@@ -262,17 +198,8 @@ def poison_entries(rng: random.Random, partitions: int, copies: int) -> list[Poi
         scope = ("agent-poison", f"user-poison-{n}")
         p = partition_of(*scope, partitions)
         chat = stream_name(CHAT_TURN, p)
-        good: Document = {
-            "type": "chat_turn",
-            "agent_id": scope[0],
-            "user_id": scope[1],
-            "session_id": f"poison-{n}",
-            "seq": 1,
-            "ts": iso(0),
-            "role": "user",
-            "text": "hello",
-            "message_id": f"m-poison-{n}",
-        }
+        good = envelope("chat_turn", scope, f"poison-{n}", 1, iso(0))
+        good.update(role="user", text="hello", message_id=f"m-poison-{n}")
         undecodable = DeadLetterReason.UNDECODABLE
         violation = DeadLetterReason.CONTRACT_VIOLATION
         oversize = DeadLetterReason.OVERSIZE

@@ -1,30 +1,33 @@
-"""The oracle: the pure core applied once per (session, seq), in seq order, with no Redis.
+"""The oracle: a core applied once per (session, seq), in seq order, with no Redis.
 
-Sessions of one scope run one after another (the workload keeps their outcomes
-independent of that order). Entry ids are left out of everything compared: a gateway
-duplicate has an entry id of its own, and the checker verifies provenance entry ids
-against the entries actually written instead.
+One for every harness: the store tests (fake or real core), chaos and bench compare
+what the store committed with it. Sessions of one scope run one after another (each
+workload keeps their outcomes independent of that order). Entry ids are left out of
+everything compared: a gateway duplicate has an entry id of its own, and the checkers
+verify provenance entry ids against the entries actually written instead.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
-from accord_harness.chaos.workload import Document, stream_of
+from accord_harness.documents import Document, stream_of
 from contracts.codec import decode_event
 from contracts.inputs import InputEvent
-from store.processor import provenance_of
-from worker.engine import Engine
+from store.admission import provenance_of
+from store.core_port import CorePort
 
 
 @dataclass
-class Expected:
-    """Per-session events (commit order), records, session and scope states, next seqs."""
+class Outcome:
+    """What a replay (or, read back, a run) left: per-session events in commit order,
+    records, session and scope states, and the replay's next seq per session."""
 
     events: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
     records: dict[str, Any] = field(default_factory=dict)
@@ -56,14 +59,29 @@ def session_key(agent_id: str, user_id: str, session_id: str) -> str:
     return f"{agent_id}|{user_id}|{session_id}"
 
 
-def compute(core: Engine, documents: list[Document], partitions: int) -> Expected:
+def scope_projection(scope: Any) -> Any:  # noqa: ANN401  (the core's ScopeState)
+    """The scope's live records by id (their order depends on how sessions interleave)."""
+    return {record.record_id: plain(record) for record in scope.records}
+
+
+def compute(
+    core: CorePort[Any, Any],
+    documents: Iterable[Document],
+    partitions: int,
+    project_scope: Callable[[Any], Any] = scope_projection,
+) -> Outcome:
+    """Replay `documents` (duplicates count once) through `core`, session by session.
+
+    `project_scope` says what of a scope state is compared: the real core's live
+    records by default; a fake core's own projection otherwise.
+    """
     by_session: dict[tuple[str, str, str], dict[int, tuple[InputEvent, str]]] = defaultdict(dict)
     for document in documents:
         event = decode_event(json.dumps(document))
         key = (event.agent_id, event.user_id, event.session_id)
         by_session[key].setdefault(event.seq, (event, stream_of(document, partitions)))
     scopes: dict[tuple[str, str], Any] = {}
-    expected = Expected()
+    expected = Outcome()
     for (agent, user, session_id), events in sorted(by_session.items()):
         scope = scopes.get((agent, user)) or core.decode_scope(None, agent, user)
         session = core.decode_session(None, session_id)
@@ -81,10 +99,5 @@ def compute(core: Engine, documents: list[Document], partitions: int) -> Expecte
         expected.sessions[name] = plain(session)
         expected.next_seq[name] = max(events) + 1
     for (agent, user), scope in scopes.items():
-        expected.scopes[f"{agent}|{user}"] = scope_projection(scope)
+        expected.scopes[f"{agent}|{user}"] = project_scope(scope)
     return expected
-
-
-def scope_projection(scope: Any) -> Any:  # noqa: ANN401  (the core's ScopeState)
-    """The scope's live records by id (their order depends on how sessions interleave)."""
-    return {record.record_id: plain(record) for record in scope.records}
