@@ -17,13 +17,15 @@ def _root() -> None:
     """Explicit user-agent agreements as a verifiable lifecycle, on Redis Streams."""
 
 
-def _register() -> None:
-    # Imported here so `accord --help` stays cheap and each command owns its module.
-    from worker.commands import register  # noqa: PLC0415
+def application() -> typer.Typer:
+    """The app with every command registered (once, however often this is called)."""
+    if not app.registered_commands:
+        # Imported here so each command owns its module.
+        from worker.commands import register  # noqa: PLC0415
 
-    register(app)
+        register(app)
+    return app
 
 
 def main() -> None:
-    _register()
-    app()
+    application()()

@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import Connection, SSLConnection
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
 from store.scripts import AnyRedis
@@ -58,8 +60,24 @@ def broker_connection_options(url: str) -> dict[str, type[Connection]]:
     return {}
 
 
-def connect(settings: Settings) -> AnyRedis:
+def answer_options(timeout_s: float) -> dict[str, Any]:
+    """redis-py keywords bounding every answer (connect included) to `timeout_s` seconds.
+
+    No retries: redis-py's default retries a timed-out command three more times with
+    backoff, so a silent Redis would take four times the bound, and a command-line
+    user asked for one bound. (A URL's own `?socket_timeout=` still wins.)
+    """
+    return {
+        "socket_timeout": timeout_s,
+        "socket_connect_timeout": timeout_s,
+        "retry": Retry(NoBackoff(), 0),
+    }
+
+
+def connect(settings: Settings, *, timeout_s: float | None = None) -> AnyRedis:
+    """The client for `settings`; with `timeout_s`, no answer waits longer than that."""
     url = settings.redis_url or DEFAULT_URL
+    options = quiet_options() | (answer_options(timeout_s) if timeout_s is not None else {})
     if settings.redis_cluster:
-        return RedisCluster.from_url(url, **quiet_options())
-    return Redis.from_url(url, **quiet_options())
+        return RedisCluster.from_url(url, **options)
+    return Redis.from_url(url, **options)

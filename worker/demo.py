@@ -160,15 +160,20 @@ async def play(
     settings: Settings,
     scenarios: tuple[tuple[str, str, str], ...] = SCENARIOS,
     languages: tuple[str, ...] = LANGUAGES,
+    *,
+    timeout_s: float = 30.0,
 ) -> int:
-    """Run the worker in this event loop and replay every transcript; the exit code."""
+    """Run the worker in this event loop and replay every transcript; the exit code.
+
+    No Redis answer to the demo's own client, and no wait for the worker, takes longer
+    than `timeout_s`."""
     worker = build_worker(settings, store_partition)
     await worker.start()
-    redis = connect(settings)
+    redis = connect(settings, timeout_s=timeout_s)
     run = f"~{uuid.uuid4().hex[:6]}"
     turns = events_total = 0
     try:
-        gateway = Gateway(redis, settings.partitions, settings.group)
+        gateway = Gateway(redis, settings.partitions, settings.group, timeout_s=timeout_s)
         await gateway.mark_start()
         for stem, title, explanation in scenarios:
             for language in languages:

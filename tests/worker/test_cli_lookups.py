@@ -1,17 +1,15 @@
 """Looking things up with the CLI as an operator does: short ids, clear misses, one zone.
 
-Each command runs as a user runs it (a subprocess with REDIS_URL) against one
-`accord worker` process on the embedded Redis.
+The commands run in this process (typer's CliRunner, tests/support/cli_kit.py) with
+REDIS_URL, against one `accord worker` process on the embedded Redis. One replay, whose
+printed `accord view` commands are then run, is a subprocess, as a user runs it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 import pytest
 import redis
 
+from tests.support.cli_kit import Ran, accord_here, accord_process, command_env
 from tests.support.worker_kit import ROOT, worker_env, worker_processes
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(180)]
@@ -37,19 +36,9 @@ def deployment(redis_url: str) -> Iterator[str]:
         yield redis_url
 
 
-def accord(
-    url: str, *args: str, columns: int = 200, **env: str
-) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "REDIS_URL": url, "COLUMNS": str(columns), **env}
-    return subprocess.run(  # noqa: S603
-        [sys.executable, "-c", "from worker.cli import main; main()", *args],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+def accord(url: str, *args: str, columns: int = 200, **env: str) -> Ran:
+    """`accord ARGS` with REDIS_URL=`url` (and `env`), in this process."""
+    return accord_here(*args, env=command_env(url, **env), columns=columns)
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
@@ -110,7 +99,8 @@ def test_unknown_record_scope_and_session_say_so_and_exit_1(deployment: str) -> 
 
 def test_replay_prints_the_ids_it_used_and_a_view_command_that_runs(deployment: str) -> None:
     """The suffixed ids are printed, with the `accord view` command to run next."""
-    done = accord(deployment, "replay", str(TRANSCRIPTS / "01-propose-and-accept.en.jsonl"))
+    transcript = str(TRANSCRIPTS / "01-propose-and-accept.en.jsonl")
+    done = accord_process("replay", transcript, env=command_env(deployment))
     assert done.returncode == 0, done.stderr
     commands = [line.strip() for line in done.stdout.splitlines() if "accord view" in line]
     assert commands, done.stdout

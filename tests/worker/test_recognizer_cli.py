@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.recognition import recognizer as recognizer_module
-from worker.cli import _register, app
+from worker.cli import application
 from worker.commands import recognize as command
 
 KEYS = ["intent", "terms", "deadline_at", "todo_target", "target_hint"]
@@ -158,7 +158,7 @@ def test_missing_timezone_uses_the_default_timezone_option(
 
 def test_the_command_reads_stdin_and_rejects_an_unknown_default_timezone() -> None:
     """Through the real CLI: stdin to stdout, and a bad option is a usage error."""
-    _register()
+    app = application()
     runner = CliRunner()
     turn = json.dumps({"text": "取消这个约定", "role": "user"}) + "\n"
     result = runner.invoke(app, ["recognize", "--default-timezone", "Asia/Tokyo"], input=turn)

@@ -1,15 +1,13 @@
 """The `accord` commands against a running worker: replay, view, history, events, dlq.
 
-Each command runs as a user would run it (a subprocess with REDIS_URL), against one
-`accord worker` process on the embedded Redis.
+The commands run in this process (typer's CliRunner, tests/support/cli_kit.py) with
+REDIS_URL, against one `accord worker` process on the embedded Redis; `dlq list` runs
+as a user runs it (a subprocess).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +16,7 @@ import pytest
 import redis
 
 from contracts.streams import DATA_FIELD, stream_name
+from tests.support.cli_kit import Ran, accord_here, accord_process, command_env
 from tests.support.worker_kit import ROOT, worker_env, worker_processes
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(120)]
@@ -34,17 +33,9 @@ def deployment(redis_url: str) -> Iterator[str]:
         yield redis_url
 
 
-def accord(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REDIS_URL": url, "COLUMNS": "200"}
-    return subprocess.run(  # noqa: S603
-        [sys.executable, "-c", "from worker.cli import main; main()", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def accord(url: str, *args: str) -> Ran:
+    """`accord ARGS` with REDIS_URL=`url`, in this process."""
+    return accord_here(*args, env=command_env(url))
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
@@ -103,7 +94,7 @@ def test_dlq_list_and_requeue(deployment: str) -> None:
     while not client.xlen(stream_name("dead-letters", 0)) and time.monotonic() < deadline:
         time.sleep(0.05)
     client.close()
-    listed = json_lines(accord(deployment, "dlq", "list", "--json").stdout)
+    listed = json_lines(accord_process("dlq", "list", "--json", env=command_env(deployment)).stdout)
     assert [row["letter"]["reason"] for row in listed] == ["contract_violation"]
     dead_id = listed[0]["id"]
     again = accord(deployment, "dlq", "requeue", dead_id)

@@ -7,7 +7,7 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import tzinfo
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit
 
 import msgspec
@@ -39,6 +39,18 @@ JSON_HELP = "Print JSON (one document per line) instead of human-readable output
 # Every command that shows a time takes `--tz` with this default and help.
 TZ_DEFAULT = DEFAULT_ZONE
 TZ_OPTION_HELP = TZ_HELP
+
+# Every command that talks to Redis takes `--timeout`: how long one answer (the
+# connection included) may take before the command gives up with one line.
+TIMEOUT_DEFAULT_S = 10.0
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        help="Seconds Redis may take to answer; past that, one line on stderr and exit 2.",
+    ),
+]
 
 
 def wants_json(flag: bool) -> bool:  # noqa: FBT001  (a CLI flag)
@@ -73,21 +85,24 @@ def run_with_redis(
     settings: Settings,
     body: Callable[[AnyRedis], Awaitable[T]],
     *,
+    timeout_s: float,
     unreachable_exit: int = 2,
+    on_unreachable: Callable[[str], T] | None = None,
 ) -> T:
     """Run `body(redis)` on a fresh asyncio client, closing it afterwards.
 
-    When Redis cannot be reached, print one line (`unreachable_line`) on stderr and
-    exit with `unreachable_exit` instead of a page of traceback.
+    No answer from Redis waits longer than `timeout_s` (the command's `--timeout`).
+    When Redis cannot be reached or does not answer in time, print one line
+    (`unreachable_line`) on stderr and exit with `unreachable_exit` instead of a page of
+    traceback, or, given `on_unreachable`, return what it makes of that line.
     """
 
     async def main() -> T:
-        redis = connect(settings)
+        redis = connect(settings, timeout_s=timeout_s)
         try:
             # A command with another partition count would read and write the wrong keys.
-            # (Not for a user without the layout key, nor here when Redis is unreachable:
-            # the command itself says that its own way.)
-            with contextlib.suppress(NoPermissionError, *UNREACHABLE):
+            # (Not for a user without the layout key.)
+            with contextlib.suppress(NoPermissionError):
                 await check_layout(redis, settings.partitions, settings.group)
             return await body(redis)
         finally:
@@ -96,20 +111,39 @@ def run_with_redis(
     try:
         return run(main())
     except UNREACHABLE as error:
-        sys.stderr.write(unreachable_line(settings, error) + "\n")
+        line = unreachable_line(settings, error, timeout_s=timeout_s)
+        if on_unreachable is not None:
+            return on_unreachable(line)
+        sys.stderr.write(line + "\n")
         raise typer.Exit(unreachable_exit) from None
     except LayoutMismatch as error:
         sys.stderr.write(f"accord: configuration error: {error}\n")
         raise typer.Exit(2) from None
 
 
-def unreachable_line(settings: Settings, error: BaseException) -> str:
-    """One line naming the URL (password redacted) and the cause, fit for any log."""
+def require_answer(settings: Settings, *, timeout_s: float) -> None:
+    """Exit (one line, code 2) unless Redis answers within `timeout_s`: for commands that
+    start something long-running (a console, a demo's worker) only on a Redis that answers.
+    """
+    run_with_redis(settings, _nothing_more, timeout_s=timeout_s)
+
+
+async def _nothing_more(_redis: AnyRedis) -> None:
+    """Connecting and the layout check before this are the question."""
+
+
+def unreachable_line(
+    settings: Settings, error: BaseException, *, timeout_s: float | None = None
+) -> str:
+    """One line naming the URL (password redacted) and the cause, fit for any log; for a
+    timeout, the bound that ran out too."""
     cause = " ".join(str(error).split()) or type(error).__name__
     password = urlsplit(settings.redis_url or "").password
     if password:
         # redis-py does not echo passwords, but a cause is printed, so be sure.
         cause = cause.replace(password, "***")
+    if isinstance(error, RedisTimeoutError) and timeout_s is not None:
+        cause = f"no answer within {timeout_s:g} s (--timeout): {cause}"
     url = redacted_url(settings.redis_url or DEFAULT_URL)
     return f"accord: cannot reach Redis at {url}: {cause}"
 

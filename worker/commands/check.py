@@ -17,6 +17,8 @@ from store.layout import streams_beyond
 from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
+    Timeout,
     console,
     print_json,
     require_url,
@@ -26,6 +28,7 @@ from worker.commands._shared import (
     wants_json,
 )
 from worker.health import live_workers
+from worker.settings import Settings
 
 
 def register(app: typer.Typer) -> None:
@@ -34,20 +37,20 @@ def register(app: typer.Typer) -> None:
         require_worker: Annotated[  # noqa: FBT002 - typer flags are boolean parameters
             bool, typer.Option("--require-worker", help="Fail unless a worker heartbeat is fresh.")
         ] = False,
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Check Redis, the consumer groups and (optionally) live workers; exit 1 if unhealthy."""
         settings = require_url(settings_or_exit())
 
+        def unhealthy(line: str) -> dict[str, Any]:
+            return {"ok": False, "redis": "unreachable", "error": line}
+
         async def probe(redis: AnyRedis) -> dict[str, Any]:
             try:
                 await redis.ping()
             except Exception as error:  # noqa: BLE001  (any failure to reach Redis is the answer)
-                return {
-                    "ok": False,
-                    "redis": "unreachable",
-                    "error": unreachable_line(settings, error),
-                }
+                return unhealthy(unreachable_line(settings, error, timeout_s=timeout))
             missing = await missing_groups(redis, settings.served(), settings.group)
             workers = [w.consumer for w in await live_workers(redis)]
             # Streams of partitions >= P: a gateway hashing with a larger count writes
@@ -64,23 +67,30 @@ def register(app: typer.Typer) -> None:
                 "workers": workers,
             }
 
-        # Unreachable is unhealthy (1), wherever it happens, not a usage error (2).
-        result = run_with_redis(settings, probe, unreachable_exit=1)
+        # Unreachable or silent is unhealthy (1), wherever it happens, not a usage error
+        # (2): reported the probe's way, in the JSON document with --json.
+        result = run_with_redis(settings, probe, timeout_s=timeout, on_unreachable=unhealthy)
         if wants_json(as_json):
             print_json(result)
-        elif "error" in result:
-            sys.stderr.write(result["error"] + "\n")
         else:
-            mark = "[green]healthy[/]" if result["ok"] else "[red]unhealthy[/]"
-            console.print(f"accord {mark}: redis {result['redis']}")
-            for stream in result.get("missing_groups", []):
-                console.print(f"  [red]missing[/] group {settings.group!r} on {stream}")
-            for stream in result.get("streams_beyond_partitions", []):
-                console.print(
-                    f"  [red]beyond ACCORD_PARTITIONS={settings.partitions}[/]: {stream}"
-                    " (input no worker reads)"
-                )
-            if "workers" in result:
-                console.print(f"  live workers: {', '.join(result['workers']) or 'none'}")
+            _print(result, settings)
         if not result["ok"]:
             raise typer.Exit(1)
+
+
+def _print(result: dict[str, Any], settings: Settings) -> None:
+    """The human form: one stderr line when unreachable, else what was found."""
+    if "error" in result:
+        sys.stderr.write(result["error"] + "\n")
+        return
+    mark = "[green]healthy[/]" if result["ok"] else "[red]unhealthy[/]"
+    console.print(f"accord {mark}: redis {result['redis']}")
+    for stream in result.get("missing_groups", []):
+        console.print(f"  [red]missing[/] group {settings.group!r} on {stream}")
+    for stream in result.get("streams_beyond_partitions", []):
+        console.print(
+            f"  [red]beyond ACCORD_PARTITIONS={settings.partitions}[/]: {stream}"
+            " (input no worker reads)"
+        )
+    if "workers" in result:
+        console.print(f"  live workers: {', '.join(result['workers']) or 'none'}")

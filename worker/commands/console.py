@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from worker.commands._shared import err_console, require_url, settings_or_exit
+from worker.commands._shared import (
+    TIMEOUT_DEFAULT_S,
+    Timeout,
+    err_console,
+    require_answer,
+    require_url,
+    settings_or_exit,
+)
 from worker.console.server import Access, Console, bind, is_loopback, serve
 
 TOKEN_VARIABLE = "ACCORD_CONSOLE_TOKEN"  # noqa: S105  (the name of the variable)
@@ -21,6 +28,7 @@ def register(app: typer.Typer) -> None:
             str, typer.Option(help="Address to listen on; off loopback a token is required.")
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port (0: any free port, printed).")] = 8765,
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
     ) -> None:
         """Serve the read-only console: scopes, records, partitions, dead letters."""
         settings = require_url(settings_or_exit())
@@ -31,6 +39,9 @@ def register(app: typer.Typer) -> None:
                 "(authentication is off only on loopback)"
             )
             raise typer.Exit(2)
+        # Redis must answer before the console listens (one line and exit 2 otherwise);
+        # later, a page whose reads fail or time out says so (503).
+        require_answer(settings, timeout_s=timeout)
         try:
             sock = bind(host, port)
         except OSError as error:
@@ -41,6 +52,6 @@ def register(app: typer.Typer) -> None:
         auth = "token required" if token else "no authentication (loopback)"
         typer.echo(f"accord console on http://{shown}:{bound_port}/ ({auth}); Ctrl-C stops")
         try:
-            asyncio.run(serve(Console(settings, Access(token)), sock))
+            asyncio.run(serve(Console(settings, Access(token), timeout_s=timeout), sock))
         except KeyboardInterrupt:
             raise typer.Exit(0) from None

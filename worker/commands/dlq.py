@@ -11,6 +11,8 @@ from store.dead_letters import RequeueError, list_dead_letters, requeue
 from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
+    Timeout,
     console,
     err_console,
     print_json,
@@ -27,6 +29,7 @@ dlq_app = typer.Typer(help="Dead letters: inputs that could not be applied.", no
 @dlq_app.command("list")
 def list_(
     count: Annotated[int, typer.Option(help="At most this many per partition.")] = 100,
+    timeout: Timeout = TIMEOUT_DEFAULT_S,
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
 ) -> None:
     """List dead letters, oldest first, with reason and delivery count."""
@@ -39,7 +42,7 @@ def list_(
             rows += [(partition, entry_id, letter) for entry_id, letter in letters]
         return rows
 
-    rows = run_with_redis(settings, body)
+    rows = run_with_redis(settings, body, timeout_s=timeout)
     if wants_json(as_json):
         for partition, entry_id, letter in rows:
             print_json({"partition": partition, "id": entry_id, "letter": letter})
@@ -64,6 +67,7 @@ def list_(
 def requeue_(
     ids: Annotated[list[str], typer.Argument(help="Dead-letter entry ids (from `dlq list`).")],
     partition: Annotated[int, typer.Option(help="The partition of the dead letters.")] = 0,
+    timeout: Timeout = TIMEOUT_DEFAULT_S,
 ) -> None:
     """Put dead letters back on their original input stream (atomically, once)."""
     settings = require_url(settings_or_exit())
@@ -72,7 +76,7 @@ def requeue_(
         return [(i, await requeue(redis, partition, i)) for i in ids]
 
     try:
-        results = run_with_redis(settings, body)
+        results = run_with_redis(settings, body, timeout_s=timeout)
     except RequeueError as error:
         err_console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from error

@@ -14,9 +14,11 @@ from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, EntryId, stream_name
 from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
     TZ_DEFAULT,
     TZ_OPTION_HELP,
     UNREACHABLE,
+    Timeout,
     console,
     print_json,
     require_url,
@@ -40,6 +42,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
         last: Annotated[int, typer.Option("--last", help="Start with the last N events.")] = 20,
         tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Show agreement events of every partition this deployment has."""
@@ -56,7 +59,7 @@ def register(app: typer.Typer) -> None:
         def unreachable(error: BaseException, retry_in_s: float) -> None:
             # One line per attempt, then the same cursors again: nothing is missed or
             # printed twice across the outage.
-            line = unreachable_line(settings, error)
+            line = unreachable_line(settings, error, timeout_s=timeout)
             sys.stderr.write(f"{line}; following again in {retry_in_s:g} s\n")
             sys.stderr.flush()
 
@@ -65,10 +68,10 @@ def register(app: typer.Typer) -> None:
         async def body(redis: AnyRedis) -> None:
             cursors = await _show_backlog(redis, streams, last, show)
             if follow:
-                await _follow(redis, cursors, show, unreachable)
+                await _follow(redis, cursors, show, unreachable, block_ms=_block_ms(timeout))
 
         try:
-            run_with_redis(settings, body)
+            run_with_redis(settings, body, timeout_s=timeout)
         except KeyboardInterrupt:
             raise typer.Exit(0) from None
 
@@ -94,12 +97,14 @@ async def _follow(
     cursors: dict[str, str],
     show: Callable[[AgreementEvent], None],
     unreachable: Callable[[BaseException, float], None],
+    *,
+    block_ms: int,
 ) -> None:
-    """Print new events until stopped, riding out Redis being unreachable."""
+    """Print new events until stopped, riding out Redis being unreachable or silent."""
     backoff_s = _FIRST_BACKOFF_S
     while True:
         try:
-            await _follow_once(redis, cursors, show)
+            await _follow_once(redis, cursors, show, block_ms)
         except UNREACHABLE as error:
             # redis-py reconnects on the next command; wait a growing step between tries.
             unreachable(error, backoff_s)
@@ -111,15 +116,25 @@ async def _follow(
 
 _FIRST_BACKOFF_S = 0.5
 _MAX_BACKOFF_S = 5.0
+_BLOCK_MS = 500
+
+
+def _block_ms(timeout_s: float) -> int:
+    """How long one XREAD blocks: at most half the answer timeout, or a quiet stream's
+    wait would read as Redis not answering."""
+    return max(1, min(_BLOCK_MS, int(timeout_s * 1000 / 2)))
 
 
 async def _follow_once(
-    redis: AnyRedis, cursors: dict[str, str], show: Callable[[AgreementEvent], None]
+    redis: AnyRedis,
+    cursors: dict[str, str],
+    show: Callable[[AgreementEvent], None],
+    block_ms: int,
 ) -> None:
     """One XREAD per stream from its cursor, printing and advancing past what arrived."""
     for stream, cursor in list(cursors.items()):
         # One XREAD per stream: on Redis Cluster the partitions live on other shards.
-        reply: Any = await redis.xread({stream: cursor}, count=100, block=500)
+        reply: Any = await redis.xread({stream: cursor}, count=100, block=block_ms)
         for _, entries in reply or ():
             for entry_id, fields in entries:
                 cursors[stream] = entry_id.decode()

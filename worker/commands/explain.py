@@ -14,6 +14,8 @@ from store.reads import record_history
 from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
+    Timeout,
     console,
     err_console,
     print_json,
@@ -57,6 +59,7 @@ def register(app: typer.Typer) -> None:
         user: Annotated[
             str | None, typer.Option("--user", help="Only a record of this user's scope.")
         ] = None,
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Explain a record: the input, rule, span, deadline, acceptance and delivery behind
@@ -74,7 +77,7 @@ def register(app: typer.Typer) -> None:
             return explain(found)
 
         try:
-            found = run_with_redis(settings, body)
+            found = run_with_redis(settings, body, timeout_s=timeout)
         except PrefixLookupError as error:
             err_console.print(f"[red]{escape(str(error))}[/]")
             raise typer.Exit(2) from error

@@ -13,8 +13,10 @@ from store.reads import record_history
 from store.scripts import AnyRedis
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
     TZ_DEFAULT,
     TZ_OPTION_HELP,
+    Timeout,
     console,
     err_console,
     print_json,
@@ -34,6 +36,7 @@ def register(app: typer.Typer) -> None:
             str, typer.Argument(help="The record id, or its start as shown (agr-d241f48f).")
         ],
         tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Show a record's revisions (terminal records included)."""
@@ -49,7 +52,7 @@ def register(app: typer.Typer) -> None:
             return [] if found is None else found
 
         try:
-            found = run_with_redis(settings, body)
+            found = run_with_redis(settings, body, timeout_s=timeout)
         except PrefixLookupError as error:
             err_console.print(f"[red]{escape(str(error))}[/]")
             raise typer.Exit(2) from error

@@ -57,7 +57,11 @@ def register(app: typer.Typer) -> None:
             ),
         ] = True,
         timeout: Annotated[
-            float, typer.Option(help="Seconds any wait for the worker may take.")
+            float,
+            typer.Option(
+                min=0.1,
+                help="Seconds Redis may take to answer and any wait for the worker may take.",
+            ),
         ] = 30.0,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
@@ -91,7 +95,7 @@ def register(app: typer.Typer) -> None:
             return [line for line, _ in sent], gateway
 
         try:
-            sent, gateway = run_with_redis(settings, body)
+            sent, gateway = run_with_redis(settings, body, timeout_s=timeout)
         except ReplayError as error:
             err_console.print(f"[red]{error}[/]")
             raise typer.Exit(1) from error

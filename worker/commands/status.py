@@ -16,6 +16,8 @@ from store.scripts import AnyRedis
 from store.status import FleetStatus, fleet_status
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
+    Timeout,
     console,
     print_json,
     require_url,
@@ -62,6 +64,7 @@ def render(status: FleetStatus) -> tuple[Table, Table]:
 def register(app: typer.Typer) -> None:
     @app.command()
     def status(
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Partitions (owner, lag, pending, parked gaps, dead letters) and consumers."""
@@ -72,7 +75,7 @@ def register(app: typer.Typer) -> None:
                 redis, settings.partitions, settings.group, live_ms=settings.lease_ms
             )
 
-        result = run_with_redis(settings, read)
+        result = run_with_redis(settings, read, timeout_s=timeout)
         if wants_json(as_json):
             print_json(result)
             return

@@ -16,8 +16,10 @@ from store.scripts import AnyRedis
 from worker.app import core_for
 from worker.commands._shared import (
     JSON_HELP,
+    TIMEOUT_DEFAULT_S,
     TZ_DEFAULT,
     TZ_OPTION_HELP,
+    Timeout,
     console,
     err_console,
     print_json,
@@ -45,6 +47,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
+        timeout: Timeout = TIMEOUT_DEFAULT_S,
         as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
     ) -> None:
         """Current agreements of the scope and this session's pending proposals."""
@@ -72,7 +75,7 @@ def register(app: typer.Typer) -> None:
                 as_of=instant,
             )
 
-        result = run_with_redis(settings, body)
+        result = run_with_redis(settings, body, timeout_s=timeout)
         if isinstance(result, str):
             err_console.print(f"[red]{escape(result)}[/]")
             raise typer.Exit(1)

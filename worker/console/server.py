@@ -22,6 +22,9 @@ from urllib.parse import parse_qs
 import uvicorn
 from faststream.asgi import AsgiFastStream, AsgiResponse
 from faststream.asgi.types import Receive, Scope, Send
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisClusterException
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from store.lookup import PrefixLookupError, records_named
 from store.reads import record_history
@@ -33,6 +36,10 @@ from worker.settings import Settings
 from worker.zones import DEFAULT_ZONE, zone
 
 Query = dict[str, str]
+
+# Redis cannot be reached, or did not answer within the console's timeout: the page
+# says so (503) instead of an error page without a reason.
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError, RedisClusterException)
 Render = Callable[[AnyRedis, Query], Awaitable[tuple[int, str]]]
 
 # No script may run and nothing may load from elsewhere: the pages need neither.
@@ -107,22 +114,34 @@ class Page:
             except ValueError as error:
                 status, body = 400, pages.problem("Time zone", str(error), DEFAULT_ZONE)
             else:
-                status, body = await self.render(self.console.redis(), query)
+                status, body = await self._render(query)
             response = AsgiResponse(body.encode(), status, _HEADERS)
         await response(scope, receive, send)
 
+    async def _render(self, query: Query) -> tuple[int, str]:
+        try:
+            return await self.render(self.console.redis(), query)
+        except _UNREACHABLE as error:
+            cause = " ".join(str(error).split()) or type(error).__name__
+            if isinstance(error, RedisTimeoutError):
+                cause = f"no answer within {self.console.timeout_s:g} s: {cause}"
+            message = f"Redis cannot be reached: {cause}"
+            return 503, pages.problem("Redis unavailable", message, query["tz"])
+
 
 class Console:
-    """The routes of one console over one deployment (settings: partitions, group)."""
+    """The routes of one console over one deployment (settings: partitions, group);
+    no Redis answer waits longer than `timeout_s`."""
 
-    def __init__(self, settings: Settings, access: Access) -> None:
+    def __init__(self, settings: Settings, access: Access, *, timeout_s: float = 10.0) -> None:
         self.settings = settings
         self.access = access
+        self.timeout_s = timeout_s
         self._redis: AnyRedis | None = None
 
     def redis(self) -> AnyRedis:
         if self._redis is None:
-            self._redis = connect(self.settings)
+            self._redis = connect(self.settings, timeout_s=self.timeout_s)
         return self._redis
 
     async def close(self) -> None:

@@ -1,0 +1,84 @@
+"""Running `accord` commands in tests: in this process, or as a user runs them.
+
+`accord_here` invokes the typer app in this process (typer's CliRunner): no interpreter
+start and no imports per call, which made each call cost seconds of CPU on a loaded
+machine. `accord_process` runs `python -c "from worker.cli import main; main()"` in a
+subprocess: the entry point, exit code and streams exactly as a shell sees them. Both
+answer with `returncode`, `stdout` and `stderr`, so a test reads the same either way.
+
+Keep at least one `accord_process` test per command family; the rest may run here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from unittest import mock
+
+from typer.testing import CliRunner
+
+from tests.support.worker_kit import ROOT
+from worker.cli import application
+from worker.commands import _shared
+
+ENTRY = [sys.executable, "-c", "from worker.cli import main; main()"]
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a command did: its exit code and what it printed on each stream."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def command_env(url: str | None, **extra: str) -> dict[str, str]:
+    """This process's environment without ACCORD_* settings, with REDIS_URL and `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
+    if url is not None:
+        env["REDIS_URL"] = url
+    return env | extra
+
+
+def accord_here(
+    *args: str, env: Mapping[str, str], columns: int = 200, stdin: str | None = None
+) -> Ran:
+    """Run `accord ARGS` in this process with `env` as the whole environment.
+
+    An exception the command did not turn into an exit code is raised here (a
+    subprocess would print its traceback and exit 1), so a test never mistakes it for
+    an answer.
+    """
+    runner = CliRunner()
+    unset: dict[str, str | None] = {k: None for k in os.environ if k not in env}
+    # Rich reads the width once when it can: pin it as COLUMNS would in a subprocess.
+    with (
+        mock.patch.object(_shared.console, "_width", columns),
+        mock.patch.object(_shared.err_console, "_width", columns),
+    ):
+        result = runner.invoke(
+            application(), list(args), env={**unset, **env}, input=stdin, catch_exceptions=True
+        )
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def accord_process(
+    *args: str, env: Mapping[str, str], columns: int = 200, timeout: float = 90
+) -> Ran:
+    """Run `accord ARGS` as a subprocess with `env` (and COLUMNS) as its environment."""
+    done = subprocess.run(  # noqa: S603  (our own CLI)
+        [*ENTRY, *args],
+        cwd=ROOT,
+        env={**env, "COLUMNS": str(columns)},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Ran(done.returncode, done.stdout, done.stderr)
