@@ -3,42 +3,22 @@
 The store is generic over the core's state types (`ScopeT`, `SessionT`): it keeps
 them as opaque bytes, decodes them once per batch and encodes them once per commit.
 `worker/engine.py` implements this Protocol with the real reducer; tests may
-implement it with a small fake.
+implement it with a small fake. The step it returns (`CoreStep`) is defined in
+`contracts.step`, the one package both the store and the core may import.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Generic, Protocol, TypeVar
-
-import msgspec
+from typing import Protocol
 
 from contracts.common import Provenance
 from contracts.inputs import InputEvent
-from contracts.outputs import AgreementEvent
-from contracts.records import AgreementRecord
+from contracts.step import CoreStep, ScopeT, SessionT
 from contracts.view import ScopeViewDocument, SessionView
 
-ScopeT = TypeVar("ScopeT")
-SessionT = TypeVar("SessionT")
-
-
-class CoreStep(msgspec.Struct, Generic[ScopeT, SessionT], frozen=True):
-    """What one input (or one expiry pass) did to a scope and a session.
-
-    A msgspec Struct because one is built per input (a frozen dataclass cost ~1 us).
-
-    `records` are the full, latest `AgreementRecord`s (with history) of every record the
-    step changed, terminal ones included: the store keeps them for the `history` read.
-    """
-
-    scope: ScopeT
-    session: SessionT
-    events: Sequence[AgreementEvent]
-    records: Sequence[AgreementRecord]
-    scope_changed: bool
-    session_changed: bool
+__all__ = ["CorePort", "CoreStep", "ScopeT", "SessionT"]
 
 
 class CorePort(Protocol[ScopeT, SessionT]):

@@ -1,8 +1,9 @@
 """The real core behind the store's CorePort (store/core_port.py).
 
 The store is generic and never imports `worker`; this adapter is the one place that
-joins them: recognize and resolve deadlines (`interpret`), run the lifecycle reducer,
-and hand back the full records each step changed, for the store's history read.
+joins them: recognize and resolve deadlines (`interpret`) and run the lifecycle
+reducer, whose step (`contracts.step.CoreStep`, with the full records it changed for
+the store's history read) goes to the store as it is.
 """
 
 from __future__ import annotations
@@ -13,28 +14,14 @@ from datetime import datetime
 
 from contracts.common import Provenance
 from contracts.inputs import ChatTurn, InputEvent
-from contracts.outputs import AgreementEvent, StateChanged
-from contracts.records import AgreementRecord
+from contracts.step import CoreStep
 from contracts.view import ScopeViewDocument, SessionView
 from core.intents import NO_INTENT
 from core.interpret import interpret
 from core.lifecycle import state as core_state
-from core.lifecycle.reducer import Policy, apply_input, deadline_entries, evolve, expire_due
+from core.lifecycle.reducer import Policy, apply_input, deadline_entries, expire_due
 from core.lifecycle.state import ScopeState, SessionState
 from core.lifecycle.view import scope_view_document, session_view
-from store.core_port import CoreStep
-
-
-def _changed_records(
-    before: ScopeState, events: Sequence[AgreementEvent]
-) -> tuple[AgreementRecord, ...]:
-    """Each changed record folded forward from its state before the step."""
-    records: dict[str, AgreementRecord] = {}
-    for event in events:
-        if isinstance(event, StateChanged):
-            previous = records.get(event.record_id) or before.find(event.record_id)
-            records[event.record_id] = evolve(previous, event)
-    return tuple(records.values())
 
 
 @dataclass(frozen=True)
@@ -66,26 +53,10 @@ class Engine:
         intent = (
             interpret(event, self.default_timezone) if isinstance(event, ChatTurn) else NO_INTENT
         )
-        step = apply_input(scope, session, event, intent, provenance, self.policy)
-        return CoreStep(
-            scope=step.scope,
-            session=step.session if step.session is not None else session,
-            events=step.events,
-            records=_changed_records(scope, step.events),
-            scope_changed=step.scope_changed,
-            session_changed=step.session_changed,
-        )
+        return apply_input(scope, session, event, intent, provenance, self.policy)
 
     def expire(self, scope: ScopeState, now: datetime) -> CoreStep[ScopeState, None]:
-        step = expire_due(scope, now)
-        return CoreStep(
-            scope=step.scope,
-            session=None,
-            events=step.events,
-            records=_changed_records(scope, step.events),
-            scope_changed=step.scope_changed,
-            session_changed=False,
-        )
+        return expire_due(scope, now)
 
     def deadlines(self, scope: ScopeState) -> Sequence[tuple[str, datetime]]:
         return deadline_entries(scope)

@@ -11,14 +11,18 @@ a success hears `already_accepted` rather than `stale_revision`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
-from contracts.common import AgreementState
+from contracts.common import Cause
 from contracts.records import AgreementRecord
 from contracts.tools import AcceptArguments, RejectionReason
 from core.lifecycle.state import ClosedRecord
+from core.lifecycle.transitions import acts_on
+
+_ACCEPTABLE: Final = acts_on(Cause.AGENT_ACCEPTED)
+_AMENDMENT_ACCEPTABLE: Final = acts_on(Cause.AMENDMENT_AGENT_ACCEPTED)
 
 
 def parse_arguments(arguments: dict[str, Any]) -> AcceptArguments | None:
@@ -51,10 +55,10 @@ def rejection(
     pending = record.amendment if isinstance(record, AgreementRecord) else None
     if pending is None:
         owner, accepted = record.session_id, record.acceptances.agent
-        acceptable = record.state == AgreementState.PROPOSED
+        acceptable = record.state in _ACCEPTABLE
     else:
         owner, accepted = pending.session_id, pending.acceptances.agent
-        acceptable = record.state == AgreementState.OPEN
+        acceptable = record.state in _AMENDMENT_ACCEPTABLE
     checks = (
         (owner != session_id, RejectionReason.OTHER_SESSION),
         (past_deadline(record, at), RejectionReason.PAST_DEADLINE),

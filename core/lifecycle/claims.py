@@ -23,11 +23,13 @@ from typing import Final
 
 from contracts.common import AgreementState, TodoStatus
 from contracts.inputs import ChatTurn
-from contracts.outputs import ClaimKind, ClaimUnverified, input_event_id
+from contracts.outputs import ClaimKind, ClaimUnverified
 from contracts.records import AgreementRecord
 from core.intents import NO_INTENT, Claim, Claims, Intent
 from core.lifecycle.acceptance import past_deadline
-from core.lifecycle.state import ScopeState, SessionState
+from core.lifecycle.answers import envelope
+from core.lifecycle.context import Context
+from core.lifecycle.state import SessionState
 from core.lifecycle.targets import normalise
 from core.recognition.phrases import QUOTE_PAIRS
 
@@ -120,30 +122,24 @@ def _claim(kind: ClaimKind, match: re.Match[str], text: str) -> Claim | None:
 
 
 def unverified(
-    scope: ScopeState, session: SessionState, turn: ChatTurn, claims: tuple[Claim, ...]
+    context: Context, turn: ChatTurn, claims: tuple[Claim, ...]
 ) -> tuple[ClaimUnverified, ...]:
     """An advisory event for each claim the state does not back; the state is untouched."""
     current = tuple(
-        r for r in scope.records if r.state == AgreementState.OPEN and not past_deadline(r, turn.ts)
+        r
+        for r in context.scope.records
+        if r.state == AgreementState.OPEN and not past_deadline(r, turn.ts)
     )
     events = []
     for claim in claims:
-        checked = _unbacked(claim, current, session)
+        checked = _unbacked(claim, current, context.session)
         if checked is not None:
             events.append(
                 ClaimUnverified(
-                    event_id=input_event_id(
-                        turn.session_id, turn.seq, f"claim_unverified@{claim.span[0]}"
-                    ),
-                    agent_id=turn.agent_id,
-                    user_id=turn.user_id,
-                    session_id=turn.session_id,
-                    seq=turn.seq,
+                    **envelope(turn, f"claim_unverified@{claim.span[0]}"),
                     kind=claim.kind,
                     span=claim.span,
                     checked=checked,
-                    at=turn.ts,
-                    message_id=turn.message_id,
                 )
             )
     return tuple(events)

@@ -17,6 +17,7 @@ import msgspec
 
 from contracts.common import AgreementState, TodoStatus
 from contracts.records import Acceptances, AgreementRecord
+from core.lifecycle.transitions import LIVE
 
 # How many closed records a scope remembers for answering the agent (see ClosedRecord).
 CLOSED_KEPT = 16
@@ -60,14 +61,13 @@ class ScopeState(msgspec.Struct, frozen=True, kw_only=True):
         return None
 
     def live_count(self, at: datetime) -> int:
-        """Records that count against the scope's limit: proposed and open, not past due at `at`.
+        """Records that count against the scope's limit: live, not past due at `at`.
 
         Past-due records of other sessions may not be materialized yet; counting them
         would make a refusal depend on when the sweeper ran.
         """
         return sum(
-            record.state in {AgreementState.PROPOSED, AgreementState.OPEN}
-            and (record.deadline_at is None or at < record.deadline_at)
+            record.state in LIVE and (record.deadline_at is None or at < record.deadline_at)
             for record in self.records
         )
 

@@ -73,7 +73,6 @@ def _replay(name: str) -> Replay:
         session = sessions.get(event.session_id) or empty_session(event.session_id)
         intent = interpret(event, "UTC") if isinstance(event, ChatTurn) else NO_INTENT
         step = apply_input(scope, session, event, intent, _provenance(event), Policy())
-        assert step.session is not None  # None only for expire_due
         scope, sessions[event.session_id] = step.scope, step.session
         events.extend(step.events)
         views[event.session_id, event.seq] = session_view(scope, event.session_id, event.ts)

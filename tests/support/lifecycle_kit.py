@@ -15,15 +15,19 @@ from contracts.common import AgreementState, Provenance, Role, TodoStatus
 from contracts.inputs import ChatTurn, InputEvent, TodoItem, ToolCall, ToolResult
 from contracts.outputs import AgreementEvent, StateChanged, ToolOutcome
 from contracts.records import AgreementRecord
+from contracts.step import CoreStep
 from contracts.tools import ACCEPT_TOOL_NAME, TODO_WRITE_TOOL_NAME
 from contracts.view import SessionView
 from core.intents import NO_INTENT, Intent
 from core.interpret import interpret
-from core.lifecycle.reducer import Policy, Step, apply_input, expire_due
+from core.lifecycle.reducer import Policy, apply_input, evolve, expire_due
 from core.lifecycle.state import ScopeState, SessionState, empty_scope, empty_session
 from core.lifecycle.view import session_view
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday morning
+
+# What one input did (the core's step, as the store receives it).
+Step = CoreStep[ScopeState, SessionState]
 
 
 @dataclass
@@ -71,9 +75,9 @@ class Conversation:
         # Pure and deterministic: the same input on the same state gives the same step.
         again = apply_input(self.scope, session, event, intent, provenance, self.policy)
         assert again == step
+        assert step.records == folded(self.scope, step.events)
         self.last_input = (event, intent)
         self.scope = step.scope
-        assert step.session is not None
         self.sessions[event.session_id] = step.session
         self.published.extend(step.events)
         self.last = step
@@ -170,8 +174,9 @@ class Conversation:
         )
         return self.apply(event)
 
-    def sweep(self) -> Step:
+    def sweep(self) -> CoreStep[ScopeState, None]:
         step = expire_due(self.scope, self.now)
+        assert step.records == folded(self.scope, step.events)
         self.scope = step.scope
         self.published.extend(step.events)
         return step
@@ -195,6 +200,19 @@ class Conversation:
 
 
 E = TypeVar("E")
+
+
+def folded(before: ScopeState, events: tuple[AgreementEvent, ...]) -> tuple[AgreementRecord, ...]:
+    """Each record a step's events change, folded forward from the scope before the step.
+
+    The records a step carries for the store's history read must be exactly these.
+    """
+    records: dict[str, AgreementRecord] = {}
+    for event in events:
+        if isinstance(event, StateChanged):
+            previous = records.get(event.record_id) or before.find(event.record_id)
+            records[event.record_id] = evolve(previous, event)
+    return tuple(records.values())
 
 
 def only(events: tuple[AgreementEvent, ...], kind: type[E]) -> E:

@@ -1,0 +1,38 @@
+"""The step: what the core hands the store for one input or one expiry pass.
+
+Not a wire type: it crosses the seam between the pure core and the store, which may
+not import each other (import-linter), so it lives in the one package both import.
+The core builds it (`core.lifecycle.reducer`), `store.core_port.CorePort` returns
+it, and the store commits it as it is: nothing downstream folds the events again.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+import msgspec
+
+from contracts.outputs import AgreementEvent
+from contracts.records import AgreementRecord
+
+ScopeT = TypeVar("ScopeT")
+SessionT = TypeVar("SessionT")
+
+
+class CoreStep(msgspec.Struct, Generic[ScopeT, SessionT], frozen=True):
+    """What one input (or one expiry pass) did to a scope and a session.
+
+    A msgspec Struct because one is built per input (a frozen dataclass cost ~1 us).
+
+    `records` are the full, latest `AgreementRecord`s (with history) of every record the
+    step changed, terminal ones included, in the order of their first change: the store
+    keeps them for the `history` read. `session` is None for an expiry pass, which
+    concerns no session.
+    """
+
+    scope: ScopeT
+    session: SessionT
+    events: tuple[AgreementEvent, ...]
+    records: tuple[AgreementRecord, ...]
+    scope_changed: bool
+    session_changed: bool

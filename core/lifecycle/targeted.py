@@ -1,0 +1,131 @@
+"""The user's acts on a record already there: confirm (R4), cancel (R8), withdraw (R17).
+
+Each act has its candidates (the states the table lets its cause act on, narrowed by
+session), resolves the one record meant (`targets.resolve`) or asks which, and then
+decides its changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Final
+
+from contracts.common import Cause, Provenance
+from contracts.inputs import ChatTurn
+from contracts.outputs import ClarificationKind, StateChanged
+from contracts.records import Acceptances, AgreementRecord, Evidence
+from core.intents import Acceptance, AmendmentCancellation, Cancellation
+from core.lifecycle import targets
+from core.lifecycle.acceptance import past_deadline
+from core.lifecycle.amendment import accept_amendment
+from core.lifecycle.answers import clarify
+from core.lifecycle.changes import change, closing
+from core.lifecycle.context import Context, Outcome
+from core.lifecycle.proposal import resolution
+from core.lifecycle.transitions import PROPOSED, acts_on
+
+_CONFIRMABLE: Final = acts_on(Cause.USER_ACCEPTED)
+_AMENDMENT_CONFIRMABLE: Final = acts_on(Cause.AMENDMENT_USER_ACCEPTED)
+_CANCELLABLE: Final = acts_on(Cause.USER_CANCELLED)
+_WITHDRAWABLE: Final = acts_on(Cause.AMENDMENT_CANCELLED)
+
+UserAct = Acceptance | Cancellation | AmendmentCancellation
+
+
+def targeted(context: Context, turn: ChatTurn, intent: UserAct) -> Outcome:
+    """Confirm, cancel or withdraw the one record meant, else ask which."""
+    kind, candidates = _candidates(context, turn, intent)
+    target, listed = targets.resolve(candidates, intent.target_hint)
+    if target is None:
+        return clarify(turn, kind, listed)
+    evidence = Evidence(
+        input_at=turn.ts,
+        rule=intent.rule,
+        span=intent.span,
+        resolution=resolution(intent),
+        hint_span=intent.hint_span,
+    )
+    decide = _USER_ACTS[kind]
+    return Outcome(changes=decide(target, turn.ts, context.provenance, evidence))
+
+
+def _candidates(
+    context: Context, turn: ChatTurn, intent: UserAct
+) -> tuple[ClarificationKind, tuple[AgreementRecord, ...]]:
+    """What the user's act may mean: the kind of act and its candidate records."""
+    session_id, ts = turn.session_id, turn.ts
+    live = tuple(r for r in context.scope.records if not past_deadline(r, ts))
+    if isinstance(intent, Acceptance):
+        # This session's proposals and amendments still awaiting the user.
+        return ClarificationKind.CONFIRMATION, tuple(
+            r
+            for r in live
+            if (r.state in _CONFIRMABLE and r.session_id == session_id and not r.acceptances.user)
+            or (
+                r.amendment is not None
+                and r.state in _AMENDMENT_CONFIRMABLE
+                and r.amendment.session_id == session_id
+                and not r.amendment.acceptances.user
+            )
+        )
+    if isinstance(intent, Cancellation):
+        # Any current agreement of the scope, and this session's own proposals.
+        return ClarificationKind.CANCELLATION, tuple(
+            r
+            for r in live
+            if r.state in _CANCELLABLE and (r.state != PROPOSED or r.session_id == session_id)
+        )
+    return ClarificationKind.AMENDMENT_CANCELLATION, tuple(
+        r
+        for r in live
+        if r.amendment is not None
+        and r.state in _WITHDRAWABLE
+        and r.amendment.session_id == session_id
+    )
+
+
+def _user_accepts(
+    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
+) -> tuple[StateChanged, ...]:
+    pending = record.amendment
+    if pending is None:
+        accepted = Acceptances(agent=record.acceptances.agent, user=True)
+        return (change(record, Cause.USER_ACCEPTED, at, provenance, accepted, evidence=evidence),)
+    confirmed = accept_amendment(
+        record, pending, "user", at=at, provenance=provenance, evidence=evidence
+    )
+    return (confirmed,)
+
+
+def _user_cancels(
+    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
+) -> tuple[StateChanged, ...]:
+    return closing(record, Cause.USER_CANCELLED, at, provenance, evidence)
+
+
+def _user_withdraws(
+    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
+) -> tuple[StateChanged, ...]:
+    withdrawn = change(
+        record,
+        Cause.AMENDMENT_CANCELLED,
+        at,
+        provenance,
+        evidence=evidence,
+        amendment=None,
+        settled=record.amendment,
+    )
+    return (withdrawn,)
+
+
+_USER_ACTS: Final[
+    dict[
+        ClarificationKind,
+        Callable[[AgreementRecord, datetime, Provenance, Evidence], tuple[StateChanged, ...]],
+    ]
+] = {
+    ClarificationKind.CONFIRMATION: _user_accepts,
+    ClarificationKind.CANCELLATION: _user_cancels,
+    ClarificationKind.AMENDMENT_CANCELLATION: _user_withdraws,
+}
