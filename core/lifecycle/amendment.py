@@ -7,21 +7,20 @@ user act (`targeted`), lapse is part of the closing change (`changes.closing`).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Final, Literal
 
 import msgspec
 
-from contracts.common import Cause, Provenance
+from contracts.common import Cause
 from contracts.inputs import ChatTurn
 from contracts.outputs import ClarificationKind, RefusalReason, StateChanged
-from contracts.records import Acceptances, AgreementRecord, Amendment, Evidence
+from contracts.records import Acceptances, AgreementRecord, Amendment
 from core.intents import Amendment as AmendmentIntent
 from core.intents import Proposal
 from core.lifecycle import targets
 from core.lifecycle.acceptance import past_deadline
 from core.lifecycle.answers import clarify, refusal
-from core.lifecycle.changes import change
+from core.lifecycle.changes import Grounds, change
 from core.lifecycle.context import NOTHING, Context, Outcome
 from core.lifecycle.proposal import bind, stated
 from core.lifecycle.transitions import acts_on
@@ -58,9 +57,7 @@ def amend(context: Context, turn: ChatTurn, amendment: AmendmentIntent) -> Outco
     proposed = change(
         target,
         Cause.AMENDMENT_PROPOSED,
-        turn.ts,
-        context.provenance,
-        evidence=stated(amendment, turn),
+        Grounds(turn.ts, context.provenance, stated(amendment, turn)),
         amendment=pending,
         # A newer amendment replaces a pending one, which the history keeps.
         settled=target.amendment,
@@ -77,14 +74,8 @@ def _same_amendment(pending: Amendment, again: Amendment) -> bool:
     return said(pending) == said(again)
 
 
-def accept_amendment(  # noqa: PLR0913 - the amendment, the side and the change's data
-    record: AgreementRecord,
-    pending: Amendment,
-    side: Literal["agent", "user"],
-    *,
-    at: datetime,
-    provenance: Provenance,
-    evidence: Evidence,
+def accept_amendment(
+    record: AgreementRecord, pending: Amendment, side: Literal["agent", "user"], grounds: Grounds
 ) -> StateChanged:
     """One side's acceptance of a pending amendment; the second replaces the terms."""
     accepted = Acceptances(
@@ -95,7 +86,5 @@ def accept_amendment(  # noqa: PLR0913 - the amendment, the side and the change'
     cause = Cause.AMENDMENT_AGENT_ACCEPTED if side == "agent" else Cause.AMENDMENT_USER_ACCEPTED
     if accepted.agent and accepted.user:
         # The second acceptance replaces the terms, as R5's second acceptance opens.
-        return change(
-            record, cause, at, provenance, evidence=evidence, amendment=None, settled=updated
-        )
-    return change(record, cause, at, provenance, evidence=evidence, amendment=updated)
+        return change(record, cause, grounds, amendment=None, settled=updated)
+    return change(record, cause, grounds, amendment=updated)

@@ -2,7 +2,8 @@
 
 Every handler that moves a record builds its `StateChanged` here, so revision,
 event id, state after (`transitions.after`) and the amendment rules (R17) are
-decided in one place.
+decided in one place. What a change is made at, from and on (`Grounds`) travels as
+one value from the handler that judged the input.
 """
 
 from __future__ import annotations
@@ -18,14 +19,20 @@ from core.lifecycle.fold import evolve
 from core.lifecycle.transitions import after
 
 
+class Grounds(msgspec.Struct, frozen=True):
+    """When a change happens, the input it comes from (R14) and what it rests on (R16)."""
+
+    at: datetime
+    provenance: Provenance
+    evidence: Evidence
+
+
 def change(  # noqa: PLR0913 - one change and everything it may carry
     record: AgreementRecord,
     cause: Cause,
-    at: datetime,
-    provenance: Provenance,
+    grounds: Grounds,
     acceptances: Acceptances | None = None,
     *,
-    evidence: Evidence | None = None,
     amendment: Amendment | msgspec.UnsetType | None = msgspec.UNSET,
     settled: Amendment | None = None,
 ) -> StateChanged:
@@ -52,34 +59,22 @@ def change(  # noqa: PLR0913 - one change and everything it may carry
         to_state=after(record.state, cause, accepted),
         cause=cause,
         terms=terms,
-        at=at,
-        provenance=provenance,
+        at=grounds.at,
+        provenance=grounds.provenance,
         deadline_at=deadline_at,
         acceptances=accepted,
         binding=binding,
         amendment=pending,
         settled_amendment=settled,
-        evidence=evidence,
+        evidence=grounds.evidence,
     )
 
 
-def closing(
-    record: AgreementRecord,
-    cause: Cause,
-    at: datetime,
-    provenance: Provenance,
-    evidence: Evidence | None = None,
-) -> tuple[StateChanged, ...]:
+def closing(record: AgreementRecord, cause: Cause, grounds: Grounds) -> tuple[StateChanged, ...]:
     """A closing change, after the lapse of a pending amendment when there is one (R17)."""
     if record.amendment is None:
-        return (change(record, cause, at, provenance, evidence=evidence),)
+        return (change(record, cause, grounds),)
     lapse = change(
-        record,
-        Cause.AMENDMENT_LAPSED,
-        at,
-        provenance,
-        evidence=evidence,
-        amendment=None,
-        settled=record.amendment,
+        record, Cause.AMENDMENT_LAPSED, grounds, amendment=None, settled=record.amendment
     )
-    return lapse, change(evolve(record, lapse), cause, at, provenance, evidence=evidence)
+    return lapse, change(evolve(record, lapse), cause, grounds)

@@ -14,7 +14,7 @@ from contracts.outputs import StateChanged
 from contracts.records import Evidence, PassedBy
 from contracts.step import CoreStep
 from core.lifecycle.acceptance import past_deadline
-from core.lifecycle.changes import closing
+from core.lifecycle.changes import Grounds, closing
 from core.lifecycle.fold import commit
 from core.lifecycle.state import ScopeState
 from core.lifecycle.transitions import LIVE
@@ -45,9 +45,7 @@ def expired(
         for expiry in closing(
             record,
             Cause.DEADLINE_REACHED,
-            record.deadline_at or now,
-            Provenance(session_id=record.session_id),
-            evidence,
+            Grounds(record.deadline_at or now, Provenance(session_id=record.session_id), evidence),
         )
     )
 

@@ -8,10 +8,9 @@ decides its changes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Final
 
-from contracts.common import Cause, Provenance
+from contracts.common import Cause
 from contracts.inputs import ChatTurn
 from contracts.outputs import ClarificationKind, StateChanged
 from contracts.records import Acceptances, AgreementRecord, Evidence
@@ -20,7 +19,7 @@ from core.lifecycle import targets
 from core.lifecycle.acceptance import past_deadline
 from core.lifecycle.amendment import accept_amendment
 from core.lifecycle.answers import clarify
-from core.lifecycle.changes import change, closing
+from core.lifecycle.changes import Grounds, change, closing
 from core.lifecycle.context import Context, Outcome
 from core.lifecycle.proposal import resolution
 from core.lifecycle.transitions import PROPOSED, acts_on
@@ -47,7 +46,7 @@ def targeted(context: Context, turn: ChatTurn, intent: UserAct) -> Outcome:
         hint_span=intent.hint_span,
     )
     decide = _USER_ACTS[kind]
-    return Outcome(changes=decide(target, turn.ts, context.provenance, evidence))
+    return Outcome(changes=decide(target, Grounds(turn.ts, context.provenance, evidence)))
 
 
 def _candidates(
@@ -85,45 +84,27 @@ def _candidates(
     )
 
 
-def _user_accepts(
-    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
-) -> tuple[StateChanged, ...]:
+def _user_accepts(record: AgreementRecord, grounds: Grounds) -> tuple[StateChanged, ...]:
     pending = record.amendment
     if pending is None:
         accepted = Acceptances(agent=record.acceptances.agent, user=True)
-        return (change(record, Cause.USER_ACCEPTED, at, provenance, accepted, evidence=evidence),)
-    confirmed = accept_amendment(
-        record, pending, "user", at=at, provenance=provenance, evidence=evidence
-    )
-    return (confirmed,)
+        return (change(record, Cause.USER_ACCEPTED, grounds, accepted),)
+    return (accept_amendment(record, pending, "user", grounds),)
 
 
-def _user_cancels(
-    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
-) -> tuple[StateChanged, ...]:
-    return closing(record, Cause.USER_CANCELLED, at, provenance, evidence)
+def _user_cancels(record: AgreementRecord, grounds: Grounds) -> tuple[StateChanged, ...]:
+    return closing(record, Cause.USER_CANCELLED, grounds)
 
 
-def _user_withdraws(
-    record: AgreementRecord, at: datetime, provenance: Provenance, evidence: Evidence
-) -> tuple[StateChanged, ...]:
+def _user_withdraws(record: AgreementRecord, grounds: Grounds) -> tuple[StateChanged, ...]:
     withdrawn = change(
-        record,
-        Cause.AMENDMENT_CANCELLED,
-        at,
-        provenance,
-        evidence=evidence,
-        amendment=None,
-        settled=record.amendment,
+        record, Cause.AMENDMENT_CANCELLED, grounds, amendment=None, settled=record.amendment
     )
     return (withdrawn,)
 
 
 _USER_ACTS: Final[
-    dict[
-        ClarificationKind,
-        Callable[[AgreementRecord, datetime, Provenance, Evidence], tuple[StateChanged, ...]],
-    ]
+    dict[ClarificationKind, Callable[[AgreementRecord, Grounds], tuple[StateChanged, ...]]]
 ] = {
     ClarificationKind.CONFIRMATION: _user_accepts,
     ClarificationKind.CANCELLATION: _user_cancels,

@@ -17,7 +17,7 @@ from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from core.lifecycle import acceptance
 from core.lifecycle.amendment import accept_amendment
 from core.lifecycle.answers import envelope
-from core.lifecycle.changes import change, closing
+from core.lifecycle.changes import Grounds, change, closing
 from core.lifecycle.context import NOTHING, Context, Outcome
 from core.lifecycle.delivery import ADAPTERS
 from core.lifecycle.state import ClosedRecord
@@ -44,26 +44,14 @@ def on_call(context: Context, call: ToolCall) -> Outcome:
     changes: tuple[StateChanged, ...] = ()
     revision, state = (None, None) if record is None else (record.revision, record.state)
     if reason is None and isinstance(record, AgreementRecord):
-        evidence = Evidence(input_at=call.ts, arguments=arguments)
+        grounds = Grounds(
+            call.ts, context.provenance, Evidence(input_at=call.ts, arguments=arguments)
+        )
         if record.amendment is not None:
-            accepted_change = accept_amendment(
-                record,
-                record.amendment,
-                "agent",
-                at=call.ts,
-                provenance=context.provenance,
-                evidence=evidence,
-            )
+            accepted_change = accept_amendment(record, record.amendment, "agent", grounds)
         else:
             accepted = Acceptances(agent=True, user=record.acceptances.user)
-            accepted_change = change(
-                record,
-                Cause.AGENT_ACCEPTED,
-                call.ts,
-                context.provenance,
-                accepted,
-                evidence=evidence,
-            )
+            accepted_change = change(record, Cause.AGENT_ACCEPTED, grounds, accepted)
         changes = (accepted_change,)
         # The outcome tells the agent where the record stands after its acceptance.
         revision, state = accepted_change.revision, accepted_change.to_state
@@ -96,12 +84,14 @@ def on_result(context: Context, result: ToolResult) -> Outcome:
         for delivery in closing(
             record,
             Cause.DELIVERY_VERIFIED,
-            result.ts,
-            context.provenance,
-            Evidence(
-                input_at=result.ts,
-                origin_seq=record.binding.origin_seq,
-                snapshot_seq=result.seq,
+            Grounds(
+                result.ts,
+                context.provenance,
+                Evidence(
+                    input_at=result.ts,
+                    origin_seq=record.binding.origin_seq,
+                    snapshot_seq=result.seq,
+                ),
             ),
         )
     )
