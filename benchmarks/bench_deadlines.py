@@ -4,7 +4,7 @@
     uv run --frozen python benchmarks/bench_deadlines.py
 
 Baseline: msgspec-decoding one chat turn (work the worker does for every input
-anyway). Issue 4 asks for "a few tens of microseconds per phrase" for resolution;
+anyway). The target is "a few tens of microseconds per phrase" for resolution;
 DESIGN section 5 for >= 20k proposals/s with deadline resolution (50 us each, all in).
 """
 

@@ -2,7 +2,7 @@
 
     uv run --frozen python benchmarks/bench_worker_transport.py [ENTRIES] [ROUNDS]
 
-Question (issue 7): is FastStream's subscriber loop the bottleneck? Three consumers
+Question: is FastStream's subscriber loop the bottleneck? Three consumers
 drain the same backlog of chat turns (ordinary text, 10 turns per session, 500
 scopes) on one embedded Redis, one process:
 

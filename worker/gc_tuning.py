@@ -1,4 +1,4 @@
-"""The worker process's garbage-collector settings (issue 8: a third of its CPU).
+"""The worker process's garbage-collector settings (it was a third of its CPU).
 
 Every entry allocates a few hundred container objects (decoded events, core states,
 plans), and the state cache keeps thousands of states alive. With CPython's default

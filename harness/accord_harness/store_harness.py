@@ -155,7 +155,7 @@ class Consumers:
     """Concurrent consumers of one group that lose batches and steal each other's entries.
 
     A lost batch stays pending (a consumer that died before its commit); stealing is
-    XAUTOCLAIM with no idle time, so two consumers often process the same entries at
+    XCLAIM with no idle time (the store's reclaim), so two consumers often process the same entries at
     once and the version checks decide.
     """
 

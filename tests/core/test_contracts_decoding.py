@@ -1,4 +1,4 @@
-"""Strict decoding of input entries: every malformed input of issue 2 item 3 is refused
+"""Strict decoding of input entries: every malformed input the contract names is refused
 with a ContractError whose `field` names where, and a dead-letter reason (R15: bad input
 never stops the worker, it is dead-lettered with the reason)."""
 

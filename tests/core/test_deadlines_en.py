@@ -35,7 +35,7 @@ def test_case_is_written_in_its_zone(case: Case) -> None:
 
 
 def test_table_has_at_least_150_cases_with_both_outcomes() -> None:
-    """Issue 4: at least 150 cases per language, including negatives that give no deadline."""
+    """R9: at least 150 cases per language, including negatives that give no deadline."""
     assert len(CASES) >= 150
     assert sum(case.expected is None for case in CASES) >= 25
 

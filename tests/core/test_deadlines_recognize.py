@@ -1,4 +1,4 @@
-"""`accord recognize` fills `deadline_at` end to end with the real resolver (R9, issue 4).
+"""`accord recognize` fills `deadline_at` end to end with the real resolver (R9).
 
 The command reads JSON-line turns and prints one intent per line; the deadline is
 resolved from each turn's `ts` in its `timezone`, else `--default-timezone`, else UTC.

@@ -37,7 +37,7 @@ from core.recognition.recognizer import recognize
 
 @pytest.fixture(autouse=True)
 def _no_deadline_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests pin the recognizer; the deadline grammar (issue 4) has its own tests."""
+    """These tests pin the recognizer; the deadline grammar has its own tests."""
     monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: None)
 
 

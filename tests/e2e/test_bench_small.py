@@ -1,4 +1,4 @@
-"""The benchmark's CI-size run (issue 8): it runs, prints every figure, and is exactly once.
+"""The benchmark's CI-size run: it runs, prints every figure, and is exactly once.
 
 Timings are printed, never asserted (DESIGN section 5: speed is a ratio measured in a
 benchmark, not a test). What is asserted is the run's correctness: every input of every

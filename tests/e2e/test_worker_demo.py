@@ -51,7 +51,7 @@ def test_demo_runs_every_scenario_in_both_languages_on_embedded_redis() -> None:
     assert "claim unverified (agreement claim" in out
     assert "claim unverified (delivery claim" in out
     assert "demo done: 158 inputs" in out
-    # Not a speed assertion on the worker: the demo's promise to a new user (issue 7).
+    # Not a speed assertion on the worker: the demo's promise to a new user.
     assert took < 60
 
 

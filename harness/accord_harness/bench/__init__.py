@@ -1,4 +1,4 @@
-"""`accord bench`: the end-to-end performance harness (issue 8, DESIGN section 5).
+"""`accord bench`: the end-to-end performance harness (DESIGN section 5).
 
 One run against one Redis: a realistic workload (workload.py), the bare redis-py loop
 as the baseline and FastStream's batch subscriber alone (loops.py), real worker

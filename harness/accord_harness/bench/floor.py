@@ -1,6 +1,6 @@
 """The floor: the least an exactly-once worker with accord's core must do per entry.
 
-Issue 8 asks for end-to-end throughput of at least 0.5x the bare loop, or a measured
+The target is end-to-end throughput of at least 0.5x the bare loop, or a measured
 explanation of what stops it. This loop measures the explanation: it does, per entry,
 only what no design of such a worker can leave out, and nothing else:
 
