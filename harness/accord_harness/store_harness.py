@@ -155,8 +155,8 @@ class Consumers:
     """Concurrent consumers of one group that lose batches and steal each other's entries.
 
     A lost batch stays pending (a consumer that died before its commit); stealing is
-    XCLAIM with no idle time (the store's reclaim), so two consumers often process the same entries at
-    once and the version checks decide.
+    XCLAIM with no idle time (the store's reclaim), so two consumers often process the
+    same entries at once and the version checks decide.
     """
 
     make_client: Callable[[], AnyRedis]
