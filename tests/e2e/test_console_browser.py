@@ -17,6 +17,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ import redis
 import redis.asyncio
 
 from contracts.streams import DATA_FIELD, stream_name
+from tests.support.cli_kit import accord_here
 from tests.support.worker_kit import ROOT, worker_env, worker_processes
 from worker.gateway import Gateway, load_transcript, rebase
 
@@ -84,8 +86,11 @@ def console_url(redis_url: str) -> Iterator[str]:
     client.flushall()
     with worker_processes(1, worker_env(redis_url)):
         asyncio.run(_replay(redis_url))
+        # The worker dead-letters the bad entry: poll for it (a bare loop spun a core).
+        deadline = time.monotonic() + 90
         while not client.xlen(stream_name("dead-letters", 0)):
-            client.xlen(stream_name("chat-turn", 0))  # the worker dead-letters the bad entry
+            assert time.monotonic() < deadline, "the bad entry was not dead-lettered in 90 s"
+            time.sleep(0.05)
         client.close()
         env = {**worker_env(redis_url), "ACCORD_CONSOLE_TOKEN": ""}
         process = subprocess.Popen(
@@ -254,10 +259,8 @@ def test_off_loopback_the_console_needs_a_token(redis_url: str) -> None:
     """Without ACCORD_CONSOLE_TOKEN it refuses to listen off loopback; with it, asks for it."""
     command = [sys.executable, "-c", "from worker.cli import main; main()", "console"]
     env = {**worker_env(redis_url), "ACCORD_CONSOLE_TOKEN": ""}
-    refused = subprocess.run(  # noqa: S603
-        [*command, "--host", "0.0.0.0", "--port", "0"],  # noqa: S104
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=90, check=False,
-    )  # fmt: skip
+    # Refused before it listens: in this process (typer's CliRunner) is enough.
+    refused = accord_here("console", "--host", "0.0.0.0", "--port", "0", env=env)  # noqa: S104
     assert refused.returncode == 2
     assert "ACCORD_CONSOLE_TOKEN" in refused.stderr
     env["ACCORD_CONSOLE_TOKEN"] = "s3cret-token"  # noqa: S105
