@@ -1,16 +1,19 @@
-"""Worker throughput: FastStream's batch subscriber against a bare XREADGROUP loop.
+"""Worker throughput: the worker's reader against a bare XREADGROUP loop.
 
     uv run --frozen python benchmarks/bench_worker_transport.py [ENTRIES] [ROUNDS]
 
-Question: is FastStream's subscriber loop the bottleneck? Three consumers
+Question: is the reading loop the bottleneck? Three consumers
 drain the same backlog of chat turns (ordinary text, 10 turns per session, 500
 scopes) on one embedded Redis, one process:
 
 - baseline: bare redis-py `XREADGROUP COUNT 100` + msgspec decode + one multi-id
   XACK (DESIGN 5's reference loop, no store, no core);
-- faststream: the worker as shipped (worker/app.py): FastStream batch subscriber ->
-  Dispatcher -> store PartitionProcessor (gate, core, Lua commit with XACK);
-- bare loop: the same Dispatcher and store fed by worker/consumer.py `read_loop`.
+- worker: the worker as shipped (worker/app.py): merged reader -> Dispatcher -> store
+  PartitionProcessor (gate, core, Lua commit with XACK);
+- bare loop: the same Dispatcher and store fed by `accord_harness.reading.read_loop`.
+
+(Until the FastStream per-stream subscribers were removed, "worker" read through them:
+docs/store.md, "Reading the input streams".)
 
 Rounds are interleaved and the median is reported, as entries/s and as a ratio to
 the baseline of the same run. Figures: docs/performance.md.
@@ -30,13 +33,14 @@ from typing import Any
 
 import msgspec
 import structlog
+from accord_harness.reading import read_loop
 from redis.asyncio import Redis
 
 from contracts.streams import DATA_FIELD, stream_name
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from worker.app import build_worker, store_partition
-from worker.consumer import Dispatcher, read_loop
+from worker.consumer import Dispatcher
 from worker.observability import Metrics, get_logger
 from worker.settings import Settings
 
@@ -87,11 +91,11 @@ async def baseline(redis: Redis, _: Settings) -> None:
             await redis.xack(STREAM, "accord", *[entry_id for entry_id, _ in entries])
 
 
-async def faststream(redis: Redis, settings: Settings) -> None:
-    worker = build_worker(settings, store_partition)
-    await worker.start()
+async def worker(redis: Redis, settings: Settings) -> None:
+    built = build_worker(settings, store_partition)
+    await built.start()
     await drained(redis)
-    await worker.stop()
+    await built.stop()
 
 
 async def bare_loop(redis: Redis, settings: Settings) -> None:
@@ -118,10 +122,10 @@ Consumer = Callable[[Redis, Settings], Awaitable[None]]
 
 
 async def run(entries: int, rounds: int) -> dict[str, list[float]]:
-    rates: dict[str, list[float]] = {"baseline": [], "faststream": [], "bare loop": []}
+    rates: dict[str, list[float]] = {"baseline": [], "worker": [], "bare loop": []}
     consumers: dict[str, Consumer] = {
         "baseline": baseline,
-        "faststream": faststream,
+        "worker": worker,
         "bare loop": bare_loop,
     }
     with EmbeddedRedis() as server:

@@ -35,12 +35,8 @@ async def retained_bytes(sessions: int, cache_size: int) -> int:
         redis = Redis.from_url(server.url)
         await ensure_groups(redis, range(1), GROUP)
         ids = await write(redis, entries(workload))
-        settings = Settings(
-            redis_url=server.url,
-            partitions=1,
-            metrics_port=0,
-            consumer="memory",
-            state_cache_size=cache_size,
+        settings = Settings(redis_url=server.url, metrics_port=0, consumer="memory").replaced(
+            cache_size=cache_size
         )
         worker = build_worker(settings, store_partition)
         tracemalloc.start()

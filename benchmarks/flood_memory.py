@@ -25,13 +25,14 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from accord_harness.reading import read_new
 from redis.asyncio import Redis
 
 from contracts.streams import DATA_FIELD, GROUP
 from store import keys
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.retention import trim_applied
 from worker.engine import Engine

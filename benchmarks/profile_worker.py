@@ -1,9 +1,9 @@
 """Profile of the worker's hot path on the `accord bench` workload (pyinstrument).
 
-    uv run --frozen python benchmarks/profile_worker.py [SESSIONS] [BLOCKS] [--reader merged]
+    uv run --frozen python benchmarks/profile_worker.py [SESSIONS] [BLOCKS]
 
-The worker as shipped (worker/app.py: FastStream batch subscribers -> Dispatcher ->
-store -> core -> Lua commit) runs in this process on an embedded Redis and drains the
+The worker as shipped (worker/app.py: merged reader -> Dispatcher -> store -> core ->
+Lua commit) runs in this process on an embedded Redis and drains the
 benchmark's backlog (harness/accord_harness/bench/workload.py, two partitions) under pyinstrument.
 Prints entries/s (slowed by the profiler) and the call tree. Findings:
 docs/performance.md, "End to end".
@@ -31,15 +31,15 @@ from worker.app import build_worker, store_partition
 from worker.settings import Settings
 
 
-async def main(sessions: int, blocks: int, reader: str) -> None:
+async def main(sessions: int, blocks: int) -> None:
     workload = build(sessions=sessions, blocks=blocks, partitions=2)
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
         await ensure_groups(redis, range(2), GROUP)
         ids = await write(redis, entries(workload))
         total = len(workload.documents)
-        settings = Settings(
-            redis_url=server.url, partitions=2, metrics_port=0, consumer="p", reader=reader
+        settings = Settings(redis_url=server.url, metrics_port=0, consumer="p").replaced(
+            partitions=2
         )
         worker = build_worker(settings, store_partition)
         gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
@@ -53,7 +53,7 @@ async def main(sessions: int, blocks: int, reader: str) -> None:
         profiler.stop()
         await worker.stop()
         await redis.aclose()
-    print(f"reader {reader}: {total} entries in {elapsed:.2f} s, {total / elapsed:,.0f}/s and")
+    print(f"{total} entries in {elapsed:.2f} s, {total / elapsed:,.0f}/s and")
     print(f"{cpu / total * 1e6:.1f} us of this process's CPU per entry (under the profiler)")
     print(profiler.output_text(unicode=True, color=False, show_all=False))
 
@@ -61,7 +61,4 @@ async def main(sessions: int, blocks: int, reader: str) -> None:
 if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    reader = sys.argv[sys.argv.index("--reader") + 1] if "--reader" in sys.argv else "faststream"
-    if reader in args:
-        args.remove(reader)
-    asyncio.run(main(int(args[0]) if args else 500, int(args[1]) if len(args) > 1 else 10, reader))
+    asyncio.run(main(int(args[0]) if args else 500, int(args[1]) if len(args) > 1 else 10))

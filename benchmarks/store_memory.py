@@ -17,13 +17,14 @@ import sys
 from typing import Any
 
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import conversation, xadd
 
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 

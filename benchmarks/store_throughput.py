@@ -19,13 +19,14 @@ import time
 from typing import Any
 
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
 from contracts.codec import decode_entry
 from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 

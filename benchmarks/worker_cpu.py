@@ -1,7 +1,7 @@
 """CPU per entry of the worker's hot path on the `accord bench` workload, no profiler.
 
     uv run --frozen python benchmarks/worker_cpu.py [SESSIONS] [BLOCKS] [ROUNDS]
-        [--reader R] [--cache N]
+        [--cache N]
 
 With COMMANDSTATS=1 in the environment, each round also prints Redis's time per
 command (`INFO commandstats`): the commit script is `evalsha`.
@@ -10,7 +10,7 @@ command (`INFO commandstats`): the commit script is `evalsha`.
 since it is unsafe when Redis loses acknowledged writes); without it the tree's own
 default is used, so older commits can be measured too.
 
-The worker as built by `worker.app.build_worker` (reader `merged` by default) drains a
+The worker as built by `worker.app.build_worker` (the merged reader) drains a
 backlog of the bench workload (accord_harness/bench/workload.py, two partitions) written
 to an embedded Redis before it starts; this process's CPU time (`time.process_time`, so the
 worker's own cost: Redis runs in its own process) is divided by the entries. Wall-clock
@@ -48,9 +48,7 @@ from worker.app import build_worker, store_partition
 from worker.settings import Settings
 
 
-async def cpu_per_entry(
-    sessions: int, blocks: int, reader: str, cache: int | None
-) -> tuple[int, float, float]:
+async def cpu_per_entry(sessions: int, blocks: int, cache: int | None) -> tuple[int, float, float]:
     """(entries, entries/s, microseconds of this process's CPU per entry) of one drain."""
     workload = build(sessions=sessions, blocks=blocks, partitions=2)
     with EmbeddedRedis() as server:
@@ -58,14 +56,9 @@ async def cpu_per_entry(
         await ensure_groups(redis, range(2), GROUP)
         ids = await write(redis, entries(workload))
         total = len(workload.documents)
-        options: dict[str, Any] = {} if cache is None else {"state_cache_size": cache}
-        settings = Settings(
-            redis_url=server.url,
-            partitions=2,
-            metrics_port=0,
-            consumer="p",
-            reader=reader,
-            **options,
+        options: dict[str, Any] = {} if cache is None else {"cache_size": cache}
+        settings = Settings(redis_url=server.url, metrics_port=0, consumer="p").replaced(
+            partitions=2, **options
         )
         worker = build_worker(settings, store_partition)
         gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
@@ -91,11 +84,11 @@ async def print_commandstats(redis: Redis, total: int) -> None:
         )
 
 
-def main(sessions: int, blocks: int, rounds: int, reader: str, cache: int | None) -> None:
-    print(f"load average {os.getloadavg()[0]:.2f}, reader {reader}, cache {cache}")
+def main(sessions: int, blocks: int, rounds: int, cache: int | None) -> None:
+    print(f"load average {os.getloadavg()[0]:.2f}, cache {cache}")
     costs = []
     for _ in range(rounds):
-        total, rate, micros = asyncio.run(cpu_per_entry(sessions, blocks, reader, cache))
+        total, rate, micros = asyncio.run(cpu_per_entry(sessions, blocks, cache))
         print(f"{total} entries, {rate:,.0f}/s, {micros:.1f} us of worker CPU per entry")
         costs.append(micros)
     print(f"median {statistics.median(costs):.1f} us of worker CPU per entry")
@@ -105,11 +98,11 @@ if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     argv = sys.argv[1:]
     flags: dict[str, str] = {}
-    for flag in ("--reader", "--cache"):
+    for flag in ("--cache",):
         if flag in argv:
             at = argv.index(flag)
             flags[flag] = argv[at + 1]
             del argv[at : at + 2]
     numbers = [int(a) for a in argv] + [1000, 10, 3][len(argv) :]
     cache_size = int(flags["--cache"]) if "--cache" in flags else None
-    main(numbers[0], numbers[1], numbers[2], flags.get("--reader", "merged"), cache_size)
+    main(numbers[0], numbers[1], numbers[2], cache_size)

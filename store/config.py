@@ -37,7 +37,7 @@ class StoreConfig:
     # that much after the observation finished (none pending, none unread), is skipped.
     gap_timeout_ms: int = 30_000
     # An entry delivered more often than this without being applied is a dead letter.
-    delivery_limit: int = 5
+    delivery_limit: int = 10
     # Approximate MAXLEN of `agreement-events:{p}` and `dead-letters:{p}` (0 keeps all),
     # derived from a memory budget (256 MiB per partition: 157,286 and 13,107).
     events_maxlen: int = DEFAULT_EVENTS_MAXLEN

@@ -1,10 +1,11 @@
 """Reading a partition's input streams as a consumer group member (a bare redis-py loop).
 
 `ensure_groups` creates the group at id `0` with MKSTREAM (never `$`: entries written
-before the first worker started would be skipped). `read_new` is one bounded
-XREADGROUP over the partition's three streams (one slot, so one call on a cluster);
-`reclaim` takes over entries idle in other consumers' pending lists with XAUTOCLAIM
-and reports XPENDING's delivery count, which the dead-letter limit needs. It is the one
+before the first worker started would be skipped); `missing_groups` finds streams or
+groups that vanished. New entries are read by the worker's merged reader
+(worker/merged_reader.py, docs/store.md "Reading the input streams"). `reclaim`
+takes over entries idle in other consumers' pending lists (`reclaim.lua`: XPENDING,
+then XCLAIM) and reports their delivery count, which the dead-letter limit needs: the one
 reclaim implementation: the worker's reclaimer (worker/reclaim.py) and the tests use it.
 """
 
@@ -51,24 +52,6 @@ async def missing_groups(redis: AnyRedis, partitions: Iterable[int], group: str)
             if group not in {as_text(g["name"]) for g in groups}:
                 missing.append(stream)
     return missing
-
-
-async def read_new(  # noqa: PLR0913  (XREADGROUP's knobs)
-    redis: AnyRedis,
-    partition: int,
-    group: str,
-    consumer: str,
-    *,
-    count: int = 100,
-    block_ms: int | None = None,
-) -> list[Entry]:
-    streams: dict[Any, Any] = dict.fromkeys(input_streams(partition), ">")
-    reply: Any = await redis.xreadgroup(group, consumer, streams, count=count, block=block_ms)
-    return [
-        Entry(as_text(stream), as_text(entry_id), fields, 1)
-        for stream, raw in reply or ()
-        for entry_id, fields in raw
-    ]
 
 
 class Reclaimed(NamedTuple):

@@ -1,14 +1,14 @@
 """The one composition root: settings in, a runnable FastStream worker out.
 
 Everything else receives what it needs from here (Cosmic Python's bootstrap). The
-worker is a FastStream app whose broker runs the batch subscribers; beside them run
-three loops of our own: the reclaimer (XPENDING/XCLAIM, because FastStream never
-redelivers a failed Redis entry), the sweeper (expiry and gap skips) and the watchdog
-(heartbeat, vanished streams). Shutdown stops our loops, each at a boundary between
-store calls, then the subscribers (FastStream waits for the batch in hand, up to
-`graceful_timeout`), and closes the store's client last. Every commit is one Lua
-script, so nothing is ever half-applied, and entries read but not committed stay
-pending for the reclaimer.
+worker is a FastStream app (its host: broker, start-up and shutdown hooks) running
+loops of our own: one merged reader per partition held (worker/merged_reader.py;
+docs/store.md, "Reading the input streams"), the ownership loop that leases partitions,
+the reclaimer (XPENDING/XCLAIM), the sweeper (expiry and gap skips) and the watchdog
+(heartbeat, vanished streams). Shutdown stops the loops, each at a boundary between
+store calls, and closes the store's client last. Every commit is one Lua script, so
+nothing is ever half-applied, and entries read but not committed stay pending for the
+reclaimer.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from typing import Any, Protocol
 from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
 
-from core.lifecycle.reducer import Policy
-from store.config import StoreConfig
 from store.intake import ensure_groups, missing_groups
 from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
@@ -38,11 +36,7 @@ from worker.observability import FRAMEWORK_LOGGER, Metrics, get_logger
 from worker.ownership import Fenceable, Ownership
 from worker.reclaim import Reclaimer
 from worker.settings import Settings
-from worker.subscribers import register_subscribers
 from worker.sweeper import Sweeper, SweepTarget
-
-# FastStream waits this long for the batch in hand on shutdown.
-GRACEFUL_TIMEOUT_S = 15.0
 
 
 class PartitionPort(Processor, Fenceable, Protocol):
@@ -54,48 +48,24 @@ PartitionFactory = Callable[[AnyRedis, int, Settings], PartitionPort]
 
 def core_for(settings: Settings) -> Engine:
     """The real core, configured from settings (time zone, scope limits)."""
-    return Engine(
-        default_timezone=settings.default_timezone,
-        policy=Policy(
-            max_records_per_scope=settings.max_records_per_scope,
-            max_terms_chars=settings.max_terms_chars,
-        ),
-    )
-
-
-def store_config(settings: Settings) -> StoreConfig:
-    return StoreConfig(
-        partitions=settings.partitions,
-        group=settings.group,
-        gap_timeout_ms=settings.gap_timeout_ms,
-        max_parked_entries=settings.max_parked_entries,
-        max_parked_bytes=settings.max_parked_bytes,
-        delivery_limit=settings.delivery_limit,
-        events_maxlen=settings.events_maxlen,
-        dead_letters_maxlen=settings.dead_letters_maxlen,
-        dead_letter_keep_text=settings.dead_letter_keep_text,
-        limits=settings.limits,
-        cache_size=settings.state_cache_size,
-    )
+    return Engine(default_timezone=settings.default_timezone, policy=settings.policy)
 
 
 def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> PartitionPort:
     """The production PartitionFactory: the store's processor over the real core."""
     processor: PartitionPort = PartitionProcessor(
-        redis, partition, core_for(settings), store_config(settings)
+        redis, partition, core_for(settings), settings.store
     )
     return processor
 
 
 def make_broker(settings: Settings) -> RedisBroker:
     url = settings.redis_url or DEFAULT_URL
-    # FastStream's own lines (fetch errors, a subscriber stopping) go through the
-    # structlog-formatted stdlib logger; its per-batch "Received/Processed" lines are
-    # DEBUG, since the worker logs each committed event itself with ids bound.
+    # FastStream's own lines (connection errors, start and stop) go through the
+    # structlog-formatted stdlib logger.
     options: dict[str, Any] = {
         "logger": logging.getLogger(FRAMEWORK_LOGGER),
         "log_level": logging.DEBUG,
-        "graceful_timeout": GRACEFUL_TIMEOUT_S,
     }
     if settings.redis_cluster:
         return RedisClusterBroker(url, **options)
@@ -202,16 +172,6 @@ def build_worker(
     served: list[int] = [] if settings.owns_by_lease else list(partitions)
     sweep_targets: dict[int, SweepTarget] = {} if settings.owns_by_lease else dict(ports)
     broker = make_broker(settings)
-    if settings.reader == "faststream":
-        register_subscribers(
-            broker,
-            dispatcher,
-            partitions=partitions,
-            group=settings.group,
-            consumer=settings.consumer,
-            batch_size=settings.batch_size,
-            block_ms=settings.block_ms,
-        )
     app = FastStream(broker, logger=logging.getLogger(FRAMEWORK_LOGGER))
     health = Health()
 
@@ -287,14 +247,14 @@ def _merged_loop(worker: Worker, partition: int, stop: asyncio.Event) -> Corouti
 
 
 def _spawn_merged_readers(worker: Worker) -> None:
-    """In place of the subscribers: one merged reading loop per partition, stopped with
-    the other loops at a boundary between store calls."""
+    """One merged reading loop per partition of a fixed set, stopped with the other
+    loops at a boundary between store calls."""
     for partition in worker.settings.served():
         worker.spawn(_merged_loop(worker, partition, worker.stopping), f"read-{partition}")
 
 
 async def _start_reading(worker: Worker) -> None:
-    """The merged readers: by ownership (the partitions leased), or the fixed set."""
+    """The readers: by ownership (the partitions leased), or the fixed set."""
     if worker.ownership is not None:
         # The first beat now, so a lone worker reads as soon as it is ready.
         try:
@@ -302,7 +262,7 @@ async def _start_reading(worker: Worker) -> None:
         except Exception as error:  # noqa: BLE001  (the loop retries every beat)
             worker.log.warning("ownership_failed", error=f"{type(error).__name__}: {error}")
         worker.spawn(worker.ownership.run(worker.stopping), "ownership")
-    elif worker.settings.reader == "merged":
+    else:
         _spawn_merged_readers(worker)
 
 
@@ -314,7 +274,7 @@ def _wire_lifecycle(worker: Worker) -> None:
     async def create_groups() -> None:
         # First the layout: a worker with another partition count must not read a thing.
         await claim_layout(worker.redis, settings.partitions, settings.group)
-        # Before the subscribers start: their own XGROUP CREATE would use `$`.
+        # At id 0 before anything reads: entries written before the first start count.
         created = await ensure_groups(worker.redis, settings.served(), settings.group)
         worker.log.info(
             "worker_starting",
@@ -353,8 +313,8 @@ def _wire_lifecycle(worker: Worker) -> None:
     @app.after_shutdown
     async def report_and_close() -> None:
         if worker.exit_code == 0:
-            # FastStream stops a subscriber whose group vanished (NOGROUP) and exits 0:
-            # say so loudly and turn it into a failure.
+            # A group that vanished (a deleted stream, XGROUP DESTROY) while running ends
+            # the reading loops' reads in NOGROUP: say so loudly and fail.
             with contextlib.suppress(Exception):
                 missing = await missing_groups(worker.redis, settings.served(), settings.group)
                 if missing:

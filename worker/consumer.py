@@ -1,14 +1,11 @@
 """From raw stream entries to the store: the transport-agnostic half of the reading loop.
 
-`Dispatcher.handle` takes one batch of raw entries (as XREADGROUP, XCLAIM or
-FastStream's batch subscriber return them) and hands them to the partition's
+`Dispatcher.handle` takes one batch of raw entries (as the merged reader or the
+reclaimer hand them over) and hands them to the partition's
 store processor, then counts and logs what was committed. It never raises: an
 exception leaves the entries pending in the consumer group, and the reclaimer
 redelivers them until the delivery limit sends them to dead letters. So a bad entry
 never stops the worker, and nothing is acked that was not applied.
-
-`read_loop` is a bare XREADGROUP loop over the same `handle`, so FastStream's batch
-subscriber (worker/subscribers.py) can be compared with it in one benchmark.
 """
 
 from __future__ import annotations
@@ -19,14 +16,13 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
 from contracts.outputs import OutputEvent
-from contracts.streams import Entry, entries_of, entry_ms, family_of, input_streams
+from contracts.streams import Entry, entry_ms, family_of
 from store.ownership import LeaseLost
-from store.scripts import AnyRedis
 from worker.observability import Metrics, log_events
 
 
@@ -159,28 +155,3 @@ class Dispatcher:
         self.metrics.count_events(outcome.events)
         log_events(self.log, outcome.events)
         return outcome
-
-
-async def read_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
-    redis: AnyRedis,
-    dispatcher: Dispatcher,
-    *,
-    partition: int,
-    group: str,
-    consumer: str,
-    count: int,
-    block_ms: int,
-    stop: asyncio.Event,
-) -> None:
-    """A bare XREADGROUP loop over one partition's three input streams.
-
-    One call reads all three streams (same hash tag, so same cluster slot), COUNT
-    bounds each read so one consumer never swallows the backlog into its PEL.
-    """
-    streams = dict.fromkeys(input_streams(partition), ">")
-    while not stop.is_set():
-        response: Any = await redis.xreadgroup(
-            group, consumer, cast("Any", streams), count=count, block=block_ms
-        )
-        for stream, raw in response or ():
-            await dispatcher.handle(entries_of(stream, raw))

@@ -3,15 +3,14 @@
 - `GET /healthz` (liveness): 200 while the worker runs and has not hit a fatal
   condition; 503 otherwise.
 - `GET /readyz` (readiness): 200 once the consumer groups exist and the reading loops
-  (or subscribers) have started, and while no loop finds Redis unreachable
+  have started, and while no loop finds Redis unreachable
   (worker/outage.py); 503 otherwise.
 - `GET /metrics`: the Prometheus text format of the worker's registry.
 
 The watchdog checks every few seconds that the input streams and the group still
 exist: if someone deletes a stream or the group, the worker says so at CRITICAL and
-stops with a non-zero exit code instead of idling (FastStream alone would stop the
-subscriber and exit 0). The heartbeat key lets `accord check` list live workers
-(arq's health-check key, with an expiry).
+stops with a non-zero exit code instead of idling. The heartbeat key lets `accord check`
+list live workers (arq's health-check key, with an expiry).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A reading loop that hands the store one partition's three streams merged in XADD order.
 
-Why (issue 8, docs/performance.md "End to end"): a session's seq runs across the
-chat-turn, tool-call and tool-result streams. Read stream by stream (FastStream's
-subscribers, one per stream), the streams advance by the same number of entries per
+Why (docs/store.md, "Reading the input streams"): a session's seq runs across the
+chat-turn, tool-call and tool-result streams. Read stream by stream (as FastStream's
+subscribers did, one per stream), the streams advance by the same number of entries per
 read, but they are not equally dense: on a backlog, the sparser tool streams run ahead
 of the chat stream in time, and about half of all entries arrive before their
 predecessor and are parked, then loaded and drained again, in the store's ordering

@@ -1,26 +1,32 @@
-"""Settings from the environment, with documented defaults (README, "Operate").
+"""Settings from the environment: the worker's own, the store's and the core's.
 
+`Settings` holds what the worker itself needs and composes the store's `StoreConfig`
+and the core's `Policy`: each default is written once, in the Struct that uses it.
+`VARIABLES` is the one table from environment variable to field (docs/cli.md lists
+them); `Settings.from_env` reads it and `Settings.checked` refuses, in one line naming
+the variable, a value or a combination the worker must not run with (exit 2).
 The one composition root (worker/app.py) reads these; nothing else reads os.environ.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import socket
 import zoneinfo
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Self
+from typing import TYPE_CHECKING, Any, NamedTuple, Self, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from contracts.codec import Limits
-from contracts.streams import GROUP
-from store.config import (
-    DEFAULT_DEAD_LETTERS_MAXLEN,
-    DEFAULT_EVENTS_MAXLEN,
-    STREAMS_MEMORY_BYTES,
-    stream_maxlens,
-)
+from core.lifecycle.reducer import Policy
+from store.config import StoreConfig, stream_maxlens
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Config = TypeVar("_Config", bound="DataclassInstance")
 
 
 def _default_consumer() -> str:
@@ -56,23 +62,12 @@ def redacted_url(url: str | None) -> str | None:
     return urlunsplit(parts)
 
 
-READERS = ("faststream", "merged")
-
-
-def _reader(name: str) -> str:
-    if name not in READERS:
-        raise ValueError(f"ACCORD_READER must be one of {', '.join(READERS)}, got {name!r}")
-    return name
-
-
 @dataclass(frozen=True, slots=True)
 class Settings:
     # Where Redis is; unset means "start an embedded one" for the demo and tests only.
     redis_url: str | None = None
     # REDIS_URL names a node of a Redis Cluster (partitions spread over its shards).
     redis_cluster: bool = False
-    # Number of partitions P; every producer must use the same value.
-    partitions: int = 1
     # Which partitions this worker serves. None (the default): the workers share the
     # partitions by leases in Redis, each partition read by one live worker at a time
     # (store/ownership.py); a list is a manual override, read without leases.
@@ -80,38 +75,19 @@ class Settings:
     # A partition's lease: a crashed worker's partitions move after at most this plus
     # a beat (lease_ms / 4); a worker that stalls longer loses them (docs/store.md).
     lease_ms: int = 10_000
-    group: str = GROUP
     consumer: str = field(default_factory=_default_consumer)
     # Entries per XREADGROUP (bounded reads; never the whole backlog into one PEL).
     batch_size: int = 100
     # XREADGROUP BLOCK in milliseconds.
     block_ms: int = 100
-    # How input is read: "merged" (one loop per partition, in the FastStream app's
-    # lifecycle, handing the store its three streams merged in XADD order) or
-    # "faststream" (a FastStream batch subscriber per stream). Merged by default: read
-    # stream by stream, a backlog parks about half its entries in the ordering gate,
-    # which costs 1.5-2x the CPU per entry (docs/performance.md, "End to end").
-    reader: str = "merged"
-    # A gap in a session's seq open this long is skipped (recorded and counted).
-    gap_timeout_ms: int = 30_000
-    # Parked entries (and their bytes) a session may hold before its gap is skipped at
-    # once (store.config.StoreConfig; docs/operations.md, memory model).
-    max_parked_entries: int = 2_000
-    max_parked_bytes: int = 8 * 1024 * 1024
-    # An entry delivered this many times without being applied goes to dead letters.
-    delivery_limit: int = 10
-    # An entry idle this long in another consumer's PEL is reclaimed (XAUTOCLAIM); polled
+    # An entry idle this long in another consumer's PEL is reclaimed (XCLAIM); polled
     # every half of it. With the gap timeout at its default, reclaim happens well inside it
-    # (`check_settings`).
+    # (`_paired`).
     reclaim_idle_ms: int = 10_000
     # Remove group consumers idle this long with nothing pending (0: never). Off by default:
     # it needs XINFO CONSUMERS and XGROUP DELCONSUMER, which the production ACL withholds
     # from the worker (deploy/redis/users.acl); an operator prunes with the ops user instead.
     prune_idle_ms: int = 0
-    # The store's state cache (scopes and sessions kept between batches, per partition;
-    # 0: off). Every decision taken from it is version-checked in the commit, and versions
-    # are unique tokens, so it stays exact when Redis loses acknowledged writes.
-    state_cache_size: int = 4096
     # Net allocations between the garbage collector's young collections (0: CPython's
     # default, 700). Rarer collections cut the worker's CPU per entry by a third
     # (worker/gc_tuning.py, docs/performance.md).
@@ -129,100 +105,60 @@ class Settings:
     # A REDIS_URL that turns TLS certificate or host-name verification off is refused
     # unless this is set (a test rig with a throwaway certificate, never production).
     redis_insecure_tls: bool = False
-    # Approximate MAXLEN of the agreement-events and dead-letters streams (0: keep all).
-    # Unless set, derived from ACCORD_STREAMS_MEMORY_MB, the two streams' memory budget
-    # per partition (store.config.stream_maxlens; docs/operations.md, "Memory model").
-    events_maxlen: int = DEFAULT_EVENTS_MAXLEN
-    dead_letters_maxlen: int = DEFAULT_DEAD_LETTERS_MAXLEN
-    # Keep message text in dead letters (off: text fields are redacted).
-    dead_letter_keep_text: bool = False
-    # Open plus pending records a scope may hold; past it a proposal is refused.
-    max_records_per_scope: int = 50
-    max_terms_chars: int = 1_000
-    limits: Limits = field(default_factory=Limits)
+    # The store's own configuration (partitions, group, gap timeout, delivery limit,
+    # output stream lengths, input limits, state cache) and the core's scope limits.
+    store: StoreConfig = field(default_factory=StoreConfig)
+    policy: Policy = field(default_factory=Policy)
+
+    @property
+    def partitions(self) -> int:
+        """Number of partitions P (the store's); every producer must use the same value."""
+        return self.store.partitions
+
+    @property
+    def group(self) -> str:
+        """The consumer group the worker reads as (the store's: its commit acks in it)."""
+        return self.store.group
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Self:
-        e = dict(os.environ if env is None else env)
-        base = cls()
-        serve = e.get("ACCORD_SERVE_PARTITIONS")
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
+        """Settings from `env` (default: os.environ), checked; ValueError naming the variable.
 
-        def num(name: str, default: int) -> int:
-            raw = e.get(name)
-            if raw is None or raw == "":
-                return default
+        An unset or empty variable leaves its default. Variables are applied in table
+        order, so ACCORD_EVENTS_MAXLEN overrides the length ACCORD_STREAMS_MEMORY_MB derives.
+        """
+        e = os.environ if env is None else env
+        _refuse_removed(e)
+        settings = cls()
+        for variable in VARIABLES:
+            raw = e.get(variable.name, "")
+            if raw == "":
+                continue
             try:
-                return int(raw)
+                value = variable.parse(raw)
             except ValueError as error:
-                raise ValueError(f"{name} must be an integer, got {raw!r}") from error
-
-        budget = stream_maxlens(
-            num("ACCORD_STREAMS_MEMORY_MB", STREAMS_MEMORY_BYTES // 2**20) * 2**20
-        )
-        serve_raw = [p.strip() for p in serve.split(",") if p.strip()] if serve else []
-        if not all(p.isdigit() for p in serve_raw):
-            raise ValueError(
-                "ACCORD_SERVE_PARTITIONS must be partition numbers separated by commas,"
-                f" got {serve!r}"
-            )
-        limits = Limits(
-            max_entry_bytes=num("ACCORD_MAX_ENTRY_BYTES", base.limits.max_entry_bytes),
-            max_text_bytes=num("ACCORD_MAX_TEXT_BYTES", base.limits.max_text_bytes),
-            max_todos=num("ACCORD_MAX_TODOS", base.limits.max_todos),
-            max_todo_content_bytes=num(
-                "ACCORD_MAX_TODO_CONTENT_BYTES", base.limits.max_todo_content_bytes
-            ),
-            max_argument_bytes=num("ACCORD_MAX_ARGUMENT_BYTES", base.limits.max_argument_bytes),
-            max_ts_behind_s=num("ACCORD_MAX_TS_BEHIND_S", base.limits.max_ts_behind_s),
-            max_ts_ahead_s=num("ACCORD_MAX_TS_AHEAD_S", base.limits.max_ts_ahead_s),
-        )
-        insecure = e.get("ACCORD_REDIS_INSECURE_TLS", "0").lower() in {"1", "true", "yes"}
-        unverified = _unverified_tls(e.get("REDIS_URL") or "")
-        if unverified and not insecure:
-            raise ValueError(
-                f"REDIS_URL turns TLS verification off ({unverified}); "
-                "set ACCORD_REDIS_INSECURE_TLS=1 to allow it"
-            )
-        return cls(
-            redis_url=e.get("REDIS_URL") or None,
-            redis_cluster=e.get("ACCORD_REDIS_CLUSTER", "0").lower() in {"1", "true", "yes"},
-            partitions=num("ACCORD_PARTITIONS", base.partitions),
-            serve_partitions=tuple(int(p) for p in serve_raw) or None,
-            lease_ms=num("ACCORD_LEASE_MS", base.lease_ms),
-            group=e.get("ACCORD_GROUP", base.group),
-            consumer=e.get("ACCORD_CONSUMER") or _default_consumer(),
-            batch_size=num("ACCORD_BATCH_SIZE", base.batch_size),
-            block_ms=num("ACCORD_BLOCK_MS", base.block_ms),
-            reader=_reader(e.get("ACCORD_READER") or base.reader),
-            gap_timeout_ms=num("ACCORD_GAP_TIMEOUT_MS", base.gap_timeout_ms),
-            max_parked_entries=num("ACCORD_MAX_PARKED_ENTRIES", base.max_parked_entries),
-            max_parked_bytes=num("ACCORD_MAX_PARKED_BYTES", base.max_parked_bytes),
-            delivery_limit=num("ACCORD_DELIVERY_LIMIT", base.delivery_limit),
-            reclaim_idle_ms=num("ACCORD_RECLAIM_IDLE_MS", base.reclaim_idle_ms),
-            prune_idle_ms=num("ACCORD_PRUNE_IDLE_MS", base.prune_idle_ms),
-            state_cache_size=num("ACCORD_STATE_CACHE_SIZE", base.state_cache_size),
-            gc_threshold=num("ACCORD_GC_THRESHOLD", base.gc_threshold),
-            sweep_interval_ms=num("ACCORD_SWEEP_INTERVAL_MS", base.sweep_interval_ms),
-            default_timezone=e.get("ACCORD_DEFAULT_TIMEZONE", base.default_timezone),
-            log_level=e.get("ACCORD_LOG_LEVEL", base.log_level).upper(),
-            metrics_port=num("ACCORD_METRICS_PORT", base.metrics_port),
-            metrics_host=e.get("ACCORD_METRICS_HOST") or base.metrics_host,
-            redis_insecure_tls=insecure,
-            events_maxlen=num("ACCORD_EVENTS_MAXLEN", budget[0]),
-            dead_letters_maxlen=num("ACCORD_DEAD_LETTERS_MAXLEN", budget[1]),
-            dead_letter_keep_text=e.get("ACCORD_DEAD_LETTER_KEEP_TEXT", "0").lower()
-            in {"1", "true", "yes"},
-            max_records_per_scope=num("ACCORD_MAX_RECORDS_PER_SCOPE", base.max_records_per_scope),
-            max_terms_chars=num("ACCORD_MAX_TERMS_CHARS", base.max_terms_chars),
-            limits=limits,
-        ).checked()
+                raise ValueError(f"{variable.name} {error}, got {raw!r}") from None
+            paths = (variable.path,) if isinstance(variable.path, str) else variable.path
+            values = (value,) if isinstance(variable.path, str) else value
+            for path, one in zip(paths, values, strict=True):
+                settings = _replace(settings, path, one)
+        return settings.checked()
 
     def checked(self) -> Self:
-        """These settings, or ValueError naming the first setting (or pair) that is wrong."""
-        for problem in (_single(self), _paired(self)):
+        """These settings, or ValueError naming the first variable (or pair) that is wrong."""
+        for problem in (_least(self), _single(self), _paired(self)):
             if problem:
                 raise ValueError(problem)
         return self
+
+    def replaced(self, **changes: object) -> Self:
+        """These settings with fields changed by name, wherever they live (tests, tools):
+        `settings.replaced(partitions=2, batch_size=50)` sets `store.partitions` and
+        `batch_size`."""
+        settings = self
+        for name, value in changes.items():
+            settings = _replace(settings, _path_of(name), value)
+        return settings
 
     def __repr__(self) -> str:
         # REDIS_URL may carry the ACL user's password: a logged or printed Settings
@@ -237,19 +173,173 @@ class Settings:
 
     @property
     def owns_by_lease(self) -> bool:
-        """Partitions are shared by leases: no manual list, and the merged reader (the
-        FastStream subscribers are fixed at start, so they serve every partition)."""
-        return self.serve_partitions is None and self.reader == "merged"
+        """Partitions are shared by leases unless a manual list names them."""
+        return self.serve_partitions is None
+
+
+def _replace(config: _Config, path: str, value: object) -> _Config:
+    """`config` with the field at dotted `path` (`store.limits.max_text_bytes`) set."""
+    name, _, rest = path.partition(".")
+    if rest:
+        value = _replace(getattr(config, name), rest, value)
+    return dataclasses.replace(config, **{name: value})
+
+
+def _get(config: object, path: str) -> Any:  # noqa: ANN401  (a field of any type)
+    return functools.reduce(getattr, path.split("."), config)
+
+
+def _path_of(name: str) -> str:
+    """The dotted path of the field called `name` in Settings, its StoreConfig or Policy."""
+    for prefix, owner in (("", Settings), ("store.", StoreConfig), ("policy.", Policy)):
+        if name in {f.name for f in dataclasses.fields(owner)}:
+            return prefix + name
+    raise TypeError(f"no setting named {name!r}")
+
+
+# Parsers: each returns the value or raises ValueError saying what the text must be.
+
+
+def _integer(raw: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError("must be an integer") from None
+
+
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def _flag(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered not in _TRUE | _FALSE:
+        raise ValueError("must be 1 or 0 (true/false, yes/no, on/off)")
+    return lowered in _TRUE
+
+
+def _string(raw: str) -> str:
+    return raw
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _log_level(raw: str) -> str:
+    if raw.upper() not in LOG_LEVELS:
+        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+    return raw.upper()
+
+
+def _partition_list(raw: str) -> tuple[int, ...] | None:
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    if not all(p.isdigit() for p in parts):
+        raise ValueError("must be partition numbers separated by commas")
+    return tuple(int(p) for p in parts) or None
+
+
+def _streams_memory(raw: str) -> tuple[int, int]:
+    megabytes = _integer(raw)
+    if megabytes < 1:
+        raise ValueError("must be at least 1")
+    return stream_maxlens(megabytes * 2**20)
+
+
+class Variable(NamedTuple):
+    """One environment variable: the field (or fields) it sets and how its text is read."""
+
+    name: str
+    # Dotted path into Settings; a tuple when the parser returns one value per path.
+    path: str | tuple[str, ...]
+    parse: Callable[[str], Any]
+    # For integers: the least value that makes sense (checked on any Settings).
+    least: int | None = None
+
+
+def _int(name: str, path: str, least: int = 0) -> Variable:
+    return Variable(name, path, _integer, least)
+
+
+VARIABLES: tuple[Variable, ...] = (
+    Variable("REDIS_URL", "redis_url", _string),
+    Variable("ACCORD_REDIS_CLUSTER", "redis_cluster", _flag),
+    Variable("ACCORD_REDIS_INSECURE_TLS", "redis_insecure_tls", _flag),
+    _int("ACCORD_PARTITIONS", "store.partitions", least=1),
+    Variable("ACCORD_SERVE_PARTITIONS", "serve_partitions", _partition_list),
+    # Workers beat every quarter of it: shorter, and a busy process loses its leases.
+    _int("ACCORD_LEASE_MS", "lease_ms", least=500),
+    Variable("ACCORD_GROUP", "store.group", _string),
+    Variable("ACCORD_CONSUMER", "consumer", _string),
+    _int("ACCORD_BATCH_SIZE", "batch_size", least=1),
+    # BLOCK 0 would wait for ever: a stop would wait for the next entry.
+    _int("ACCORD_BLOCK_MS", "block_ms", least=1),
+    _int("ACCORD_GAP_TIMEOUT_MS", "store.gap_timeout_ms", least=1),
+    _int("ACCORD_MAX_PARKED_ENTRIES", "store.max_parked_entries"),
+    _int("ACCORD_MAX_PARKED_BYTES", "store.max_parked_bytes"),
+    _int("ACCORD_DELIVERY_LIMIT", "store.delivery_limit"),
+    _int("ACCORD_RECLAIM_IDLE_MS", "reclaim_idle_ms", least=1),
+    _int("ACCORD_PRUNE_IDLE_MS", "prune_idle_ms"),
+    _int("ACCORD_STATE_CACHE_SIZE", "store.cache_size"),
+    _int("ACCORD_GC_THRESHOLD", "gc_threshold"),
+    _int("ACCORD_SWEEP_INTERVAL_MS", "sweep_interval_ms", least=1),
+    Variable("ACCORD_DEFAULT_TIMEZONE", "default_timezone", _string),
+    Variable("ACCORD_LOG_LEVEL", "log_level", _log_level),
+    _int("ACCORD_METRICS_PORT", "metrics_port"),
+    Variable("ACCORD_METRICS_HOST", "metrics_host", _string),
+    # The budget first: an explicit length below overrides what it derives.
+    Variable(
+        "ACCORD_STREAMS_MEMORY_MB",
+        ("store.events_maxlen", "store.dead_letters_maxlen"),
+        _streams_memory,
+    ),
+    _int("ACCORD_EVENTS_MAXLEN", "store.events_maxlen"),
+    _int("ACCORD_DEAD_LETTERS_MAXLEN", "store.dead_letters_maxlen"),
+    Variable("ACCORD_DEAD_LETTER_KEEP_TEXT", "store.dead_letter_keep_text", _flag),
+    _int("ACCORD_MAX_RECORDS_PER_SCOPE", "policy.max_records_per_scope", least=1),
+    _int("ACCORD_MAX_TERMS_CHARS", "policy.max_terms_chars", least=1),
+    _int("ACCORD_MAX_ENTRY_BYTES", "store.limits.max_entry_bytes", least=1),
+    _int("ACCORD_MAX_TEXT_BYTES", "store.limits.max_text_bytes", least=1),
+    _int("ACCORD_MAX_TODOS", "store.limits.max_todos"),
+    _int("ACCORD_MAX_TODO_CONTENT_BYTES", "store.limits.max_todo_content_bytes", least=1),
+    _int("ACCORD_MAX_ARGUMENT_BYTES", "store.limits.max_argument_bytes", least=1),
+    _int("ACCORD_MAX_TS_BEHIND_S", "store.limits.max_ts_behind_s"),
+    _int("ACCORD_MAX_TS_AHEAD_S", "store.limits.max_ts_ahead_s"),
+)
+
+# Variables that no longer exist: set to anything but their one remaining meaning, the
+# worker would silently run otherwise than asked, so it refuses to start.
+REMOVED: dict[str, tuple[str, str]] = {
+    "ACCORD_READER": (
+        "merged",
+        (
+            "the FastStream per-stream subscribers were removed, every worker reads with"
+            " the merged reader (docs/store.md, 'Reading the input streams'): unset it"
+        ),
+    ),
+}
+
+
+def _refuse_removed(env: Mapping[str, str]) -> None:
+    for name, (harmless, why) in REMOVED.items():
+        raw = env.get(name, "")
+        if raw not in {"", harmless}:
+            raise ValueError(f"{name}={raw}: {why}")
 
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
-MIN_LEASE_MS = 500
+
+
+def _least(s: Settings) -> str | None:
+    """The first integer below the least its variable allows (one line), or None."""
+    for variable in VARIABLES:
+        if variable.least is not None and isinstance(variable.path, str):
+            value = _get(s, variable.path)
+            if value < variable.least:
+                return f"{variable.name} must be at least {variable.least}, got {value}"
+    return None
 
 
 def _single(s: Settings) -> str | None:
     """The first setting that is wrong on its own (one line), or None."""
-    if s.partitions < 1:
-        return f"ACCORD_PARTITIONS must be at least 1, got {s.partitions}"
     outside = [p for p in s.serve_partitions or () if not 0 <= p < s.partitions]
     if outside:
         return (
@@ -265,16 +355,14 @@ def _single(s: Settings) -> str | None:
             f"REDIS_URL must start with redis://, rediss:// or unix://,"
             f" got {redacted_url(s.redis_url)!r}"
         )
-    for name, value, least in (
-        ("ACCORD_BATCH_SIZE", s.batch_size, 1),
-        ("ACCORD_GAP_TIMEOUT_MS", s.gap_timeout_ms, 1),
-        ("ACCORD_RECLAIM_IDLE_MS", s.reclaim_idle_ms, 1),
-        ("ACCORD_SWEEP_INTERVAL_MS", s.sweep_interval_ms, 1),
-        # Workers beat every quarter of it: shorter, and a busy process loses its leases.
-        ("ACCORD_LEASE_MS", s.lease_ms, MIN_LEASE_MS),
-    ):
-        if value < least:
-            return f"{name} must be at least {least}, got {value}"
+    unverified = _unverified_tls(s.redis_url or "")
+    if unverified and not s.redis_insecure_tls:
+        return (
+            f"REDIS_URL turns TLS verification off ({unverified}); "
+            "set ACCORD_REDIS_INSECURE_TLS=1 to allow it"
+        )
+    if s.metrics_port > 65535:
+        return f"ACCORD_METRICS_PORT must be a TCP port (0-65535; 0: off), got {s.metrics_port}"
     return None
 
 
@@ -287,13 +375,14 @@ def _paired(s: Settings) -> str | None:
     behind a crash moves on well before its gap could be given up. A delivery limit of 1
     dead-letters an entry whose worker crashed once.
     """
+    gap_timeout_ms = s.store.gap_timeout_ms
     reclaim_by = s.reclaim_idle_ms * 3 // 2
-    if reclaim_by > s.gap_timeout_ms // 2:
+    if reclaim_by > gap_timeout_ms // 2:
         return (
             f"ACCORD_RECLAIM_IDLE_MS={s.reclaim_idle_ms} is too long for ACCORD_GAP_TIMEOUT_MS="
-            f"{s.gap_timeout_ms}: a crashed worker's entries are reclaimed up to {reclaim_by} ms"
+            f"{gap_timeout_ms}: a crashed worker's entries are reclaimed up to {reclaim_by} ms"
             f" later, which must be within half the gap timeout"
-            f" (ACCORD_RECLAIM_IDLE_MS <= {s.gap_timeout_ms // 3}"
+            f" (ACCORD_RECLAIM_IDLE_MS <= {gap_timeout_ms // 3}"
             f" or ACCORD_GAP_TIMEOUT_MS >= {reclaim_by * 2})"
         )
     if s.block_ms >= s.reclaim_idle_ms:
@@ -301,9 +390,10 @@ def _paired(s: Settings) -> str | None:
             f"ACCORD_BLOCK_MS={s.block_ms} must be below ACCORD_RECLAIM_IDLE_MS="
             f"{s.reclaim_idle_ms}: a live worker's entries would be reclaimed from it"
         )
-    if s.delivery_limit < 2:
+    if s.store.delivery_limit < 2:
         return (
-            f"ACCORD_DELIVERY_LIMIT={s.delivery_limit} dead-letters an entry whose worker crashed"
-            f" once (ACCORD_RECLAIM_IDLE_MS={s.reclaim_idle_ms} redelivers it): use at least 2"
+            f"ACCORD_DELIVERY_LIMIT={s.store.delivery_limit} dead-letters an entry whose worker"
+            f" crashed once (ACCORD_RECLAIM_IDLE_MS={s.reclaim_idle_ms} redelivers it):"
+            " use at least 2"
         )
     return None

@@ -15,10 +15,10 @@ import sys
 import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
 
+from accord_harness.reading import read_new
 from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.crash import exit_at
-from store.intake import read_new
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 from worker.engine import Engine

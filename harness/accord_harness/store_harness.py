@@ -18,12 +18,13 @@ from typing import Any
 
 from accord_harness.documents import Document, Session, envelope, iso, stream_of
 from accord_harness.oracle import Outcome, plain, session_key, without_entry_ids
+from accord_harness.reading import read_new
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, GROUP, Entry, as_text, input_streams
 from store import keys
 from store.config import StoreConfig
 from store.core_port import CorePort
-from store.intake import ensure_groups, read_new, reclaim
+from store.intake import ensure_groups, reclaim
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 

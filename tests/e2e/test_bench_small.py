@@ -62,10 +62,9 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert figures["ok"] is True
     # Two processes sharing the partitions by ownership: separate, and `accord worker -n 2`.
     phases = (
-        "1_process_faststream",
-        "1_process_merged",
-        "2_process_merged_separate",
-        "2_process_merged_supervised",
+        "1_process",
+        "2_process_separate",
+        "2_process_supervised",
     )
     assert set(figures["exactly_once"]) == set(phases)
     for phase in phases:
@@ -75,7 +74,7 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
         started = 1 if phase.endswith("supervised") else int(phase[0])
         assert check["worker_exit_codes"] == [0] * started
     rates = ("baseline_per_s", "faststream_batch_per_s", "floor_per_s", "e2e_per_s",
-             "e2e_merged_per_s", "e2e_two_processes_per_s", "e2e_worker_n2_per_s")  # fmt: skip
+             "e2e_two_processes_per_s", "e2e_worker_n2_per_s")  # fmt: skip
     for name in rates:
         assert figures[name] > 0, name
     assert figures["latency"]["samples"] > 0
@@ -87,10 +86,9 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert figures["redis_session_bytes"]["sampled"] > 0
     assert set(figures["ratios"]) == {
         "e2e_vs_baseline",
-        "e2e_merged_vs_baseline",
         "faststream_batch_vs_baseline",
         "floor_vs_baseline",
-        "e2e_merged_vs_floor",
+        "e2e_vs_floor",
         "view_read_p50_loaded_vs_idle",
         "scaling_2_vs_1_process",
         "scaling_worker_n2_vs_1_process",

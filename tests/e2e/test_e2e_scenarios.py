@@ -2,7 +2,8 @@
 
 A gateway (worker/gateway.py, as any producer would) XADDs every bundled transcript
 to the input streams; two `accord worker` processes in one consumer group apply
-them; the test reads `agreement-events:{p}` and the session views and checks every
+them, each reading with the merged reader (the one reading path: docs/store.md); the
+test reads `agreement-events:{p}` and the session views and checks every
 event and view against the rules (tests/support/worker_kit.py, EXPECTED). The same suite
 runs against a three-master Redis Cluster started by the test.
 """
@@ -33,12 +34,29 @@ def single_redis() -> Iterator[str]:
 
 
 async def test_seed_scenarios_on_two_worker_processes(single_redis: str) -> None:
-    """R1-R15 end to end: every seed scenario, EN and ZH, two workers, four partitions."""
-    # The FastStream subscribers here; tests/worker/test_worker_merged_reader.py plays the same
-    # scenarios with the merged reader (the default).
-    env = worker_env(single_redis, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_READER="faststream")
+    """R1-R15 end to end: every seed scenario, EN and ZH, two workers sharing four
+    partitions by leases (each partition read by one worker)."""
+    await _play_on_two_workers(
+        single_redis, worker_env(single_redis, ACCORD_PARTITIONS=str(PARTITIONS))
+    )
+
+
+async def test_seed_scenarios_on_two_workers_that_both_read_every_partition(
+    single_redis: str,
+) -> None:
+    """R15 with a session's entries split between consumers: both workers name every
+    partition (ACCORD_SERVE_PARTITIONS, no leases), so each reads part of every stream of
+    one group and a session's seqs reach both; the ordering gate and the version checks
+    still apply every input once, in order, and every scenario ends as the rules say."""
+    every = ",".join(str(p) for p in range(PARTITIONS))
+    env = worker_env(single_redis, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_SERVE_PARTITIONS=every)
+    await _play_on_two_workers(single_redis, env)
+
+
+async def _play_on_two_workers(url: str, env: dict[str, str]) -> None:
+    """Every seed scenario through two `accord worker` processes started with `env`."""
     with worker_processes(2, env):
-        client = Redis.from_url(single_redis)
+        client = Redis.from_url(url)
         try:
             results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
         finally:
@@ -54,7 +72,6 @@ async def test_seed_scenarios_on_a_three_master_cluster() -> None:
             url,
             ACCORD_PARTITIONS=str(PARTITIONS),
             ACCORD_REDIS_CLUSTER="1",
-            ACCORD_READER="faststream",
         )
         with worker_processes(2, env):
             client = RedisCluster.from_url(url)

@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 from accord_harness.oracle import compute, scope_projection
+from accord_harness.reading import read_new
 from accord_harness.store_harness import (
     chat,
     deliver_and_settle,
@@ -32,7 +33,7 @@ from contracts.streams import stream_name
 from store.config import StoreConfig
 from store.dead_letters import list_dead_letters, requeue
 from store.embedded import EmbeddedCluster
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 from store.watermark import watermark_ms

@@ -17,12 +17,13 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 from accord_harness.oracle import compute, scope_projection
+from accord_harness.reading import read_new
 from accord_harness.store_harness import real_core_workload, settled, snapshot, xadd
 
 from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.crash import CRASH_POINTS
-from store.intake import ensure_groups, read_new, reclaim
+from store.intake import ensure_groups, reclaim
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 

@@ -17,13 +17,14 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
 from contracts.outputs import DeadLetter, DeadLetterReason, StateChanged
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 

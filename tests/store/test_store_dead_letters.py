@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, xadd
 
 from contracts.outputs import DeadLetterReason
@@ -18,7 +19,7 @@ from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.dead_letters import RequeueError, list_dead_letters, requeue
-from store.intake import ensure_groups, read_new, reclaim
+from store.intake import ensure_groups, reclaim
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 

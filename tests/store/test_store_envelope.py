@@ -13,13 +13,14 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 
 from contracts.codec import ContractError, Limits, check_ts, decode_entry
 from contracts.outputs import DeadLetter, DeadLetterReason, ToolOutcome
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 from worker.observability import log_events

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
 from contracts.codec import Limits
@@ -22,7 +23,7 @@ from contracts.common import AgreementState, Cause
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.reads import record_history, session_view
 from store.watermark import server_ms, watermark_ms

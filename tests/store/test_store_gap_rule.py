@@ -17,13 +17,14 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import call, chat
 
 from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new, reclaim
+from store.intake import ensure_groups, reclaim
 from store.processor import PartitionProcessor
 from store.watermark import server_ms
 from tests.support.fake_core import FakeCore

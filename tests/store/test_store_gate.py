@@ -14,6 +14,7 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, xadd
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.gate import Arrival, ParkedEntry, parse_skipped, plan_session
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 

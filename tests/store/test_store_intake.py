@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 
 from contracts.streams import GROUP
-from store.intake import ensure_groups, read_new, reclaim
+from store.intake import ensure_groups, reclaim
 from store.watermark import server_ms, watermark_ms
 
 STREAM = "chat-turn:{0}"

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.retention import trim_applied
 from tests.support.fake_core import FakeCore

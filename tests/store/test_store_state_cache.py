@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from store.config import StoreConfig
 from store.state_cache import LruCache
-from worker.app import store_config
 from worker.settings import Settings
 
 
@@ -33,6 +32,6 @@ def test_the_state_cache_is_on_by_default_and_can_be_turned_off_r15() -> None:
     """R15: the cache is safe under Redis write loss (its decisions are version-checked,
     tests/store/test_store_gate.py), so store and worker keep one by default; 0 turns it off."""
     assert StoreConfig().cache_size == 4096
-    assert store_config(Settings.from_env({})).cache_size == 4096
+    assert Settings.from_env({}).store.cache_size == 4096
     configured = Settings.from_env({"ACCORD_STATE_CACHE_SIZE": "0"})
-    assert store_config(configured).cache_size == 0
+    assert configured.store.cache_size == 0

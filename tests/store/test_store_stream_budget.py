@@ -9,7 +9,6 @@ from store.config import (
     StoreConfig,
     stream_maxlens,
 )
-from worker.app import store_config
 from worker.settings import Settings
 
 
@@ -28,9 +27,13 @@ def test_the_default_stream_lengths_fit_the_default_budget() -> None:
 def test_the_budget_setting_derives_both_lengths_and_an_explicit_length_wins() -> None:
     """ACCORD_STREAMS_MEMORY_MB scales both lengths; ACCORD_EVENTS_MAXLEN overrides."""
     small = Settings.from_env({"ACCORD_STREAMS_MEMORY_MB": "64"})
-    assert (small.events_maxlen, small.dead_letters_maxlen) == stream_maxlens(64 * 2**20)
-    assert store_config(small).events_maxlen == small.events_maxlen
+    assert (small.store.events_maxlen, small.store.dead_letters_maxlen) == stream_maxlens(
+        64 * 2**20
+    )
     fixed = Settings.from_env({"ACCORD_EVENTS_MAXLEN": "5"})
-    assert fixed.events_maxlen == 5
-    assert fixed.dead_letters_maxlen == StoreConfig().dead_letters_maxlen
-    assert Settings().events_maxlen == StoreConfig().events_maxlen
+    assert fixed.store.events_maxlen == 5
+    assert fixed.store.dead_letters_maxlen == StoreConfig().dead_letters_maxlen
+    both = Settings.from_env({"ACCORD_STREAMS_MEMORY_MB": "64", "ACCORD_EVENTS_MAXLEN": "5"})
+    assert both.store.events_maxlen == 5, "an explicit length wins over the budget"
+    assert both.store.dead_letters_maxlen == stream_maxlens(64 * 2**20)[1]
+    assert Settings().store == StoreConfig()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import dataclasses
 import os
 import random
 import signal
@@ -229,7 +228,7 @@ def worker_settings(url: str, **changes: object) -> Settings:
         sweep_interval_ms=100,
         consumer=f"test-{os.getpid()}-{time.monotonic_ns()}",
     )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    return base.replaced(**changes)
 
 
 @contextlib.asynccontextmanager

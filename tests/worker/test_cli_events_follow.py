@@ -22,12 +22,13 @@ from typing import IO, Any
 import pytest
 import redis
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, xadd
 
 from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.worker_kit import ROOT
 from worker.engine import Engine

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from accord_harness.reading import read_new
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
@@ -25,7 +26,7 @@ from contracts.partition import partition_of
 from contracts.streams import input_streams, stream_name
 from store import keys, ownership
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from tests.support.worker_kit import (

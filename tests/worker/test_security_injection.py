@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 
 from contracts.codec import ContractError, decode_event
 from contracts.common import AgreementState, Provenance
@@ -44,7 +45,7 @@ from core.lifecycle.state import ScopeState, SessionState, record_id_for
 from store import reads
 from store.config import StoreConfig
 from store.core_port import CoreStep
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 

@@ -27,6 +27,7 @@ import msgspec
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 
 from contracts.codec import DEFAULT_LIMITS, ContractError, Limits, decode_event
 from contracts.common import Provenance
@@ -40,9 +41,9 @@ from contracts.outputs import (
 )
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import reads
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
-from worker.app import core_for, store_config
+from worker.app import core_for
 from worker.settings import Settings
 
 SCOPE = ("agent-1", "user-1")
@@ -193,7 +194,7 @@ async def run(
 ) -> list[Any]:
     """XADD the documents as a gateway would, one at a time, each processed by the
     configured store before the next (sessions of one batch have no defined order)."""
-    processor = PartitionProcessor(client, 0, core_for(settings), store_config(settings))
+    processor = PartitionProcessor(client, 0, core_for(settings), settings.store)
     events: list[Any] = []
     for doc in documents:
         stream = stream_name(FAMILY[doc["type"]], 0)
@@ -218,7 +219,7 @@ async def test_oversize_inputs_from_the_environment_are_dead_letters_and_others_
             "ACCORD_MAX_ARGUMENT_BYTES": str(SMALL.max_argument_bytes),
         }
     )
-    assert settings.limits == SMALL
+    assert settings.store.limits == SMALL
     oversize = [{**past(SMALL), "session_id": f"big-{name}"} for name, _, past, _ in CASES]
     events = await run(client, settings, [*oversize, turn("Let's agree: be brief.", "ok")])
     letters = [e for e in events if isinstance(e, DeadLetter)]

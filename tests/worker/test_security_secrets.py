@@ -24,6 +24,7 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 import structlog
+from accord_harness.reading import read_new
 
 from contracts.common import AgreementState, Cause, Provenance
 from contracts.outputs import (
@@ -43,9 +44,9 @@ from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.tools import RejectionReason
 from store import keys
 from store.dead_letters import RequeueError, list_dead_letters, requeue
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
-from worker.app import core_for, store_config
+from worker.app import core_for
 from worker.observability import log_events
 from worker.settings import Settings, redacted_url
 
@@ -143,7 +144,7 @@ async def dead_letter_of(
 ) -> tuple[str, DeadLetter, bytes]:
     """XADD one entry, process it with the configured store: its dead letter, raw too."""
     await client.xadd(stream_name(family, 0), fields)  # type: ignore[arg-type]
-    processor = PartitionProcessor(client, 0, core_for(settings), store_config(settings))
+    processor = PartitionProcessor(client, 0, core_for(settings), settings.store)
     await processor.process(await read_new(client, 0, GROUP, "secrets"))
     [(letter_id, letter)] = await list_dead_letters(client, 0)
     raw: Any = await client.xrange(keys.dead_letters_stream(0))
@@ -161,7 +162,7 @@ async def test_dead_letters_keep_no_text_by_default_wherever_it_was_put(
     was one, and the letter cannot be requeued (its text is gone)."""
     family, fields = HOSTILE[case]
     settings = Settings.from_env(SMALL_LIMITS)
-    assert settings.dead_letter_keep_text is False
+    assert settings.store.dead_letter_keep_text is False
     letter_id, letter, raw = await dead_letter_of(client, settings, family, fields)
     assert SECRET.encode() not in raw
     assert "redacted>" in json.dumps(letter.fields)

@@ -26,7 +26,7 @@ from store.core_port import CoreStep
 from store.dead_letters import list_dead_letters
 from store.processor import PartitionProcessor
 from tests.support.worker_kit import now_s, running_worker, wait_for, worker_settings
-from worker.app import PartitionPort, store_config
+from worker.app import PartitionPort
 from worker.engine import Engine
 from worker.gateway import Gateway
 from worker.settings import Settings
@@ -119,7 +119,7 @@ class ExplodingEngine(Engine):
 
 def exploding(redis: Any, partition: int, settings: Settings) -> PartitionPort:
     processor: PartitionPort = PartitionProcessor(
-        redis, partition, ExplodingEngine(), store_config(settings)
+        redis, partition, ExplodingEngine(), settings.store
     )
     return processor
 
@@ -165,9 +165,7 @@ class ExplodingProcessor(PartitionProcessor[Any, Any]):
 
 
 def exploding_store(redis: Any, partition: int, settings: Settings) -> PartitionPort:
-    processor: PartitionPort = ExplodingProcessor(
-        redis, partition, Engine(), store_config(settings)
-    )
+    processor: PartitionPort = ExplodingProcessor(redis, partition, Engine(), settings.store)
     return processor
 
 

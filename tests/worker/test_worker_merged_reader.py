@@ -1,15 +1,16 @@
-"""The merged reader (ACCORD_READER=merged): one partition's streams handed over in XADD order.
+"""The merged reader (the one reading path): one partition's streams handed over in XADD order.
 
-Why it exists: docs/performance.md, "End to end". What must hold: it hands over every
+Why it is the one: docs/store.md, "Reading the input streams". What must hold: it hands over every
 entry exactly once, in entry-id order across the three streams, never past an entry a
 stream still holding more might precede; and a worker reading this way commits exactly
 what the oracle says, once (R15), without parking inputs that were written in order.
+The seed scenarios on worker processes (single Redis and cluster) are in
+tests/e2e/test_e2e_scenarios.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,18 +23,12 @@ from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
 from contracts.streams import Entry
-from store.embedded import EmbeddedRedis
-from tests.support.scenario_kit import PARTITIONS, check_all, play_all
 from tests.support.worker_kit import (
-    redis_cluster,
     running_worker,
     wait_for,
-    worker_env,
-    worker_processes,
     worker_settings,
 )
 from worker.merged_reader import STUCK_LIMIT, MergedBuffer
-from worker.settings import Settings
 
 STREAMS = ("chat-turn:{0}", "tool-call:{0}", "tool-result:{0}")
 
@@ -100,9 +95,7 @@ async def test_merged_worker_commits_the_oracles_events_once_without_parking_r15
     workload = build(sessions=60, blocks=4, partitions=2)
     # The test kit's 300 ms reclaim would take entries the reader holds back while a
     # loaded machine processes the batch before them: slower (they park), not wrong.
-    settings = worker_settings(
-        redis_url, partitions=2, reader="merged", batch_size=50, reclaim_idle_ms=60_000
-    )
+    settings = worker_settings(redis_url, partitions=2, batch_size=50, reclaim_idle_ms=60_000)
     async with running_worker(settings) as worker:
         ids = await write(aredis, entries(workload))
         total = len(workload.documents)
@@ -138,7 +131,7 @@ async def test_the_merged_reader_reads_on_after_redis_connections_fail_r15(
     proxy = FaultProxy(target.hostname, target.port)
     await proxy.start()
     first, second = (build(sessions=20, blocks=2, partitions=2, prefix=p) for p in ("a", "b"))
-    settings = worker_settings(proxy.url, partitions=2, reader="merged", reclaim_idle_ms=500)
+    settings = worker_settings(proxy.url, partitions=2, reclaim_idle_ms=500)
     try:
         with capture_logs() as logs:
             async with running_worker(settings) as worker:
@@ -175,54 +168,11 @@ async def test_a_loop_that_ends_before_the_stop_fails_the_worker(redis_url: str)
     async def broken() -> None:
         raise RuntimeError("a bug")
 
-    async with running_worker(worker_settings(redis_url, reader="merged")) as worker:
+    async with running_worker(worker_settings(redis_url)) as worker:
         worker.spawn(broken(), "read-9")
         await asyncio.sleep(0.05)
         assert worker.exit_code == 1
         assert worker.health.fatal == "read-9 ended: RuntimeError: a bug"
-
-
-def test_accord_reader_selects_the_reader_and_refuses_unknown_names() -> None:
-    assert Settings.from_env({}).reader == "merged", "merged by default"
-    assert Settings.from_env({"ACCORD_READER": "faststream"}).reader == "faststream"
-    assert Settings.from_env({"ACCORD_READER": "merged"}).reader == "merged"
-    with pytest.raises(ValueError, match="ACCORD_READER"):
-        Settings.from_env({"ACCORD_READER": "fast"})
-
-
-@pytest.mark.asyncio
-@pytest.mark.slow
-@pytest.mark.timeout(180)
-async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_two_worker_processes() -> None:
-    """Every seed scenario, EN and ZH, as tests/e2e/test_e2e_scenarios.py plays them."""
-    with EmbeddedRedis() as server:
-        env = worker_env(server.url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_READER="merged")
-        with worker_processes(2, env):
-            client = redis.asyncio.Redis.from_url(server.url)
-            try:
-                results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
-            finally:
-                await client.aclose()
-    check_all(results)
-
-
-@pytest.mark.asyncio
-@pytest.mark.slow
-@pytest.mark.cluster
-@pytest.mark.timeout(180)
-async def test_seed_scenarios_r1_r15_with_the_merged_reader_on_a_cluster() -> None:
-    """One XREADGROUP over a partition's three streams: one hash tag, so one slot."""
-    with redis_cluster() as url:
-        env = worker_env(
-            url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_REDIS_CLUSTER="1", ACCORD_READER="merged"
-        )
-        with worker_processes(2, env):
-            client = redis.asyncio.RedisCluster.from_url(url)
-            try:
-                results = await play_all(client, f"~{uuid.uuid4().hex[:6]}")
-            finally:
-                await client.aclose()
-    check_all(results)
 
 
 def _drain(streams: dict[str, list[str]], count: int, rounds: int = 200) -> list[str]:

@@ -54,6 +54,10 @@ def _one_line_exit_2(done: subprocess.CompletedProcess[bytes], *names: str) -> N
             ["ACCORD_RECLAIM_IDLE_MS", "ACCORD_GAP_TIMEOUT_MS"],
         ),
         ({"ACCORD_DELIVERY_LIMIT": "1"}, ["ACCORD_DELIVERY_LIMIT", "ACCORD_RECLAIM_IDLE_MS"]),
+        ({"ACCORD_BATCH_SIZE": "lots"}, ["ACCORD_BATCH_SIZE", "integer", "'lots'"]),
+        ({"ACCORD_MAX_TEXT_BYTES": "0"}, ["ACCORD_MAX_TEXT_BYTES", "at least 1"]),
+        ({"ACCORD_REDIS_CLUSTER": "maybe"}, ["ACCORD_REDIS_CLUSTER", "'maybe'"]),
+        ({"ACCORD_READER": "faststream"}, ["ACCORD_READER=faststream", "merged reader"]),
     ],
 )
 def test_a_bad_setting_or_a_losing_combination_is_refused_with_one_line_and_exit_2(

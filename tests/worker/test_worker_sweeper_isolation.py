@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
+from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, read_new
+from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 from worker.observability import Metrics

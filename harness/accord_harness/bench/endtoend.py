@@ -95,7 +95,6 @@ class Workers:
     partitions: int
     count: int
     log_dir: Path
-    reader: str = "faststream"
     launch: str = "separate"
     procs: tuple[subprocess.Popen[bytes], ...] = ()
 
@@ -108,7 +107,6 @@ class Workers:
             "ACCORD_PARTITIONS": str(self.partitions),
             "ACCORD_METRICS_PORT": "0",
             "ACCORD_LOG_LEVEL": "WARNING",
-            "ACCORD_READER": self.reader,
         }
         launches = 1 if self.launch == "supervised" else self.count
         for index in range(launches):
@@ -121,7 +119,7 @@ class Workers:
             if self.launch == "manual":
                 serve = [p for p in range(self.partitions) if p % self.count == index]
                 env["ACCORD_SERVE_PARTITIONS"] = ",".join(map(str, serve))
-            name = f"worker-{self.reader}-{self.launch}-{self.count}-{index}.log"
+            name = f"worker-{self.launch}-{self.count}-{index}.log"
             log = (self.log_dir / name).open("ab")
             procs.append(subprocess.Popen(args, env=env, stdout=log, stderr=log))  # noqa: S603
             log.close()
@@ -156,14 +154,13 @@ class Workers:
         while True:
             beats = [key async for key in redis.scan_iter(match=heartbeat_pattern())]
             if len(beats) >= self.count and await self._balanced(redis):
-                # The subscribers start with the app, before the watchdog's first beat.
                 return
             if time.perf_counter() > deadline or not self.alive():
                 raise RuntimeError(f"{self.count - len(beats)} worker(s) did not start")
             await asyncio.sleep(0.05)
 
     async def _balanced(self, redis: Redis) -> bool:
-        if self.launch == "manual" or self.reader != "merged":
+        if self.launch == "manual":
             return True
         owners = []
         for partition in range(self.partitions):

@@ -3,9 +3,10 @@
 - `bare_loop`: redis-py `XREADGROUP COUNT 100` over every input stream, msgspec decode
   of each entry, one multi-id `XACK` per stream read (DESIGN section 5's baseline: the
   practical ceiling of a Python consumer on this machine and server);
-- `faststream_batch`: FastStream's batch subscriber (the worker's transport, with its
-  raw-entry parser from worker/subscribers.py) doing the same decode and multi-id XACK,
-  so the framework's own cost is visible apart from the store and the core.
+- `faststream_batch`: FastStream's batch subscriber, one per stream, with a parser that
+  keeps the raw entries, doing the same decode and multi-id XACK through the worker's
+  Dispatcher: the framework's own cost as a transport, apart from the store and the core
+  (the worker no longer reads this way: docs/store.md, "Reading the input streams").
 
 Both drain a backlog written beforehand and return entries per second.
 """
@@ -20,14 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
 import msgspec
-from faststream.redis import RedisBroker
+from faststream import AckPolicy
+from faststream.redis import RedisBroker, StreamSub
+from faststream.redis.message import RedisBatchStreamMessage
 from redis.asyncio import Redis
 
-from contracts.streams import DATA_FIELD, GROUP, Entry, input_streams
+from contracts.streams import DATA_FIELD, GROUP, Entry, as_text, input_streams
 from store.intake import ensure_groups
 from worker.consumer import Dispatcher, Processor
 from worker.observability import Metrics, get_logger
-from worker.subscribers import register_subscribers
 
 _SILENT = logging.getLogger("accord.bench.faststream")
 _SILENT.setLevel(logging.CRITICAL + 1)
@@ -118,10 +120,15 @@ async def faststream_batch(redis: Redis, url: str, partitions: int, total: int) 
     # A silent logger: its INFO lines, and the fetch error of a read cut short by
     # stop(), are noise in a benchmark's output.
     broker = RedisBroker(url, logger=_SILENT)
-    register_subscribers(
-        broker, dispatcher, partitions=tuple(range(partitions)), group=GROUP,
-        consumer="faststream", batch_size=100, block_ms=100,
-    )  # fmt: skip
+    for stream in streams_of(partitions):
+        subscriber = broker.subscriber(
+            stream=StreamSub(
+                stream, group=GROUP, consumer="faststream", batch=True, max_records=100,
+                polling_interval=100,
+            ),
+            parser=_keep_raw, decoder=_raw_body, ack_policy=AckPolicy.MANUAL, no_reply=True,
+        )  # fmt: skip
+        subscriber(_handler(dispatcher))
     await ensure_groups(redis, range(partitions), GROUP)
     await broker.start()
     try:
@@ -130,3 +137,28 @@ async def faststream_batch(redis: Redis, url: str, partitions: int, total: int) 
     finally:
         await broker.stop()
     return total / elapsed
+
+
+# FastStream's default parser decodes every body as JSON and dumps the list again: these
+# keep the raw batch (channel, message_ids, data) for the Dispatcher, as the worker did.
+async def _keep_raw(message: Any) -> RedisBatchStreamMessage:  # noqa: ANN401  (FastStream's raw dict)
+    return RedisBatchStreamMessage(
+        raw_message=message, body=b"", consumer=cast("Any", None), group=None
+    )
+
+
+async def _raw_body(message: RedisBatchStreamMessage) -> Any:  # noqa: ANN401  (FastStream awaits decoders)
+    return message.raw_message
+
+
+def _handler(dispatcher: Dispatcher) -> Any:  # noqa: ANN401
+    # A fresh function per subscriber: FastStream wraps the function object it gets.
+    async def handle(raw: Any) -> None:  # noqa: ANN401
+        stream = as_text(raw["channel"])
+        entries = [
+            Entry(stream, as_text(entry_id), fields)
+            for entry_id, fields in zip(raw["message_ids"], raw["data"], strict=True)
+        ]
+        await dispatcher.handle(entries)
+
+    return handle

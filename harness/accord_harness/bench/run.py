@@ -77,10 +77,8 @@ class Figures:
     faststream_batch_per_s: float = 0.0
     # The floor: read, decode, the core on in-memory state, one minimal commit per read.
     floor_per_s: float = 0.0
-    # One worker process with FastStream's per-stream subscribers (ACCORD_READER=faststream),
-    # then with the merged reader (the default), which also serves latency, RSS and scaling.
+    # One worker process (it also serves latency, RSS and memory).
     e2e_per_s: float = 0.0
-    e2e_merged_per_s: float = 0.0
     # Two processes sharing the partitions by ownership: two separate `accord worker`
     # processes (as KEDA's pods), and one `accord worker -n 2`.
     e2e_two_processes_per_s: float = 0.0
@@ -108,14 +106,11 @@ class Figures:
 
         return {
             "e2e_vs_baseline": share(self.e2e_per_s, self.baseline_per_s),
-            "e2e_merged_vs_baseline": share(self.e2e_merged_per_s, self.baseline_per_s),
             "faststream_batch_vs_baseline": share(self.faststream_batch_per_s, self.baseline_per_s),
             "floor_vs_baseline": share(self.floor_per_s, self.baseline_per_s),
-            "e2e_merged_vs_floor": share(self.e2e_merged_per_s, self.floor_per_s),
-            "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_merged_per_s),
-            "scaling_worker_n2_vs_1_process": share(
-                self.e2e_worker_n2_per_s, self.e2e_merged_per_s
-            ),
+            "e2e_vs_floor": share(self.e2e_per_s, self.floor_per_s),
+            "scaling_2_vs_1_process": share(self.e2e_two_processes_per_s, self.e2e_per_s),
+            "scaling_worker_n2_vs_1_process": share(self.e2e_worker_n2_per_s, self.e2e_per_s),
             "view_read_p50_loaded_vs_idle": share(
                 self.view_read.get("loaded", {}).get("p50_ms", 0),
                 self.view_read.get("idle", {}).get("p50_ms", 0),
@@ -145,13 +140,9 @@ class Figures:
                 f" entries/s ({r['floor_vs_baseline']:.2f}x baseline)"
             ),
             (
-                f"accord end to end, 1 process, faststream reader: {self.e2e_per_s:,.0f}"
-                f" entries/s ({r['e2e_vs_baseline']:.2f}x baseline)"
-            ),
-            (
-                f"accord end to end, 1 process, merged (default): {self.e2e_merged_per_s:,.0f}"
-                f" entries/s ({r['e2e_merged_vs_baseline']:.2f}x baseline,"
-                f" {r['e2e_merged_vs_floor']:.2f}x floor)"
+                f"accord end to end, 1 process:                   {self.e2e_per_s:,.0f}"
+                f" entries/s ({r['e2e_vs_baseline']:.2f}x baseline,"
+                f" {r['e2e_vs_floor']:.2f}x floor)"
             ),
             (
                 f"accord end to end, 2 separate processes:         "
@@ -235,13 +226,13 @@ def _cpu(drains: list[Drain]) -> dict[str, float]:
 
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
-    plan: Plan, processes: int, reader: str, figures: Figures, logs: Path,
+    plan: Plan, processes: int, figures: Figures, logs: Path,
     launch: str = "separate",
 ) -> float:  # fmt: skip
     await redis.flushall()
     await ensure_groups(redis, range(workload.partitions), GROUP)
-    workers = Workers(url, workload.partitions, processes, logs, reader, launch)
-    phase = f"{processes}_process_{reader}" + (f"_{launch}" if processes > 1 else "")
+    workers = Workers(url, workload.partitions, processes, logs, launch)
+    phase = f"{processes}_process" + (f"_{launch}" if processes > 1 else "")
     workers.start()
     try:
         # Start-up (imports, connections) is left out: the backlog is written once every
@@ -301,25 +292,20 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
         try:
             say("reference loops (bare redis-py, FastStream batch subscriber, floor)")
             await _reference_loops(redis, server.url, workload, plan, figures)
-            say("end to end, one worker process, faststream reader")
+            say("end to end, one worker process (+ latency, RSS, memory)")
             figures.e2e_per_s = await _end_to_end(
-                redis, server.url, workload, latency_load=None, plan=plan, processes=1,
-                reader="faststream", figures=figures, logs=Path(logs),
-            )  # fmt: skip
-            say("end to end, one worker process, merged reader (+ latency, RSS, memory)")
-            figures.e2e_merged_per_s = await _end_to_end(
                 redis, server.url, workload, latency_load=latency_load, plan=plan,
-                processes=1, reader="merged", figures=figures, logs=Path(logs),
+                processes=1, figures=figures, logs=Path(logs),
             )  # fmt: skip
             say("end to end, two separate worker processes (partition ownership)")
             figures.e2e_two_processes_per_s = await _end_to_end(
                 redis, server.url, workload, latency_load=None, plan=plan, processes=2,
-                reader="merged", figures=figures, logs=Path(logs), launch="separate",
+                figures=figures, logs=Path(logs), launch="separate",
             )  # fmt: skip
             say("end to end, accord worker -n 2 (partition ownership)")
             figures.e2e_worker_n2_per_s = await _end_to_end(
                 redis, server.url, workload, latency_load=None, plan=plan, processes=2,
-                reader="merged", figures=figures, logs=Path(logs), launch="supervised",
+                figures=figures, logs=Path(logs), launch="supervised",
             )  # fmt: skip
         finally:
             await redis.aclose()

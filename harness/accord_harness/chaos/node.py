@@ -30,7 +30,7 @@ from store.crash import CRASH_POINTS, exit_at
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
-from worker.app import PartitionPort, build_worker, core_for, store_config
+from worker.app import PartitionPort, build_worker, core_for
 from worker.consumer import Outcome
 from worker.observability import configure_logging
 from worker.settings import Settings
@@ -100,7 +100,7 @@ def main() -> int:
     arming = Arming.from_env(env)
     configure_logging(settings.log_level)
 
-    config = store_config(settings)
+    config = settings.store
     if env.get("ACCORD_CHAOS_CACHE_SIZE"):
         config = dataclasses.replace(config, cache_size=int(env["ACCORD_CHAOS_CACHE_SIZE"]))
 

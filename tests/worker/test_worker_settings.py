@@ -1,0 +1,140 @@
+"""Settings: one table from environment variable to field, defaults written once.
+
+`Settings` composes the store's `StoreConfig` and the core's `Policy`; `VARIABLES` maps
+each variable to the field it sets. What must hold: every variable reaches its field
+(and so the store or the core), nothing else sets one, the documented list is the
+table, and a value the worker must not run with is refused naming the variable (R15:
+a wrong setting must not lose input). The refusals as a process sees them (one line,
+exit 2) are in tests/worker/test_worker_settings_check.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import pytest
+
+from contracts.codec import Limits
+from core.lifecycle.reducer import Policy
+from store.config import StoreConfig
+from tests.support.worker_kit import ROOT
+from worker.settings import REMOVED, VARIABLES, Settings, Variable
+
+INTEGERS = [v for v in VARIABLES if v.least is not None]
+
+
+def _field(settings: Settings, path: str) -> Any:
+    return functools.reduce(getattr, path.split("."), settings)
+
+
+def test_defaults_are_the_store_and_core_structs_own() -> None:
+    """No default is restated: the worker's store and core settings are their Structs'."""
+    settings = Settings.from_env({})
+    assert settings.store == StoreConfig()
+    assert settings.policy == Policy()
+    assert settings.store.limits == Limits()
+    assert (settings.partitions, settings.group) == (1, "accord")
+
+
+@pytest.mark.parametrize("variable", INTEGERS, ids=lambda v: v.name)
+def test_every_integer_variable_sets_its_field(variable: Variable) -> None:
+    """Each variable of the table reaches the field it names, and only that field."""
+    assert isinstance(variable.path, str)
+    default = Settings.from_env({})
+    # One off the default (down for the reclaim idle time: up would reclaim too late
+    # for the default gap timeout, a refused combination).
+    step = -1 if variable.name == "ACCORD_RECLAIM_IDLE_MS" else 1
+    value = int(_field(default, variable.path)) + step
+    changed = Settings.from_env({variable.name: str(value)})
+    assert _field(changed, variable.path) == value
+    others = [v.path for v in INTEGERS if v.path != variable.path and isinstance(v.path, str)]
+    assert [_field(changed, p) for p in others] == [_field(default, p) for p in others]
+
+
+def test_text_flag_and_list_variables_set_their_fields() -> None:
+    settings = Settings.from_env(
+        {
+            "REDIS_URL": "redis://h:1/0",
+            "ACCORD_REDIS_CLUSTER": "true",
+            "ACCORD_PARTITIONS": "4",
+            "ACCORD_SERVE_PARTITIONS": "1, 3",
+            "ACCORD_GROUP": "other",
+            "ACCORD_CONSUMER": "me",
+            "ACCORD_DEFAULT_TIMEZONE": "Asia/Shanghai",
+            "ACCORD_LOG_LEVEL": "debug",
+            "ACCORD_METRICS_HOST": "0.0.0.0",  # noqa: S104  (a value, not a bind)
+            "ACCORD_DEAD_LETTER_KEEP_TEXT": "1",
+        }
+    )
+    assert settings.redis_url == "redis://h:1/0"
+    assert settings.redis_cluster is True
+    assert settings.served() == (1, 3)
+    assert settings.owns_by_lease is False
+    assert settings.group == settings.store.group == "other"
+    assert settings.consumer == "me"
+    assert settings.default_timezone == "Asia/Shanghai"
+    assert settings.log_level == "DEBUG"
+    assert settings.metrics_host == "0.0.0.0"  # noqa: S104
+    assert settings.store.dead_letter_keep_text is True
+
+
+def test_an_empty_variable_is_unset() -> None:
+    """Compose and Kubernetes write `VAR: ""` for "not set": the default stays."""
+    assert Settings.from_env({v.name: "" for v in VARIABLES}) == Settings.from_env(
+        {"ACCORD_CONSUMER": Settings.from_env({}).consumer}
+    ).replaced(consumer=Settings.from_env({"ACCORD_CONSUMER": ""}).consumer)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ACCORD_PARTITIONS": "two"}, "ACCORD_PARTITIONS must be an integer, got 'two'"),
+        ({"ACCORD_PARTITIONS": "0"}, "ACCORD_PARTITIONS must be at least 1, got 0"),
+        ({"ACCORD_BLOCK_MS": "0"}, "ACCORD_BLOCK_MS must be at least 1, got 0"),
+        ({"ACCORD_LEASE_MS": "100"}, "ACCORD_LEASE_MS must be at least 500, got 100"),
+        ({"ACCORD_EVENTS_MAXLEN": "-1"}, "ACCORD_EVENTS_MAXLEN must be at least 0, got -1"),
+        ({"ACCORD_STREAMS_MEMORY_MB": "0"}, "ACCORD_STREAMS_MEMORY_MB must be at least 1"),
+        ({"ACCORD_REDIS_INSECURE_TLS": "sure"}, "ACCORD_REDIS_INSECURE_TLS must be 1 or 0"),
+        ({"ACCORD_LOG_LEVEL": "LOUD"}, "ACCORD_LOG_LEVEL must be one of DEBUG"),
+        ({"ACCORD_SERVE_PARTITIONS": "0;1"}, "ACCORD_SERVE_PARTITIONS must be partition"),
+        ({"ACCORD_METRICS_PORT": "70000"}, "ACCORD_METRICS_PORT must be a TCP port"),
+        ({"ACCORD_READER": "faststream"}, "ACCORD_READER=faststream: the FastStream"),
+        (
+            {"REDIS_URL": "rediss://h:1/0?ssl_cert_reqs=none"},
+            "REDIS_URL turns TLS verification off (ssl_cert_reqs=none)",
+        ),
+    ],
+)
+def test_a_value_the_worker_must_not_run_with_is_refused_naming_the_variable(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Settings.from_env(env)
+
+
+def test_a_removed_variable_with_its_one_remaining_meaning_is_accepted() -> None:
+    """ACCORD_READER=merged asks for what every worker does: nothing to refuse."""
+    assert Settings.from_env({"ACCORD_READER": "merged"}) == Settings.from_env(
+        {"ACCORD_CONSUMER": "c"}
+    ).replaced(consumer=Settings.from_env({"ACCORD_READER": "merged"}).consumer)
+
+
+def test_replaced_routes_each_name_to_the_struct_that_owns_it() -> None:
+    settings = Settings(consumer="c").replaced(
+        partitions=3, batch_size=7, max_terms_chars=20, limits=Limits(max_todos=2)
+    )
+    assert (settings.store.partitions, settings.batch_size) == (3, 7)
+    assert settings.policy.max_terms_chars == 20
+    assert settings.store.limits.max_todos == 2
+    with pytest.raises(TypeError, match="no setting named 'reader'"):
+        settings.replaced(reader="faststream")
+
+
+def test_the_documented_variables_are_the_table() -> None:
+    """docs/cli.md's settings table names exactly the variables the worker reads."""
+    page = (ROOT / "docs" / "cli.md").read_text()
+    section = page.split("## Settings (environment variables)", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"`((?:ACCORD|REDIS)_[A-Z_]+)`", section))
+    assert documented - set(REMOVED) == {v.name for v in VARIABLES}
