@@ -9,6 +9,8 @@ from typing import Any
 from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import NoScriptError
 
+# The client needs only redis-py, msgspec and contracts (an import contract), so it keeps
+# this alias of its own; the worker and the store share store/scripts.py's.
 AnyRedis = Redis | RedisCluster
 
 APPEND_SOURCE = resources.files("client").joinpath("lua", "append.lua").read_text("utf-8")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Self, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from core.lifecycle.reducer import Policy
+from core.lifecycle.context import Policy
 from store.config import StoreConfig, stream_maxlens
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from contracts.codec import Limits
-from core.lifecycle.reducer import Policy
+from core.lifecycle.context import Policy
 from store.config import StoreConfig
 from tests.support.worker_kit import ROOT
 from worker.settings import REMOVED, VARIABLES, Settings, Variable
