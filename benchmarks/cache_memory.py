@@ -18,13 +18,11 @@ import sys
 import tracemalloc
 
 import structlog
-from accord_harness.bench.endtoend import acked, write
-from accord_harness.bench.loops import GROUP
-from accord_harness.bench.workload import build, entries
+from accord_harness.bench.endtoend import backlog, until_acked
+from accord_harness.bench.workload import build
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups
 from worker.app import build_worker, store_partition
 from worker.settings import Settings
 
@@ -33,16 +31,14 @@ async def retained_bytes(sessions: int, cache_size: int) -> int:
     workload = build(sessions=sessions, blocks=2, partitions=1)
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
-        await ensure_groups(redis, range(1), GROUP)
-        ids = await write(redis, entries(workload))
+        ids = await backlog(redis, workload)
         settings = Settings(redis_url=server.url, metrics_port=0, consumer="memory").replaced(
             cache_size=cache_size
         )
         worker = build_worker(settings, store_partition)
         tracemalloc.start()
         await worker.start()
-        while await acked(redis, ids) < len(workload.documents):  # noqa: ASYNC110
-            await asyncio.sleep(0.05)
+        await until_acked(redis, ids, len(workload.documents), poll_s=0.05)
         retained, _ = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         await worker.stop()

@@ -36,13 +36,11 @@ import time
 from typing import Any
 
 import structlog
-from accord_harness.bench.endtoend import acked, write
-from accord_harness.bench.loops import GROUP
-from accord_harness.bench.workload import build, entries
+from accord_harness.bench.endtoend import backlog, until_acked
+from accord_harness.bench.workload import build
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups
 from worker import gc_tuning
 from worker.app import build_worker, store_partition
 from worker.settings import Settings
@@ -53,8 +51,7 @@ async def cpu_per_entry(sessions: int, blocks: int, cache: int | None) -> tuple[
     workload = build(sessions=sessions, blocks=blocks, partitions=2)
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
-        await ensure_groups(redis, range(2), GROUP)
-        ids = await write(redis, entries(workload))
+        ids = await backlog(redis, workload)
         total = len(workload.documents)
         options: dict[str, Any] = {} if cache is None else {"cache_size": cache}
         settings = Settings(redis_url=server.url, metrics_port=0, consumer="p").replaced(
@@ -64,8 +61,7 @@ async def cpu_per_entry(sessions: int, blocks: int, cache: int | None) -> tuple[
         gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
         started, cpu = time.perf_counter(), time.process_time()
         await worker.start()
-        while await acked(redis, ids) < total:  # noqa: ASYNC110  (progress lives in Redis)
-            await asyncio.sleep(0.01)
+        await until_acked(redis, ids, total, poll_s=0.01)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         await worker.stop()
         if os.environ.get("COMMANDSTATS"):

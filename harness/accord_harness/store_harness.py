@@ -134,7 +134,10 @@ async def snapshot(  # noqa: PLR0913, PLR0917  (what a snapshot is compared by)
 
 # ------------------------------------------------------------------------- consumers
 async def settled(redis: AnyRedis, partitions: int) -> bool:
-    """Nothing pending, nothing undelivered, nothing parked, on every partition."""
+    """Nothing pending, nothing undelivered, nothing parked, on every partition.
+
+    The store tests and chaos both wait on it (chaos also on every session applied).
+    """
     for p in range(partitions):
         if await redis.zcard(keys.gaps_key(p)):
             return False
@@ -143,8 +146,7 @@ async def settled(redis: AnyRedis, partitions: int) -> bool:
             info = next(g for g in groups if g["name"] in {GROUP, GROUP.encode()})
             if int(info["pending"]):
                 return False
-            last = info["last-delivered-id"]
-            last = as_text(last)
+            last = as_text(info["last-delivered-id"])
             after: Any = await redis.xrange(stream, min="(" + last, max="+", count=1)
             if after:
                 return False

@@ -4,7 +4,7 @@
 Finding: a periodic word inside a noun phrase ("the weekly report") is not a standing
 rule, and a quoted name is data, not grammar. Resolving: each family added to the
 grammar has a table in English and in Chinese, written by hand in local time (see
-tests/core/test_deadlines_en.py for the calendar notes; 2026-11-27 is a Friday).
+tests/core/test_deadline_tables.py for the calendar notes; 2026-11-27 is a Friday).
 """
 
 from __future__ import annotations

@@ -45,16 +45,23 @@ def _record(talk: Conversation, record_id: str) -> AgreementRecord:
     return folded
 
 
+def _proposal_evidence(
+    talk: Conversation, text: str, timezone: str
+) -> tuple[StateChanged, Evidence]:
+    """The change a proposal turn published and its evidence (both must be there)."""
+    talk.say(text, timezone=timezone)
+    change = talk.published[-1]
+    assert isinstance(change, StateChanged)
+    assert change.evidence is not None
+    return change, change.evidence
+
+
 def test_a_proposal_records_rule_span_and_the_deadline_reading_r16() -> None:
     """R16: the rule id, the phrase's span in the message, the deadline as written, the
     zone, the convention and the instant; no message text beyond the terms (R14)."""
     talk = Conversation()
     text = "OK, let's agree: send the summary within 30 minutes."
-    talk.say(text, timezone="Europe/London")
-    change = talk.published[-1]
-    assert isinstance(change, StateChanged)
-    evidence = change.evidence
-    assert evidence is not None
+    change, evidence = _proposal_evidence(talk, text, "Europe/London")
     assert evidence.rule == "en.proposal"
     assert evidence.span is not None
     assert (
@@ -76,11 +83,7 @@ def test_a_chinese_proposal_and_a_day_deadline_r16() -> None:
     Friday in the user's zone."""
     talk = Conversation()
     text = "好的，我们约定：周五前把报告发给我。"
-    talk.say(text, timezone="Asia/Shanghai")
-    change = talk.published[-1]
-    assert isinstance(change, StateChanged)
-    evidence = change.evidence
-    assert evidence is not None
+    _, evidence = _proposal_evidence(talk, text, "Asia/Shanghai")
     assert evidence.rule == "zh.proposal"
     assert evidence.span is not None
     assert text[evidence.span[0] : evidence.span[1]] == "我们约定：周五前把报告发给我"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import msgspec
 import pytest
@@ -35,6 +35,20 @@ from tests.support.lifecycle_kit import T0, Conversation, created, only
 
 PLAN = Proposal(terms="next time we discuss a plan, start with the conclusion")
 TEA = Proposal(terms="always offer green tea first")
+
+
+def proposed_by(talk: Conversation, deadline: datetime, proposal: Proposal = PLAN) -> str:
+    """The record a proposal with `deadline` creates."""
+    return created(talk.turn(msgspec.structs.replace(proposal, deadline_at=deadline)))
+
+
+def opened_by(talk: Conversation, deadline: datetime) -> str:
+    """An agreement with `deadline`, accepted by both sides."""
+    rid = proposed_by(talk, deadline)
+    talk.agent_accepts(rid)
+    talk.turn(Acceptance())
+    return rid
+
 
 PRO, OPN, FUL, CAN, EXP = (
     AgreementState.PROPOSED,
@@ -234,7 +248,7 @@ def test_acceptance_at_or_after_the_deadline_is_past_deadline_r3_r9() -> None:
     proposal expires (revision 2) in the same step."""
     talk = Conversation()
     deadline = T0 + timedelta(hours=1)
-    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=deadline)))
+    rid = proposed_by(talk, deadline)
     talk.advance(hours=1)
     step = talk.tool_call(ACCEPT_TOOL_NAME, {"record_id": rid, "expected_revision": 1})
     outcome = only(step.events, ToolOutcome)
@@ -246,7 +260,7 @@ def test_acceptance_at_or_after_the_deadline_is_past_deadline_r3_r9() -> None:
 
 def test_acceptance_just_before_the_deadline_counts_r3_r9() -> None:
     talk = Conversation()
-    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=T0 + timedelta(hours=1))))
+    rid = proposed_by(talk, T0 + timedelta(hours=1))
     talk.advance(minutes=59, seconds=59)
     assert talk.agent_accepts(rid, 1).accepted
 
@@ -360,9 +374,7 @@ def test_cancellation_never_reaches_another_sessions_pending_proposal_r8() -> No
 def test_deadline_expires_an_open_agreement_and_expiry_is_not_fulfilment_r9() -> None:
     talk = Conversation()
     deadline = T0 + timedelta(days=1)
-    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=deadline)))
-    talk.agent_accepts(rid)
-    talk.turn(Acceptance())
+    rid = opened_by(talk, deadline)
     assert deadline_entries(talk.scope) == ((rid, deadline),)
     talk.advance(days=2)
     step = talk.sweep()
@@ -380,8 +392,8 @@ def test_deadline_expires_an_open_agreement_and_expiry_is_not_fulfilment_r9() ->
 def test_expiry_is_materialized_before_an_input_in_deadline_order_r9() -> None:
     """Any input stamped past deadlines first expires those records, earliest first."""
     talk = Conversation()
-    late = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=T0 + timedelta(hours=2))))
-    early = created(talk.turn(msgspec.structs.replace(TEA, deadline_at=T0 + timedelta(hours=1))))
+    late = proposed_by(talk, T0 + timedelta(hours=2))
+    early = proposed_by(talk, T0 + timedelta(hours=1), TEA)
     talk.advance(hours=3)
     step = talk.tool_call("search", {})
     assert [e.record_id for e in step.events if isinstance(e, StateChanged)] == [early, late]
@@ -397,7 +409,7 @@ def test_another_sessions_input_does_not_preempt_an_in_time_acceptance_r9_r15() 
     """
     talk = Conversation()
     deadline = T0 + timedelta(hours=1)
-    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=deadline)))
+    rid = proposed_by(talk, deadline)
     talk.advance(hours=2)
     other = talk.tool_call("search", {}, session="s2")
     assert not [e for e in other.events if isinstance(e, StateChanged)]
@@ -413,9 +425,7 @@ def test_another_session_cannot_cancel_an_agreement_past_its_deadline_r8_r9() ->
     """A past-due open agreement of s1, not yet swept, is no cancellation target for s2."""
     talk = Conversation()
     deadline = T0 + timedelta(hours=1)
-    rid = created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=deadline)))
-    talk.agent_accepts(rid)
-    talk.turn(Acceptance())
+    rid = opened_by(talk, deadline)
     talk.advance(hours=2)
     step = talk.turn(Cancellation(), session="s2")
     assert not [e for e in step.events if isinstance(e, StateChanged)]
@@ -429,7 +439,7 @@ def test_another_session_cannot_cancel_an_agreement_past_its_deadline_r8_r9() ->
 def test_past_due_records_of_other_sessions_do_not_count_against_the_limit() -> None:
     """The live-record cap counts only records not past due at the proposal's time."""
     talk = Conversation(policy=Policy(max_records_per_scope=1))
-    created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=T0 + timedelta(hours=1))))
+    proposed_by(talk, T0 + timedelta(hours=1))
     talk.advance(hours=2)
     step = talk.turn(TEA, session="s2")
     assert only(step.events, StateChanged).to_state == AgreementState.PROPOSED
@@ -437,7 +447,7 @@ def test_past_due_records_of_other_sessions_do_not_count_against_the_limit() -> 
 
 def test_sweep_with_nothing_due_changes_nothing_r9() -> None:
     talk = Conversation()
-    created(talk.turn(msgspec.structs.replace(PLAN, deadline_at=T0 + timedelta(hours=2))))
+    proposed_by(talk, T0 + timedelta(hours=2))
     step = talk.sweep()
     assert (step.events, step.scope_changed) == ((), False)
 
@@ -559,7 +569,7 @@ def test_closed_records_still_answer_the_agent_with_state_and_revision_r3() -> N
     deadline = T0 + timedelta(hours=1)
     swept, lazy = Conversation(), Conversation()
     for talk in (swept, lazy):
-        rid = created(talk.turn(msgspec.structs.replace(TEA, deadline_at=deadline)))
+        rid = proposed_by(talk, deadline, TEA)
         talk.advance(hours=2)
     swept.sweep()
     answers = [t.agent_accepts(rid, 1) for t in (swept, lazy)]

@@ -32,12 +32,11 @@ from contracts.outputs import (
 from contracts.records import Acceptances, AgreementRecord, HistoryEntry
 from contracts.tools import RejectionReason
 from contracts.view import (
-    CurrentAgreement,
     OpenAgreement,
-    PendingProposal,
     ScopeProposal,
     ScopeViewDocument,
     SessionView,
+    session_view_as_of,
 )
 from store.core_port import CoreStep
 
@@ -248,31 +247,8 @@ class FakeCore:
         )
 
     def view(self, scope: FakeScope, session_id: str, as_of: datetime) -> SessionView:
-        def current(r: AgreementRecord) -> bool:
-            return r.deadline_at is None or r.deadline_at > as_of
-
-        return SessionView(
-            agent_id=scope.agent_id,
-            user_id=scope.user_id,
-            session_id=session_id,
-            as_of=as_of,
-            current_agreements=tuple(
-                CurrentAgreement(record_id=r.record_id, terms=r.terms)
-                for r in scope.records
-                if r.state is AgreementState.OPEN and current(r)
-            ),
-            pending_proposals=tuple(
-                PendingProposal(
-                    record_id=r.record_id,
-                    revision=r.revision,
-                    terms=r.terms,
-                    status="awaiting_both",
-                    deadline_at=r.deadline_at,
-                )
-                for r in scope.records
-                if r.state is AgreementState.PROPOSED and r.session_id == session_id and current(r)
-            ),
-        )
+        # The same reading a client does of the document: contracts' own filter.
+        return session_view_as_of(self.scope_view(scope), session_id, as_of)
 
 
 def _outcome(

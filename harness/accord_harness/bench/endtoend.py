@@ -43,6 +43,7 @@ from accord_harness.oracle import compute
 from client import AccordClient
 from contracts.streams import DATA_FIELD, GROUP, EntryId
 from store import keys, ownership
+from store.intake import ensure_groups
 from store.keys import heartbeat_pattern
 from worker.engine import Engine
 
@@ -77,6 +78,20 @@ async def acked(redis: Redis, ids: dict[str, list[tuple[int, int]]]) -> int:
         delivered = bisect.bisect_right(ids[stream], EntryId.parse(group["last-delivered-id"]))
         done += delivered - int(group["pending"])
     return done
+
+
+async def backlog(redis: Redis, workload: Workload) -> dict[str, list[tuple[int, int]]]:
+    """The workload as a worker's backlog: the groups made, then every entry written."""
+    await ensure_groups(redis, range(workload.partitions), GROUP)
+    return await write(redis, entries(workload))
+
+
+async def until_acked(
+    redis: Redis, ids: dict[str, list[tuple[int, int]]], total: int, poll_s: float
+) -> None:
+    """Wait until the group has acknowledged `total` entries of `ids`."""
+    while await acked(redis, ids) < total:  # noqa: ASYNC110  (progress lives in Redis)
+        await asyncio.sleep(poll_s)
 
 
 # How the worker processes of a phase are started:

@@ -28,6 +28,7 @@ from redis.asyncio import Redis
 from accord_harness.bench import micro
 from accord_harness.bench.endtoend import (
     Workers,
+    backlog,
     drain_rate,
     drain_start,
     exactly_once,
@@ -192,8 +193,7 @@ class Figures:
 
 async def _fresh(redis: Redis, workload: Workload) -> dict[str, list[tuple[int, int]]]:
     await redis.flushall()
-    await ensure_groups(redis, range(workload.partitions), GROUP)
-    return await write(redis, entries(workload))
+    return await backlog(redis, workload)
 
 
 async def _reference_loops(

@@ -31,6 +31,7 @@ from accord_harness.chaos.proxy import FaultProxy
 from accord_harness.chaos.workload import Poison, Workload, build
 from accord_harness.documents import Document, encode, stream_of
 from accord_harness.oracle import Outcome, compute
+from accord_harness.store_harness import settled
 from contracts.streams import DATA_FIELD, GROUP, as_text, input_streams
 from store import keys
 from store.intake import ensure_groups
@@ -533,28 +534,12 @@ class Chaos:
         deadline = time.monotonic() + self.plan.settle_timeout_s
         while time.monotonic() < deadline:
             with contextlib.suppress(*RETRYABLE):
-                if await _settled(admin, workload.partitions) and await _all_applied(
+                if await settled(admin, workload.partitions) and await _all_applied(
                     admin, workload.partitions, next_seq
                 ):
                     return True
             await asyncio.sleep(0.5)
         return False
-
-
-async def _settled(admin: redis.asyncio.Redis, partitions: int) -> bool:
-    for p in range(partitions):
-        if await admin.zcard(keys.gaps_key(p)):
-            return False
-        for stream in input_streams(p):
-            info: Any = await admin.xinfo_groups(stream)
-            group = next(g for g in info if g["name"] in {GROUP, GROUP.encode()})
-            if int(group["pending"]):
-                return False
-            last = group["last-delivered-id"]
-            last = as_text(last)
-            if await admin.xrange(stream, min="(" + last, max="+", count=1):
-                return False
-    return True
 
 
 async def _all_applied(
