@@ -11,10 +11,8 @@ import asyncio
 import random
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.oracle import compute, scope_projection
 from accord_harness.reading import read_new
@@ -23,7 +21,7 @@ from accord_harness.store_harness import real_core_workload, settled, snapshot, 
 from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.crash import CRASH_POINTS
-from store.intake import ensure_groups, reclaim
+from store.intake import reclaim
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 
@@ -31,14 +29,8 @@ PARTITIONS = 2
 WORKER_MODULE = "accord_harness.crash_worker"
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    for partition in range(PARTITIONS):
-        await ensure_groups(connection, [partition], GROUP)
-    yield connection
-    await connection.aclose()
+# The consumer group on these partitions (tests/store/conftest.py makes it).
+GROUP_PARTITIONS = tuple(range(PARTITIONS))
 
 
 def crash_worker(redis_url: str, consumer: str, point: str) -> int:

@@ -10,12 +10,10 @@ Against a real Redis with the store's small fake core.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
@@ -24,7 +22,6 @@ from contracts.outputs import DeadLetter, DeadLetterReason, StateChanged
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 
@@ -33,16 +30,6 @@ SCOPE = ("agent", "user")
 # sweep a test runs, and only then (the fake core does not check deadlines on apply).
 DEADLINE_MS = 1_700_000_000_000  # 2023-11-14
 PARKED = 10_100
-
-
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    # A commit of 10,000 units' worth takes seconds on a busy machine: no read timeout.
-    connection = redis.asyncio.Redis.from_url(redis_url, socket_timeout=None)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
 
 
 def processor(client: redis.asyncio.Redis, **config: Any) -> PartitionProcessor[Any, Any]:

@@ -4,11 +4,9 @@ and can be re-queued (DESIGN section 3, "Pending reclaim and poison input")."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, xadd
@@ -19,21 +17,15 @@ from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.dead_letters import RequeueError, list_dead_letters, requeue
-from store.intake import ensure_groups, reclaim
+from store.intake import reclaim
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 
 SCOPE = ("agent", "user")
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    for partition in (0, 1):
-        await ensure_groups(connection, [partition], GROUP)
-    yield connection
-    await connection.aclose()
+# The consumer group on these partitions (tests/store/conftest.py makes it).
+GROUP_PARTITIONS = (0, 1)
 
 
 def store(client: redis.asyncio.Redis, **config: Any) -> PartitionProcessor[Any, Any]:

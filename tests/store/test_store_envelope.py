@@ -5,13 +5,11 @@ within their limit. Against a real Redis with the real core (worker.engine.Engin
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 
@@ -20,21 +18,11 @@ from contracts.outputs import DeadLetter, DeadLetterReason, ToolOutcome
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 from worker.observability import log_events
 
 SCOPE = {"agent_id": "agent", "user_id": "user"}
-
-
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
 
 
 def now_iso() -> str:

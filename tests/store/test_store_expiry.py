@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
@@ -23,7 +21,6 @@ from contracts.common import AgreementState, Cause
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.reads import record_history, session_view
 from store.watermark import server_ms, watermark_ms
@@ -31,15 +28,6 @@ from tests.support.fake_core import FakeCore
 
 SCOPE = ("agent", "user")
 DEADLINE_MS = 5_000
-
-
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
 
 
 async def write_at(client: redis.asyncio.Redis, ms: int, document: dict[str, Any]) -> None:

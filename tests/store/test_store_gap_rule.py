@@ -10,12 +10,10 @@ and never commits them is what a SIGKILLed worker leaves behind.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import call, chat
@@ -24,7 +22,7 @@ from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups, reclaim
+from store.intake import reclaim
 from store.processor import PartitionProcessor
 from store.watermark import server_ms
 from tests.support.fake_core import FakeCore
@@ -33,15 +31,6 @@ SCOPE = ("agent", "user")
 CHAT = "chat-turn:{0}"
 TOOL = "tool-call:{0}"
 TIMEOUT_MS = 30_000  # the shipped default
-
-
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
 
 
 def store(client: redis.asyncio.Redis) -> PartitionProcessor[Any, Any]:

@@ -7,12 +7,10 @@ real Redis with the small fake core, whose state logs every applied seq in order
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, xadd
@@ -25,7 +23,6 @@ from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.gate import Arrival, ParkedEntry, parse_skipped, plan_session
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 
@@ -82,15 +79,6 @@ def test_skipped_ranges_round_trip() -> None:
 
 
 # ------------------------------------------------------------------ against Redis
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
-
-
 async def send(client: redis.asyncio.Redis, *seqs: int, session: str = "s") -> None:
     for seq in seqs:
         await xadd(client, chat(SCOPE, session, seq, f"turn {seq}"), 1)

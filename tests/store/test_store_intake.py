@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 
@@ -17,12 +15,8 @@ from store.watermark import server_ms, watermark_ms
 STREAM = "chat-turn:{0}"
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    yield connection
-    await connection.aclose()
+# No consumer group made up front: these tests make it (tests/store/conftest.py).
+GROUP_PARTITIONS = ()
 
 
 @pytest.mark.redis

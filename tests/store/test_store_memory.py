@@ -6,11 +6,9 @@ same on any machine for the same Redis version and configuration.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import conversation, xadd
@@ -18,18 +16,8 @@ from accord_harness.store_harness import conversation, xadd
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from worker.engine import Engine
-
-
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
 
 
 @pytest.mark.redis

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
@@ -15,21 +13,11 @@ from accord_harness.store_harness import chat
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.retention import trim_applied
 from tests.support.fake_core import FakeCore
 
 SCOPE = ("agent", "user")
-
-
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
 
 
 async def write(client: redis.asyncio.Redis, seq: int, text: str = "hello") -> str:
