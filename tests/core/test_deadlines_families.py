@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 
 from core.deadlines.resolve import find_deadline_phrase
+from tests.support.deadline_cases_en import c as en
+from tests.support.deadline_cases_zh import c as zh
 from tests.support.deadline_kit import Case, case_id, check_resolves, check_written_in_zone
 
 FOUND: tuple[tuple[str, str], ...] = (
@@ -58,20 +60,7 @@ def test_schedules_and_times_inside_quoted_names_give_no_deadline(terms: str, wh
 
 # --- resolving the families added to the grammar ---------------------------------------
 
-NY = "America/New_York"
-SH = "Asia/Shanghai"
-EN_FRI = "2026-11-27T10:00:00-05:00"  # Friday morning in New York
-ZH_FRI = "2026-11-27T10:00:00+08:00"  # Friday morning in Shanghai
-
-
-def en(phrase: str, expected: str | None, said: str = EN_FRI) -> Case:
-    return Case(phrase, expected, said, NY)
-
-
-def zh(phrase: str, expected: str | None, said: str = ZH_FRI) -> Case:
-    return Case(phrase, expected, said, SH)
-
-
+# Rows as the main tables write them: Friday morning in New York, and in Shanghai.
 ENGLISH: tuple[Case, ...] = (
     # "in N minutes / hours / days": like "within" (ts + N; day-sized: end of that day).
     en("in 2 hours", "2026-11-27T12:00:00-05:00"),

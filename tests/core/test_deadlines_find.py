@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
-from tests.support import deadline_cases_en, deadline_cases_zh
+from tests.support.deadline_cases_all import phrases
 
 FOUND: tuple[tuple[str, str], ...] = (
     ("send me the report by Friday", "by Friday"),
@@ -135,9 +135,7 @@ def test_no_deadline_wording_is_found_when_unsure(terms: str, why: str) -> None:
 
 
 def _resolving_cases() -> list[str]:
-    english = {case.phrase for case in deadline_cases_en.CASES if case.expected}
-    chinese = {case.phrase for case in deadline_cases_zh.CASES if case.expected}
-    return sorted(english | chinese)
+    return phrases(lambda case: bool(case.expected))
 
 
 @pytest.mark.parametrize("phrase", _resolving_cases())

@@ -7,7 +7,7 @@ import pytest
 from core.deadlines import chinese_lexicon, english_lexicon
 from core.deadlines.grammar import Clock, Hint, clock_time
 from core.deadlines.numerals import en_number, en_ordinal, zh_number
-from tests.support import deadline_cases_en, deadline_cases_zh
+from tests.support.deadline_cases_all import phrases
 
 
 @pytest.mark.parametrize(
@@ -130,9 +130,7 @@ def test_english_non_ordinals_are_refused(text: str) -> None:
 
 
 def _phrases() -> list[str]:
-    english = {case.phrase for case in deadline_cases_en.CASES if case.phrase}
-    chinese = {case.phrase for case in deadline_cases_zh.CASES if case.phrase}
-    return sorted(english | chinese)
+    return phrases(lambda case: bool(case.phrase))
 
 
 @pytest.mark.parametrize("phrase", _phrases())

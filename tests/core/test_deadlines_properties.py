@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
-from tests.support import deadline_cases_en, deadline_cases_zh
+from tests.support.deadline_cases_all import phrases
 
 ZONES = tuple(
     ZoneInfo(name)
@@ -163,12 +163,7 @@ def test_a_resolved_deadline_is_strictly_after_the_reference(
         assert deadline.tzinfo is UTC
 
 
-TABLE_PHRASES = tuple(
-    sorted(
-        {case.phrase for case in deadline_cases_en.CASES}
-        | {case.phrase for case in deadline_cases_zh.CASES}
-    )
-)
+TABLE_PHRASES = tuple(phrases())
 
 
 @settings(max_examples=500)
@@ -190,16 +185,24 @@ def test_a_phrase_naming_a_future_moment_always_resolves(
     assert resolve_deadline(phrase, ts, zone) is not None
 
 
+def _said_days_apart(
+    phrase: str, ts: datetime, zone: ZoneInfo, days: int
+) -> tuple[datetime, datetime]:
+    """The deadlines `phrase` gives said at `ts` and `days` local days later (both exist)."""
+    first = resolve_deadline(phrase, ts, zone)
+    shifted = resolve_deadline(phrase, _shift(ts, zone, days), zone)
+    assert first is not None
+    assert shifted is not None
+    return first, shifted
+
+
 @settings(max_examples=300)
 @given(st.sampled_from(DAILY), reference_times, zones, st.integers(-400, 400))
 def test_shifting_the_reference_by_days_shifts_daily_deadlines_alike(
     phrase: str, ts: datetime, zone: ZoneInfo, days: int
 ) -> None:
     """R9: said k local days later, a day-granular deadline falls k local days later."""
-    first = resolve_deadline(phrase, ts, zone)
-    shifted = resolve_deadline(phrase, _shift(ts, zone, days), zone)
-    assert first is not None
-    assert shifted is not None
+    first, shifted = _said_days_apart(phrase, ts, zone, days)
     assert _local_day(shifted, zone) == _local_day(first, zone) + timedelta(days=days)
 
 
@@ -209,10 +212,7 @@ def test_shifting_the_reference_by_weeks_shifts_weekday_deadlines_alike(
     phrase: str, ts: datetime, zone: ZoneInfo, weeks: int
 ) -> None:
     """R9: "next Friday" said k weeks later is k weeks later (weeks start Monday)."""
-    first = resolve_deadline(phrase, ts, zone)
-    shifted = resolve_deadline(phrase, _shift(ts, zone, 7 * weeks), zone)
-    assert first is not None
-    assert shifted is not None
+    first, shifted = _said_days_apart(phrase, ts, zone, 7 * weeks)
     assert _local_day(shifted, zone) == _local_day(first, zone) + timedelta(weeks=weeks)
 
 

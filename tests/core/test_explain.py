@@ -45,6 +45,25 @@ def _record(talk: Conversation, record_id: str) -> AgreementRecord:
     return folded
 
 
+def _open_record(
+    entry: HistoryEntry, *, binding: TodoBinding | None = None, amendment: Amendment | None = None
+) -> AgreementRecord:
+    """An open record at revision 1 whose one history entry is `entry`."""
+    return AgreementRecord(
+        record_id="r",
+        agent_id="a",
+        user_id="u",
+        session_id="s",
+        state=AgreementState.OPEN,
+        revision=1,
+        terms="t",
+        created_at=entry.at,
+        binding=binding,
+        history=(entry,),
+        amendment=amendment,
+    )
+
+
 def _proposal_evidence(
     talk: Conversation, text: str, timezone: str
 ) -> tuple[StateChanged, Evidence]:
@@ -318,19 +337,7 @@ def test_explain_names_a_binding_and_an_unresolved_deadline_r16() -> None:
             deadline=DeadlineEvidence(written="someday", timezone="UTC"),
         ),
     )
-    record = AgreementRecord(
-        record_id="r",
-        agent_id="a",
-        user_id="u",
-        session_id="s",
-        state=AgreementState.OPEN,
-        revision=1,
-        terms="t",
-        created_at=at,
-        binding=binding,
-        history=(entry,),
-        amendment=pending,
-    )
+    record = _open_record(entry, binding=binding, amendment=pending)
     explanation = explain(record)
     (revision,) = explanation.revisions
     assert (
@@ -397,17 +404,7 @@ def test_an_amendment_revision_stored_without_its_amendment_still_explains_r16()
         at=at,
         provenance=Provenance(session_id="s"),
     )
-    record = AgreementRecord(
-        record_id="r",
-        agent_id="a",
-        user_id="u",
-        session_id="s",
-        state=AgreementState.OPEN,
-        revision=1,
-        terms="t",
-        created_at=at,
-        history=(entry,),
-    )
+    record = _open_record(entry)
     (revision,) = explain(record).revisions
     assert revision.because[1:] == (
         "amendment phrase, rule ?, at ? of the message",

@@ -31,6 +31,11 @@ from core.lifecycle.state import (
     encode_session,
     record_id_for,
 )
+from tests.support.lifecycle_kit import CANCELLED as CAN
+from tests.support.lifecycle_kit import EXPIRED as EXP
+from tests.support.lifecycle_kit import FULFILLED as FUL
+from tests.support.lifecycle_kit import OPEN as OPN
+from tests.support.lifecycle_kit import PROPOSED as PRO
 from tests.support.lifecycle_kit import T0, Conversation, created, only
 
 PLAN = Proposal(terms="next time we discuss a plan, start with the conclusion")
@@ -48,15 +53,6 @@ def opened_by(talk: Conversation, deadline: datetime) -> str:
     talk.agent_accepts(rid)
     talk.turn(Acceptance())
     return rid
-
-
-PRO, OPN, FUL, CAN, EXP = (
-    AgreementState.PROPOSED,
-    AgreementState.OPEN,
-    AgreementState.FULFILLED,
-    AgreementState.CANCELLED,
-    AgreementState.EXPIRED,
-)
 
 
 def test_transition_table_is_exactly_the_designed_lifecycle() -> None:

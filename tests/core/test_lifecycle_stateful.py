@@ -52,15 +52,15 @@ from core.intents import (
 )
 from core.lifecycle.reducer import Policy
 from core.lifecycle.state import CLOSED_KEPT, record_id_for
-from tests.support.lifecycle_kit import Conversation
-
-PROPOSED, OPEN, FULFILLED, CANCELLED, EXPIRED = (
-    AgreementState.PROPOSED,
-    AgreementState.OPEN,
-    AgreementState.FULFILLED,
-    AgreementState.CANCELLED,
-    AgreementState.EXPIRED,
+from tests.support.lifecycle_kit import (
+    CANCELLED,
+    EXPIRED,
+    FULFILLED,
+    OPEN,
+    PROPOSED,
+    Conversation,
 )
+
 SESSIONS = ("s1", "s2")
 WORDS = ("plan", "tea", "walk")
 CONTENTS = ("notes", "milk")

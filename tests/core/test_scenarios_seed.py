@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import pytest
 
-from contracts.common import AgreementState, Cause, Role
+from contracts.common import Cause, Role
 from contracts.outputs import (
     ClarificationKind,
     ClarificationRequested,
@@ -22,14 +22,15 @@ from contracts.outputs import (
 )
 from contracts.records import Acceptances, TodoBinding
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
-from tests.support.lifecycle_kit import Conversation, created, only
-
-PROPOSED, OPEN, FULFILLED, CANCELLED, EXPIRED = (
-    AgreementState.PROPOSED,
-    AgreementState.OPEN,
-    AgreementState.FULFILLED,
-    AgreementState.CANCELLED,
-    AgreementState.EXPIRED,
+from tests.support.lifecycle_kit import (
+    CANCELLED,
+    EXPIRED,
+    FULFILLED,
+    OPEN,
+    PROPOSED,
+    Conversation,
+    created,
+    only,
 )
 
 
@@ -54,6 +55,7 @@ class Phrasebook:
     not_agreements: tuple[str, ...]
 
 
+# EN and ZH are parallel on purpose: the same scenarios, said in each language.
 EN = Phrasebook(
     plan="Let's agree: next time we discuss a plan, start with the conclusion "
     "and then explain the reasons.",

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.oracle import compute, scope_projection
+from accord_harness.documents import Document
+from accord_harness.oracle import Outcome, compute, scope_projection
 from accord_harness.reading import read_new
 from accord_harness.store_harness import (
     chat,
@@ -31,6 +32,7 @@ from redis.asyncio.cluster import RedisCluster
 from contracts.partition import partition_of
 from contracts.streams import stream_name
 from store.config import StoreConfig
+from store.core_port import CorePort
 from store.dead_letters import list_dead_letters, requeue
 from store.embedded import EmbeddedCluster
 from store.intake import ensure_groups
@@ -78,6 +80,25 @@ async def backend(
     await client.aclose()
 
 
+async def _store_equals_oracle(
+    backend: tuple[AnyRedis, Callable[[], AnyRedis], int],
+    core: CorePort[Any, Any],
+    documents: list[Document],
+    rng: random.Random,
+    project_scope: Callable[[Any], Any],
+) -> tuple[Outcome, Outcome]:
+    """Deliver `documents` (shuffled, duplicated, concurrent); the store must equal the oracle."""
+    client, factory, partitions = backend
+    entries = await deliver_and_settle(client, factory, core, documents, partitions, rng)
+    expected = compute(core, documents, partitions, project_scope)
+    actual = await snapshot(client, core, documents, partitions, entries, project_scope)
+    assert actual.sessions == expected.sessions
+    assert actual.scopes == expected.scopes
+    assert actual.records == expected.records
+    assert dict(actual.events) == dict(expected.events)
+    return actual, expected
+
+
 @pytest.mark.redis
 @pytest.mark.asyncio
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -85,17 +106,11 @@ async def test_shuffled_duplicated_concurrent_delivery_equals_the_oracle(
     backend: tuple[AnyRedis, Callable[[], AnyRedis], int], seed: int
 ) -> None:
     """R15: duplicates, shuffled streams, lost batches and two consumers change nothing."""
-    client, factory, partitions = backend
     rng = random.Random(seed)
-    core = FakeCore()
     documents = random_workload(rng, scopes=5, sessions=3, length=12)
-    entries = await deliver_and_settle(client, factory, core, documents, partitions, rng)
-    expected = compute(core, documents, partitions, fake_scope_projection)
-    actual = await snapshot(client, core, documents, partitions, entries, fake_scope_projection)
-    assert actual.sessions == expected.sessions
-    assert actual.scopes == expected.scopes
-    assert actual.records == expected.records
-    assert dict(actual.events) == dict(expected.events)
+    actual, _ = await _store_equals_oracle(
+        backend, FakeCore(), documents, rng, fake_scope_projection
+    )
     event_ids = [e["event_id"] for events in actual.events.values() for e in events]
     assert len(event_ids) == len(set(event_ids)), "an agreement event was published twice"
 
@@ -107,19 +122,11 @@ async def test_the_real_reducer_through_the_store_equals_the_oracle(
     backend: tuple[AnyRedis, Callable[[], AnyRedis], int], seed: int
 ) -> None:
     """R15 with the real core (recognizer, deadlines, reducer): same store, same events."""
-    client, factory, partitions = backend
     rng = random.Random(seed)
-    core = Engine()
     documents = real_core_workload(rng, scopes=4, sessions=3, blocks=4)
-    entries = await deliver_and_settle(client, factory, core, documents, partitions, rng)
-    expected = compute(core, documents, partitions)
-    actual = await snapshot(client, core, documents, partitions, entries, scope_projection)
+    _, expected = await _store_equals_oracle(backend, Engine(), documents, rng, scope_projection)
     states = {e.get("to_state") for events in expected.events.values() for e in events}
     assert {"open", "fulfilled"} <= states, "the workload reaches open and fulfilled"
-    assert actual.sessions == expected.sessions
-    assert actual.scopes == expected.scopes
-    assert actual.records == expected.records
-    assert dict(actual.events) == dict(expected.events)
 
 
 @pytest.mark.redis

@@ -25,6 +25,13 @@ from core.lifecycle.state import ScopeState, SessionState, empty_scope, empty_se
 from core.lifecycle.view import session_view
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday morning
+PROPOSED, OPEN, FULFILLED, CANCELLED, EXPIRED = (
+    AgreementState.PROPOSED,
+    AgreementState.OPEN,
+    AgreementState.FULFILLED,
+    AgreementState.CANCELLED,
+    AgreementState.EXPIRED,
+)
 
 # What one input did (the core's step, as the store receives it).
 Step = CoreStep[ScopeState, SessionState]
@@ -83,6 +90,8 @@ class Conversation:
         self.last = step
         return step
 
+    # The three inputs are built field by field, each with its wire type's constructor
+    # (checked by mypy), so their builders look alike on purpose.
     def _chat_turn(
         self, text: str, role: Role, session: str | None, timezone: str | None = None
     ) -> ChatTurn:
