@@ -14,6 +14,8 @@ import msgspec
 from contracts.common import Ident, Instant, Role, Seq, TodoStatus
 
 _INPUT = {"tag_field": "type", "frozen": True, "kw_only": True, "forbid_unknown_fields": True}
+# Deliberately repeated: each wire type spells out its fields (the shared ones too)
+# rather than inheriting them, so the struct reads as its schema does (contracts/schemas).
 
 
 class TodoItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

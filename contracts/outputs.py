@@ -15,6 +15,8 @@ from contracts.records import Acceptances, Amendment, Binding, Evidence
 from contracts.tools import RejectionReason
 
 _OUTPUT = {"tag_field": "type", "frozen": True, "kw_only": True}
+# Deliberately repeated: each wire type spells out its fields (the shared ones too)
+# rather than inheriting them, so the struct reads as its schema does (contracts/schemas).
 
 
 class StateChanged(msgspec.Struct, tag="agreement.state_changed", **_OUTPUT):

@@ -9,6 +9,9 @@ import msgspec
 from contracts.common import AgreementState, Cause, Ident, Instant, Provenance, Revision, Seq
 from contracts.tools import AcceptArguments
 
+# Deliberately repeated: a record, its history entries and its amendment each spell out
+# the fields they carry (terms, deadline, binding ...): each is a stored shape of its own.
+
 
 class Acceptances(msgspec.Struct, frozen=True, kw_only=True):
     """Which side has recorded its acceptance. Neither is implied by a proposal (R2)."""

@@ -13,6 +13,11 @@ import msgspec
 from contracts.common import Ident, Instant, Revision
 from contracts.records import PendingStatus
 
+# Deliberately repeated: each wire type spells out its fields (the shared ones too)
+# rather than inheriting them, so the struct reads as its schema does (contracts/schemas).
+# The session view and the scope document hold the same items, the document with their
+# session and unfiltered by deadline.
+
 
 class CurrentAgreement(msgspec.Struct, frozen=True, kw_only=True):
     """One entry of current agreement memory: the terms, and the id to refer to it."""

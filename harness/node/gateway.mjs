@@ -70,6 +70,8 @@ for (const raw of lines) {
   await redis.xadd(`${FAMILY[event.type]}:{${p}}`, "*", "__data__", JSON.stringify(event));
 }
 
+// The event summary of tests/support/worker_kit.py, written again on purpose: this
+// gateway proves the contract with ioredis alone, so it imports nothing of ours.
 function summarize(e) {
   if (e.type === "agreement.state_changed") {
     let text = `${e.to_state}:${e.cause}:${e.revision}`;

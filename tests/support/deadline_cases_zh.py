@@ -13,6 +13,7 @@ def c(phrase: str, expected: str | None, said: str = FRI, zone: str = SH) -> Cas
     return Case(phrase, expected, said, zone)
 
 
+# One row a phrase, mirroring deadline_cases_en.py family by family on purpose.
 CASES: tuple[Case, ...] = (
     # Clock times: a part of the day (下午, 晚上 …) fixes 12-hour readings.
     c("下午5点前", "2026-11-27T17:00:00+08:00"),

@@ -77,6 +77,8 @@ def _change(
     return new, _event(new, record.state, cause, at, provenance)
 
 
+# Events, outcomes and the scope document are built field by field like the real core's,
+# on purpose: the fake shares no code with the core it stands in for.
 def _event(
     record: AgreementRecord,
     from_state: AgreementState | None,

@@ -218,6 +218,8 @@ describe("writes", () => {
 
 type Line = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+// The event summary of tests/support/worker_kit.py (and harness/node/gateway.mjs), written
+// again on purpose: each client's test compares the same expected summaries in its language.
 function summarize(e: any): string { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (e.type === "agreement.state_changed") {
     let text = `${e.to_state}:${e.cause}:${e.revision}`;
