@@ -45,6 +45,15 @@ def _record(talk: Conversation, record_id: str) -> AgreementRecord:
     return folded
 
 
+def _bound_agreement(talk: Conversation, confirmation: str = "I accept this agreement.") -> str:
+    """An agreement bound to the pending todo NOTES: proposed, accepted, then confirmed."""
+    talk.tool_result([(NOTES, "pending")])
+    record_id = created(talk.say(f'Let\'s agree: mark todo "{NOTES}" as completed.'))
+    talk.agent_accepts(record_id)
+    talk.say(confirmation)
+    return record_id
+
+
 def _open_record(
     entry: HistoryEntry, *, binding: TodoBinding | None = None, amendment: Amendment | None = None
 ) -> AgreementRecord:
@@ -156,10 +165,7 @@ def test_expiry_records_what_passed_the_deadline_r16() -> None:
 def test_delivery_records_the_item_and_the_snapshot_r16() -> None:
     """R16: fulfilment names the bound todo's origin_seq and the snapshot seq."""
     talk = Conversation()
-    talk.tool_result([(NOTES, "pending")])
-    record_id = created(talk.say(f'Let\'s agree: mark todo "{NOTES}" as completed.'))
-    talk.agent_accepts(record_id)
-    talk.say("I accept this agreement.")
+    record_id = _bound_agreement(talk)
     talk.tool_result([(NOTES, "completed")])
     delivered = talk.changes_of(record_id)[-1]
     assert delivered.evidence is not None
@@ -170,10 +176,7 @@ def test_explain_gives_one_revision_per_history_entry_with_its_links_r16() -> No
     """R16: `explain` walks the stored history: each revision with its input and the
     lines of its chain (rule and span, terms, deadline, arguments, resolution, todo)."""
     talk = Conversation()
-    talk.tool_result([(NOTES, "pending")])
-    record_id = created(talk.say(f'Let\'s agree: mark todo "{NOTES}" as completed.'))
-    talk.agent_accepts(record_id)
-    talk.say("I accept this agreement.")
+    record_id = _bound_agreement(talk)
     talk.say("Let's change our agreement: always offer green tea first.")
     talk.agent_accepts(record_id, 4)
     talk.say("I accept this agreement.")
@@ -379,10 +382,7 @@ def test_a_phrase_outside_the_grammar_has_no_convention_r16() -> None:
 def test_explain_a_hinted_confirmation_and_a_fulfilled_record_r16() -> None:
     """R16: the hint's span is named; fulfilment names the item's run and the snapshot."""
     talk = Conversation()
-    talk.tool_result([(NOTES, "pending")])
-    record_id = created(talk.say(f'Let\'s agree: mark todo "{NOTES}" as completed.'))
-    talk.agent_accepts(record_id)
-    talk.say('I accept this agreement "reading notes".')
+    record_id = _bound_agreement(talk, 'I accept this agreement "reading notes".')
     talk.tool_result([(NOTES, "completed")])
     revisions = explain(_record(talk, record_id)).revisions
     assert revisions[2].because[2] == (

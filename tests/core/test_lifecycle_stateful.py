@@ -19,6 +19,7 @@ same input on the same state gives the same step (checked inside the harness).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -52,14 +53,7 @@ from core.intents import (
 )
 from core.lifecycle.reducer import Policy
 from core.lifecycle.state import CLOSED_KEPT, record_id_for
-from tests.support.lifecycle_kit import (
-    CANCELLED,
-    EXPIRED,
-    FULFILLED,
-    OPEN,
-    PROPOSED,
-    Conversation,
-)
+from tests.support.lifecycle_kit import CANCELLED, EXPIRED, FULFILLED, OPEN, PROPOSED, Conversation
 
 SESSIONS = ("s1", "s2")
 WORDS = ("plan", "tea", "walk")
@@ -422,17 +416,22 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.world.settle()
         self.fresh = True
 
+    def _targets(self, session: str, keep: Callable[[Model], bool]) -> list[Model]:
+        """Expire what is due as `session` speaks; then the unexpired records `keep` keeps."""
+        now = self.talk.now
+        self.world.expire(now, session)
+        return [
+            r
+            for r in self.world.records.values()
+            if (r.deadline is None or now < r.deadline) and keep(r)
+        ]
+
     @rule(data=st.data(), session=st.sampled_from(SESSIONS))
     def user_cancels(self, data: st.DataObject, session: str) -> None:
         hint = self._hint(data)
-        now = self.talk.now
-        self.world.expire(now, session)
-        candidates = [
-            r
-            for r in self.world.records.values()
-            if (r.deadline is None or now < r.deadline)
-            and (r.state == OPEN or (r.state == PROPOSED and r.session == session))
-        ]
+        candidates = self._targets(
+            session, lambda r: r.state == OPEN or (r.state == PROPOSED and r.session == session)
+        )
         step = self.talk.turn(Cancellation(target_hint=hint), "cancel", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
         if target is not None:
@@ -461,16 +460,11 @@ class LifecycleMachine(RuleBasedStateMachine):
         self, data: st.DataObject, session: str, word: str, deadline_minutes: int | None
     ) -> None:
         hint = self._hint(data)
+        candidates = self._targets(session, lambda r: r.state == OPEN)
         now = self.talk.now
-        self.world.expire(now, session)
         self.counter += 1
         terms = f"{word} v{self.counter:03d}"
         deadline = None if deadline_minutes is None else now + timedelta(minutes=deadline_minutes)
-        candidates = [
-            r
-            for r in self.world.records.values()
-            if r.state == OPEN and (r.deadline is None or now < r.deadline)
-        ]
         amendment = Amendment(terms=terms, deadline_at=deadline, target_hint=hint)
         step = self.talk.turn(amendment, "change", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
@@ -493,15 +487,9 @@ class LifecycleMachine(RuleBasedStateMachine):
     @rule(data=st.data(), session=st.sampled_from(SESSIONS))
     def user_withdraws_amendment(self, data: st.DataObject, session: str) -> None:
         hint = self._hint(data)
-        now = self.talk.now
-        self.world.expire(now, session)
-        candidates = [
-            r
-            for r in self.world.records.values()
-            if r.change is not None
-            and r.change.session == session
-            and (r.deadline is None or now < r.deadline)
-        ]
+        candidates = self._targets(
+            session, lambda r: r.change is not None and r.change.session == session
+        )
         withdrawal = AmendmentCancellation(target_hint=hint)
         step = self.talk.turn(withdrawal, "cancel the change", session=session)
         target = self._expect_targeted(candidates, hint, step.events)

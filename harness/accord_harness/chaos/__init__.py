@@ -2,7 +2,8 @@
 
 - `workload`: scripted agreement flows in English and Chinese, gateway duplicates,
   reordering within a window across the three streams, poison entries of every kind;
-- `oracle`: what the pure core gives applied once per (session, seq), in seq order;
+- the oracle (`accord_harness.oracle`, shared with the store tests and bench): what the
+  pure core gives applied once per (session, seq), in seq order;
 - `proxy`: an asyncio TCP fault proxy (latency, stalls, connection resets);
 - `node`: one worker process (`accord worker`'s composition root) with crash points
   armed from the environment and, for the demonstration only, a planted bug;
