@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from contracts.common import AgreementState, Provenance, Role, TodoStatus
 from contracts.inputs import ChatTurn, InputEvent, TodoItem, ToolCall, ToolResult
@@ -35,6 +35,20 @@ PROPOSED, OPEN, FULFILLED, CANCELLED, EXPIRED = (
 
 # What one input did (the core's step, as the store receives it).
 Step = CoreStep[ScopeState, SessionState]
+
+
+class Envelope(TypedDict):
+    """The fields every input event shares (a TypedDict, so mypy checks them at `**`)."""
+
+    agent_id: str
+    user_id: str
+    session_id: str
+    seq: int
+    ts: datetime
+
+
+def _call_id(envelope: Envelope) -> str:
+    return f"call-{envelope['session_id']}-{envelope['seq']}"
 
 
 @dataclass
@@ -63,10 +77,17 @@ class Conversation:
 
     # --- inputs ---
 
-    def _next(self, session: str | None) -> tuple[str, int]:
+    def _next(self, session: str | None) -> Envelope:
+        """The fields every input shares, for the session's next seq, stamped now."""
         name = session or self.session
         self.seqs[name] = self.seqs.get(name, 0) + 1
-        return name, self.seqs[name]
+        return Envelope(
+            agent_id=self.agent_id,
+            user_id=self.user_id,
+            session_id=name,
+            seq=self.seqs[name],
+            ts=self.now,
+        )
 
     def apply(self, event: InputEvent, intent: Intent = NO_INTENT) -> Step:
         session = self.sessions.get(event.session_id, empty_session(event.session_id))
@@ -90,23 +111,12 @@ class Conversation:
         self.last = step
         return step
 
-    # The three inputs are built field by field, each with its wire type's constructor
-    # (checked by mypy), so their builders look alike on purpose.
     def _chat_turn(
         self, text: str, role: Role, session: str | None, timezone: str | None = None
     ) -> ChatTurn:
-        name, seq = self._next(session)
-        return ChatTurn(
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=name,
-            seq=seq,
-            ts=self.now,
-            role=role,
-            text=text,
-            message_id=f"m-{name}-{seq}",
-            timezone=timezone,
-        )
+        envelope = self._next(session)
+        message_id = f"m-{envelope['session_id']}-{envelope['seq']}"
+        return ChatTurn(**envelope, role=role, text=text, message_id=message_id, timezone=timezone)
 
     def turn(
         self,
@@ -133,17 +143,8 @@ class Conversation:
     def tool_call(
         self, name: str, arguments: dict[str, Any], *, session: str | None = None
     ) -> Step:
-        session_id, seq = self._next(session)
-        event = ToolCall(
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=session_id,
-            seq=seq,
-            ts=self.now,
-            call_id=f"call-{session_id}-{seq}",
-            name=name,
-            arguments=arguments,
-        )
+        envelope = self._next(session)
+        event = ToolCall(**envelope, call_id=_call_id(envelope), name=name, arguments=arguments)
         return self.apply(event)
 
     def agent_accepts(
@@ -167,14 +168,10 @@ class Conversation:
         name: str = TODO_WRITE_TOOL_NAME,
         session: str | None = None,
     ) -> Step:
-        session_id, seq = self._next(session)
+        envelope = self._next(session)
         event = ToolResult(
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=session_id,
-            seq=seq,
-            ts=self.now,
-            call_id=f"call-{session_id}-{seq}",
+            **envelope,
+            call_id=_call_id(envelope),
             name=name,
             ok=ok,
             todos=None
