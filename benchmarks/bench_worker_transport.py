@@ -36,7 +36,7 @@ import structlog
 from accord_harness.reading import read_loop
 from redis.asyncio import Redis
 
-from contracts.streams import DATA_FIELD, stream_name
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from worker.app import build_worker, store_partition
@@ -82,13 +82,13 @@ async def drained(redis: Redis) -> None:
 async def baseline(redis: Redis, _: Settings) -> None:
     decoder = msgspec.json.Decoder()
     while True:
-        reply: Any = await redis.xreadgroup("accord", "bare", {STREAM: ">"}, count=100)
+        reply: Any = await redis.xreadgroup(GROUP, "bare", {STREAM: ">"}, count=100)
         if not reply:
             return
         for _, entries in reply:
             for _, fields in entries:
                 decoder.decode(fields[DATA_FIELD.encode()])
-            await redis.xack(STREAM, "accord", *[entry_id for entry_id, _ in entries])
+            await redis.xack(STREAM, GROUP, *[entry_id for entry_id, _ in entries])
 
 
 async def worker(redis: Redis, settings: Settings) -> None:
@@ -106,7 +106,7 @@ async def bare_loop(redis: Redis, settings: Settings) -> None:
             redis,
             dispatcher,
             partition=0,
-            group="accord",
+            group=GROUP,
             consumer="bare",
             count=settings.batch_size,
             block_ms=settings.block_ms,
@@ -134,7 +134,7 @@ async def run(entries: int, rounds: int) -> dict[str, list[float]]:
         for _ in range(rounds):
             for name, consume in consumers.items():
                 await redis.flushall()
-                await ensure_groups(redis, [0], "accord")
+                await ensure_groups(redis, [0], GROUP)
                 await fill(redis, entries)
                 started = time.perf_counter()
                 await consume(redis, settings)

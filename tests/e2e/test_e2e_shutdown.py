@@ -19,7 +19,7 @@ import pytest
 import redis
 
 from contracts.outputs import StateChanged
-from contracts.streams import DATA_FIELD, stream_name
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from tests.support.worker_kit import now_s, worker_env, worker_processes
 from worker.gateway import decode_event
 
@@ -83,6 +83,6 @@ def test_sigterm_mid_backlog_then_restart_applies_everything_exactly_once(redis_
     expected = [(1, "proposed"), (2, "proposed"), (3, "cancelled")]
     assert len(by_session) == SESSIONS
     assert all(changes == expected for changes in by_session.values())
-    pending = client.xpending(stream_name("chat-turn", 0), "accord")
+    pending = client.xpending(stream_name("chat-turn", 0), GROUP)
     assert pending["pending"] == 0
     client.close()

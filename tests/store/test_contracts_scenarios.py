@@ -17,7 +17,7 @@ from contracts.codec import decode_entry, decode_event, entry_fields
 from contracts.common import Role
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, input_streams, stream_name
+from contracts.streams import DATA_FIELD, GROUP, input_streams, stream_name
 from contracts.tools import ACCEPT_TOOL_NAME, TODO_WRITE_TOOL_NAME, AcceptArguments
 from core.lifecycle.state import record_id_for
 
@@ -142,11 +142,11 @@ def test_scenario_lines_travel_through_redis_streams_as_a_gateway_writes_them(
         expected[event.session_id, event.seq] = event
     streams = {input_stream: "0" for p in range(partitions) for input_stream in input_streams(p)}
     for stream in streams:
-        redis_client.xgroup_create(stream, "accord", id="0", mkstream=True)
+        redis_client.xgroup_create(stream, GROUP, id="0", mkstream=True)
     got: dict[tuple[str, int], InputEvent] = {}
     read: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
     read = redis_client.xreadgroup(  # type: ignore[assignment]
-        "accord", "c1", dict.fromkeys(streams, ">"), count=1000
+        GROUP, "c1", dict.fromkeys(streams, ">"), count=1000
     )
     for stream_bytes, entries in read:
         for entry_id, fields in entries:
@@ -156,7 +156,7 @@ def test_scenario_lines_travel_through_redis_streams_as_a_gateway_writes_them(
                 partition_of(event.agent_id, event.user_id, partitions),
             )
             got[event.session_id, event.seq] = event
-            assert redis_client.xack(stream_bytes, "accord", entry_id) == 1
+            assert redis_client.xack(stream_bytes, GROUP, entry_id) == 1
     assert got == expected
     for stream in streams:
-        assert redis_client.xpending(stream, "accord")["pending"] == 0
+        assert redis_client.xpending(stream, GROUP)["pending"] == 0

@@ -9,7 +9,7 @@ import redis
 
 from contracts.codec import decode_entry, entry_fields
 from contracts.inputs import ChatTurn
-from contracts.streams import stream_name
+from contracts.streams import GROUP, stream_name
 from store.embedded import EmbeddedRedis
 
 TURN = ChatTurn(
@@ -27,19 +27,19 @@ TURN = ChatTurn(
 def test_stream_round_trip_through_a_consumer_group(redis_client: redis.Redis) -> None:
     """XADD an input entry, read it with XREADGROUP, decode its __data__, XACK it."""
     stream = stream_name("chat-turn", 0)
-    redis_client.xgroup_create(stream, "accord", id="0", mkstream=True)
+    redis_client.xgroup_create(stream, GROUP, id="0", mkstream=True)
     entry_id = redis_client.xadd(stream, entry_fields(TURN))  # type: ignore[arg-type]
     read: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
-    read = redis_client.xreadgroup("accord", "c1", {stream: ">"}, count=10)  # type: ignore[assignment]
+    read = redis_client.xreadgroup(GROUP, "c1", {stream: ">"}, count=10)  # type: ignore[assignment]
     [(name, [(got_id, fields)])] = read
     assert name == stream.encode()
     assert got_id == entry_id
     decoded = decode_entry(fields)
     assert isinstance(decoded, ChatTurn)
     assert decoded.text == "Let's agree: start with the conclusion."
-    assert redis_client.xpending(stream, "accord")["pending"] == 1
-    assert redis_client.xack(stream, "accord", got_id) == 1
-    assert redis_client.xpending(stream, "accord")["pending"] == 0
+    assert redis_client.xpending(stream, GROUP)["pending"] == 1
+    assert redis_client.xack(stream, GROUP, got_id) == 1
+    assert redis_client.xpending(stream, GROUP)["pending"] == 0
 
 
 def test_embedded_server_stops_and_frees_its_port() -> None:

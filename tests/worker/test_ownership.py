@@ -23,7 +23,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from contracts.outputs import StateChanged
 from contracts.partition import partition_of
-from contracts.streams import input_streams, stream_name
+from contracts.streams import GROUP, input_streams, stream_name
 from store import keys, ownership
 from store.config import StoreConfig
 from store.intake import ensure_groups
@@ -326,7 +326,7 @@ async def test_exactly_once_while_partitions_move(client: Redis, redis_url: str)
         assert int(raw or 0) == seqs + 1
     for p in range(PARTITIONS):
         for stream in input_streams(p):
-            assert (await client.xpending(stream, "accord"))["pending"] == 0
+            assert (await client.xpending(stream, GROUP))["pending"] == 0
         assert await client.xlen(stream_name("dead-letters", p)) == 0
 
 

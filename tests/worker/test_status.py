@@ -19,7 +19,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from contracts.partition import partition_of
-from contracts.streams import stream_name
+from contracts.streams import GROUP, stream_name
 from store.status import fleet_status
 from tests.support.worker_kit import ROOT, now_s, running_worker, wait_for, worker_settings
 from worker.gateway import Gateway
@@ -82,7 +82,7 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
     ):
 
         async def balanced() -> bool:
-            status = await fleet_status(client, PARTITIONS, "accord", live_ms=LEASE_MS)
+            status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
             return [row.owner for row in status.partitions] == ["w-a", "w-b", "w-a", "w-b"]
 
         await wait_for(balanced, seconds=30)
@@ -92,7 +92,7 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
         gateway.written.setdefault(broken, []).append("0-0")
         await gateway.wait_processed()
 
-        status = await fleet_status(client, PARTITIONS, "accord", live_ms=LEASE_MS)
+        status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
         rows = {row.partition: row for row in status.partitions}
         assert rows[gap_partition].parked_gaps == 1
         assert rows[1].dead_letters == {"undecodable": 1}
@@ -120,9 +120,9 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
     # Both stopped cleanly: no owner, no live member. A consumer that read and died:
     await gateway.publish(turn("user-late", 1))
     late_stream = stream_name("chat-turn", partition_of("agent", "user-late", PARTITIONS))
-    await client.xreadgroup("accord", "ghost", {late_stream: ">"}, count=10)
+    await client.xreadgroup(GROUP, "ghost", {late_stream: ">"}, count=10)
     await gateway.publish(turn("user-later", 1))
-    status = await fleet_status(client, PARTITIONS, "accord", live_ms=LEASE_MS)
+    status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
     assert [row.owner for row in status.partitions] == [None] * PARTITIONS
     assert sum(row.pending for row in status.partitions) == 1
     assert sum(row.lag for row in status.partitions) == 1
@@ -135,7 +135,7 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
 
 async def test_status_without_workers_or_streams_is_empty_not_an_error(client: Redis) -> None:
     """A fresh Redis: every partition listed with zeros, no consumers."""
-    status = await fleet_status(client, 2, "accord", live_ms=LEASE_MS)
+    status = await fleet_status(client, 2, GROUP, live_ms=LEASE_MS)
     assert [(r.partition, r.owner, r.lag, r.pending, r.parked_gaps) for r in status.partitions] == [
         (0, None, 0, 0, 0),
         (1, None, 0, 0, 0),

@@ -16,7 +16,7 @@ import structlog
 from redis.asyncio import Redis
 
 from contracts.outputs import StateChanged
-from contracts.streams import stream_name
+from contracts.streams import GROUP, stream_name
 from store.embedded import free_port
 from store.intake import ensure_groups, missing_groups
 from tests.support.worker_kit import (
@@ -81,16 +81,16 @@ async def test_entries_pending_on_a_dead_consumer_are_reclaimed(
     client: Redis, redis_url: str
 ) -> None:
     """A consumer that read entries and died: XPENDING/XCLAIM hand them to a live worker."""
-    await ensure_groups(client, [0], "accord")
+    await ensure_groups(client, [0], GROUP)
     gateway = Gateway(client, 1)
     await gateway.publish(turn("orphan", 1))
     stream = stream_name("chat-turn", 0)
-    taken: Any = await client.xreadgroup("accord", "dead-consumer", {stream: ">"}, count=10)
+    taken: Any = await client.xreadgroup(GROUP, "dead-consumer", {stream: ">"}, count=10)
     assert len(taken[0][1]) == 1
     async with running_worker(worker_settings(redis_url, reclaim_idle_ms=100)) as worker:
         await wait_for(lambda: _proposed(gateway, "orphan"))
         assert worker.metrics.reclaims.labels("chat-turn")._value.get() == 1
-        pending: Any = await client.xpending(stream, "accord")
+        pending: Any = await client.xpending(stream, GROUP)
         assert pending["pending"] == 0
 
 
@@ -165,8 +165,8 @@ async def test_check_command_reports_missing_groups_then_healthy(
     before = await _run(command, env)
     assert before.returncode == 1
     assert b'"missing_groups":["chat-turn:{0}"' in before.stdout
-    await ensure_groups(client, [0], "accord")
-    assert await missing_groups(client, [0], "accord") == []
+    await ensure_groups(client, [0], GROUP)
+    assert await missing_groups(client, [0], GROUP) == []
     after = await _run(command, env)
     assert after.returncode == 0, after.stdout + after.stderr
     strict = [*command, "--require-worker"]
@@ -182,21 +182,21 @@ async def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedP
 
 async def test_idle_consumers_without_pending_entries_are_pruned(client: Redis) -> None:
     """Consumers of dead processes leave the group; one with pending entries stays."""
-    await ensure_groups(client, [0], "accord")
+    await ensure_groups(client, [0], GROUP)
     stream = stream_name("chat-turn", 0)
     gateway = Gateway(client, 1)
     await gateway.publish(turn("held", 1))
     done = await gateway.publish(turn("done", 1, user="u2"))
-    await client.xreadgroup("accord", "dead-with-pending", {stream: ">"}, count=1)
-    await client.xreadgroup("accord", "dead-and-empty", {stream: ">"}, count=1)
-    await client.xack(stream, "accord", done)
+    await client.xreadgroup(GROUP, "dead-with-pending", {stream: ">"}, count=1)
+    await client.xreadgroup(GROUP, "dead-and-empty", {stream: ">"}, count=1)
+    await client.xack(stream, GROUP, done)
     await asyncio.sleep(0.05)
     watchdog = Watchdog(
-        client, Health(), "me", "accord", [0], on_fatal=print, log=get_logger("t"),
+        client, Health(), "me", GROUP, [0], on_fatal=print, log=get_logger("t"),
         prune_idle_ms=20,
     )  # fmt: skip
     assert await watchdog.prune_consumers() == [f"{stream}/dead-and-empty"]
-    left: Any = await client.xinfo_consumers(stream, "accord")
+    left: Any = await client.xinfo_consumers(stream, GROUP)
     assert [c["name"] for c in left] == [b"dead-with-pending"]
 
 
@@ -205,13 +205,13 @@ async def test_consumer_pruning_is_off_by_default_and_sends_no_acl_withheld_comm
 ) -> None:
     """The default worker never runs XINFO CONSUMERS or XGROUP DELCONSUMER: the production
     ACL withholds them (deploy/redis/users.acl), so a default worker logs no NOPERM."""
-    await ensure_groups(client, [0], "accord")
+    await ensure_groups(client, [0], GROUP)
     stream = stream_name("chat-turn", 0)
     done = await Gateway(client, 1).publish(turn("done", 1))
-    await client.xreadgroup("accord", "dead-and-empty", {stream: ">"}, count=1)
-    await client.xack(stream, "accord", done)
+    await client.xreadgroup(GROUP, "dead-and-empty", {stream: ">"}, count=1)
+    await client.xack(stream, GROUP, done)
     assert Settings.from_env({}).prune_idle_ms == 0
-    watchdog = Watchdog(client, Health(), "me", "accord", [0], on_fatal=print, log=get_logger("t"))
+    watchdog = Watchdog(client, Health(), "me", GROUP, [0], on_fatal=print, log=get_logger("t"))
     assert await watchdog.prune_consumers() == []
-    left: Any = await client.xinfo_consumers(stream, "accord")
+    left: Any = await client.xinfo_consumers(stream, GROUP)
     assert [c["name"] for c in left] == [b"dead-and-empty"]
