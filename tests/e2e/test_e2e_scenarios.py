@@ -19,6 +19,7 @@ from redis.asyncio import Redis, RedisCluster
 from store.embedded import EmbeddedRedis
 from tests.support.scenario_kit import PARTITIONS, check_all, play_all
 from tests.support.worker_kit import (
+    flushed,
     redis_cluster,
     worker_env,
     worker_processes,
@@ -54,7 +55,10 @@ async def test_seed_scenarios_on_two_workers_that_both_read_every_partition(
 
 
 async def _play_on_two_workers(url: str, env: dict[str, str]) -> None:
-    """Every seed scenario through two `accord worker` processes started with `env`."""
+    """Every seed scenario through two `accord worker` processes started with `env`, on
+    an emptied Redis: an earlier test's heartbeats would pass for these workers' and the
+    play would start before they read."""
+    flushed(url)
     with worker_processes(2, env):
         client = Redis.from_url(url)
         try:
