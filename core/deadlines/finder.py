@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from itertools import islice
 
 from core.deadlines import chinese as deadline_chinese
 from core.deadlines import chinese_lexicon, english_lexicon
@@ -104,6 +105,7 @@ _ZH_STANDING = (
     "以后都",
     "工作日",
 )
+_ZH_STANDING_WORD = re.compile("|".join(_ZH_STANDING))
 # Words just before a time that make it a start or a past reference (ignored), or
 # approximate (then no deadline at all).
 _EN_START_BEFORE = frozenset(
@@ -154,6 +156,7 @@ _ZH_FIRST = frozenset(
     "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
 )
 _ZH_REACH = 7
+_ZH_OPENER = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")
 # "no later than the twenty-first of December": the trigger word is 8 words in.
 _EN_REACH = 8
 
@@ -206,7 +209,7 @@ def _standing(terms: str, words: list[str], *, chinese: bool) -> bool:
     if chinese:
         # "每周的周报" is a noun phrase (the weekly report), "每周五都" a rule.
         rule_text = _ZH_EVERY_NOUN.sub("", terms) if "每" in terms else terms
-        if any(word in rule_text for word in _ZH_STANDING):
+        if _ZH_STANDING_WORD.search(rule_text) is not None:
             return True
     standing = _EN_STANDING.intersection(words)
     if standing and not all(_in_noun_phrase(words, word) for word in standing):
@@ -253,7 +256,14 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
     """
     if english_lexicon.TRIGGERS.isdisjoint(words) and _DIGIT.search(lower) is None:
         return True
-    starts, starters, triggers = _scan_words(lower, words)
+    trigger_words, starter_words = english_lexicon.TRIGGERS, english_lexicon.STARTERS
+    triggers = [
+        index for index, word in enumerate(words) if word in trigger_words or word[0].isdigit()
+    ]
+    if not triggers:
+        return True
+    # Word starts up to the last trigger: no run is tried after it.
+    starts = [word.start() for word in islice(_WORD.finditer(lower), triggers[-1] + 1)]
     taken = tuple(spans)
     last_end, tried = 0, 0  # word indexes below `tried` were tried and need no retry
     for index in triggers:
@@ -261,7 +271,8 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
             continue
         for first in range(max(tried, index - _EN_REACH), index + 1):
             tried = first + 1
-            if starts[first] < last_end or not starters[first]:
+            word = words[first]
+            if starts[first] < last_end or not (word in starter_words or word[0].isdigit()):
                 continue
             match = english_lexicon.CANDIDATE.match(lower, starts[first])
             if match is None or match.end() <= starts[index]:
@@ -275,21 +286,6 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
     return True
 
 
-def _scan_words(lower: str, words: list[str]) -> tuple[list[int], list[bool], list[int]]:
-    """Word starts, whether a run can start at each word, and the trigger word indexes.
-
-    `words` is `_WORD.findall(lower)`, already made by the caller; comprehensions, not
-    one loop with appends: this runs on every English proposal.
-    """
-    trigger_words, starter_words = english_lexicon.TRIGGERS, english_lexicon.STARTERS
-    starts = [word.start() for word in _WORD.finditer(lower)]
-    starters = [word[0].isdigit() or word in starter_words for word in words]
-    triggers = [
-        index for index, word in enumerate(words) if word[0].isdigit() or word in trigger_words
-    ]
-    return starts, starters, triggers
-
-
 def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
     """Append Chinese deadline spans; False if there is time wording we cannot read."""
     last_end, tried = 0, 0  # positions below `tried` were tried and need no retry
@@ -297,13 +293,16 @@ def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
         position = trigger.start()
         if position < last_end:
             continue
-        for first in range(max(last_end, tried, position - _ZH_REACH), position + 1):
-            tried = first + 1
-            if terms[first] not in _ZH_FIRST:
-                continue
+        first = max(last_end, tried, position - _ZH_REACH)
+        tried = position + 1
+        # Only characters that can open a run are tried; a search finds the next one.
+        while (opener := _ZH_OPENER.search(terms, first, position + 1)) is not None:
+            first = opener.start()
             match = chinese_lexicon.CANDIDATE.match(terms, first)
             if match is None or match.end() <= position:
+                first += 1
                 continue
+            tried = first + 1
             floor, last_end = last_end, match.end()
             if not _take(terms, match, spans, floor=floor, chinese=True):
                 return False

@@ -239,15 +239,31 @@ def fold(text: str) -> Folded | None:
         return Folded(text=text, source=text)
     if _BIDI_RE.search(text) is not None:
         return None
-    if _INVISIBLE_RE.search(text) is not None:
+    if _has_invisible(text):
         return _fold_by_chunks(text)
-    folded = unicodedata.normalize("NFKC", text)
     # Most non-ASCII turns fold character by character, one to one (full-width
     # punctuation, CJK): then folded position i is original position i, and the
-    # index map is the identity. The C-speed translate checks exactly that.
-    if folded == text or (len(folded) == len(text) and text.translate(_CHAR_FOLDS) == folded):
-        return Folded(text=folded, source=text)
+    # index map is the identity. Folding each character (a C-speed translate) gives
+    # NFKC of the whole turn whenever the result is itself NFKC: both are
+    # compatibility-equivalent to the turn, and each class has one NFKC form. The
+    # quick check is far cheaper than NFKC of a turn with full-width punctuation.
+    # (A turn already in NFKC folds to itself character by character, so it is caught
+    # here too.) Otherwise positions move, and the index map is built chunk by chunk.
+    by_char = text.translate(_CHAR_FOLDS)
+    if len(by_char) == len(text) and unicodedata.is_normalized("NFKC", by_char):
+        return Folded(text=by_char, source=text)
     return _fold_by_chunks(text)
+
+
+_INVISIBLE_BMP_RE = re.compile(f"[{_INVISIBLE_BMP}]")
+
+
+def _has_invisible(text: str) -> bool:
+    """`_INVISIBLE_RE.search(text) is not None`, with the BMP part first (see `_needs_folding`)."""
+    if _INVISIBLE_BMP_RE.search(text) is not None:
+        return True
+    astral = _ASTRAL.search(text)
+    return astral is not None and _INVISIBLE_RE.search(text, astral.start()) is not None
 
 
 def _fold_by_chunks(text: str) -> Folded:

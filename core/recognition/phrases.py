@@ -81,6 +81,9 @@ class Phrase(NamedTuple):
     pattern: re.Pattern[str]
     # The rule id that explains a match (R16); stable, stored in history evidence.
     rule: str = ""
+    # What every match starts with, lower-cased ("" if nothing fixed): the search
+    # starts at its first occurrence instead of trying every earlier position.
+    opens: str = ""
 
 
 _PHRASES: Final[tuple[Phrase, ...]] = (
@@ -95,6 +98,7 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
             _FLAGS,
         ),
         "en.proposal",
+        "let",
     ),
     Phrase(
         Kind.PROPOSAL,
@@ -188,6 +192,7 @@ _AMENDMENT_PHRASES: Final[tuple[Phrase, ...]] = (
             _FLAGS,
         ),
         "en.amendment",
+        "let",
     ),
     Phrase(
         Kind.AMENDMENT,

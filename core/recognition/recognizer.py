@@ -25,6 +25,7 @@ original text (see `normalize.py` for why not from the folded one).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import islice
 
 from contracts.common import Role
@@ -85,6 +86,15 @@ _TERMS_KINDS = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
 _CLAUSE_SPLIT = re.compile(r"[,;、]")
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 _POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
+_TODO_GATE = re.compile("mark|完成", re.IGNORECASE)
+# The phrase gate's words split by script: an ASCII turn holds none of the others.
+_ASCII_NEEDED = tuple(sorted(word for word in NEEDED_WORDS if word.isascii()))
+_OTHER_NEEDED = tuple(sorted(word for word in NEEDED_WORDS if not word.isascii()))
+_ASCII_PHRASES = tuple(
+    phrase
+    for phrase in PHRASES
+    if all(any(word.isascii() for word in group) for group in phrase.needs)
+)
 
 
 def recognize(text: str, role: Role | str) -> Intent:
@@ -126,20 +136,52 @@ def _may_withdraw(text: str) -> bool:
 def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
     """Phrase matches by position, one per position; None when there are too many."""
     lowered = scan.lower()
-    present = {word for word in NEEDED_WORDS if word in lowered}
+    present = {word for word in _ASCII_NEEDED if word in lowered}
+    if scan.isascii():
+        # Most English turns: the phrases that need Chinese words cannot match.
+        phrases = _ASCII_PHRASES
+    else:
+        present.update(word for word in _OTHER_NEEDED if word in lowered)
+        phrases = PHRASES
+    # Lower-casing kept every position (no character grew): a phrase's opening word
+    # can be looked up in `lowered`.
+    aligned = len(lowered) == len(scan)
     by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
-    for kind, needs, pattern, _rule in PHRASES:
+    for kind, needs, pattern, _rule, opens in phrases:
         for group in needs:  # a loop, not any(): this runs for every phrase of every turn
             if present.isdisjoint(group):
                 break
         else:
-            for match in islice(pattern.finditer(scan), MAX_CANDIDATES + 1):
+            found = (
+                _opening_matches(pattern, scan, lowered, opens)
+                if opens and aligned
+                else pattern.finditer(scan)
+            )
+            for match in islice(found, MAX_CANDIDATES + 1):
                 by_start.setdefault(match.start(), (match.start(), kind, match))
         if len(by_start) > MAX_CANDIDATES:
             # A turn holding this many phrases is not one explicit act; refusing it
             # also bounds the work a hostile 64 KB turn can cause.
             return None
     return sorted(by_start.values(), key=lambda candidate: candidate[0])
+
+
+def _opening_matches(
+    pattern: re.Pattern[str], scan: str, lowered: str, opens: str
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(scan)` for a pattern whose every match starts with `opens`.
+
+    The pattern is tried only where its opening word is (`lowered` is `scan`
+    lower-cased, same positions), not at every character of the turn.
+    """
+    at = lowered.find(opens)
+    while at >= 0:
+        match = pattern.match(scan, at)
+        if match is None:
+            at = lowered.find(opens, at + 1)
+        else:
+            yield match
+            at = lowered.find(opens, match.end())
 
 
 def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
@@ -323,6 +365,8 @@ def _unwrap_quoted_terms(scan: str, start: int, stop: int) -> tuple[int, int]:
 
 def _todo_target(scan: str, start: int, stop: int, folded: Folded) -> str | None:
     """R11: the exact content of the one todo the terms ask to mark as completed."""
+    if _TODO_GATE.search(scan, start, stop) is None:
+        return None  # every todo pattern holds "mark" or 完成: most terms are skipped here
     contents: set[str] = set()
     for pattern in TODO_TARGETS:
         for match in pattern.finditer(scan, start, stop):

@@ -1,0 +1,135 @@
+# ruff: noqa: RUF001 - these tests use full-width and look-alike characters on purpose
+"""The recognizer's shortcuts find what the plain search finds (R1, R8, R14).
+
+The candidate search skips phrases an ASCII turn cannot hold and starts a phrase's
+search at its opening word; folding takes NFKC character by character when that is
+NFKC of the whole turn. Each is checked here against the plain computation on the
+corpus and on random turns built from phrase pieces, case changes and characters
+that grow when lower-cased or fold into letters.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.recognition.markup import mask_quoted_markup
+from core.recognition.normalize import fold
+from core.recognition.phrases import PHRASES, Kind
+from core.recognition.recognizer import MAX_CANDIDATES, _candidates
+from core.recognition.sentences import _QUOTE_OPENER, EMOJI, SENTENCE_BREAK
+from tests.support.corpus_kit import NEGATIVE, POSITIVE
+
+CORPUS_TEXTS = [row["text"] for row in (*POSITIVE, *NEGATIVE)]
+PIECES = [
+    "Let's agree: ",
+    "LET US AGREE THAT ",
+    "let’s make an agreement: ",
+    "Let's change our agreement to: ",
+    "I accept this agreement",
+    "cancel the agreement",
+    "我们约定：",
+    "取消这个约定",
+    "把约定改成",
+    "İ",
+    "ı",
+    "ſ",
+    "K",
+    "ＬＥＴ",
+    "é",
+    "e\u0301",
+    "。",
+    "，",
+    " ",
+    "\n",
+    "“",
+    "”",
+    "`",
+    "let",
+    "agree",
+]
+turns = st.one_of(
+    st.sampled_from(CORPUS_TEXTS),
+    st.lists(st.sampled_from(PIECES), max_size=10).map("".join),
+    st.tuples(st.sampled_from(CORPUS_TEXTS), st.sampled_from(PIECES)).map("".join),
+    st.text(max_size=60),
+)
+
+
+def plain_candidates(scan: str) -> list[tuple[int, Kind, str]] | None:
+    """Every phrase whose words the turn holds, tried from the start of the turn."""
+    lowered = scan.lower()
+    by_start: dict[int, tuple[int, Kind, str]] = {}
+    for phrase in PHRASES:
+        if not all(any(word in lowered for word in group) for group in phrase.needs):
+            continue
+        for match in list(phrase.pattern.finditer(scan))[: MAX_CANDIDATES + 1]:
+            by_start.setdefault(match.start(), (match.start(), phrase.kind, match.group()))
+        if len(by_start) > MAX_CANDIDATES:
+            return None
+    return sorted(by_start.values(), key=lambda candidate: candidate[0])
+
+
+def shortcut_candidates(scan: str) -> list[tuple[int, Kind, str]] | None:
+    found = _candidates(scan)
+    if found is None:
+        return None
+    return [(at, kind, match.group()) for at, kind, match in found]
+
+
+@settings(max_examples=400, deadline=None)
+@given(turns)
+def test_candidate_search_matches_the_plain_search(text: str) -> None:
+    """R1, R8: skipping phrases and earlier positions never loses or adds a candidate."""
+    folded = fold(text)
+    if folded is None:
+        return
+    scan = mask_quoted_markup(folded.text)
+    assert shortcut_candidates(scan) == plain_candidates(scan)
+
+
+def test_opening_words_open_every_match() -> None:
+    """R8: a phrase that declares its opening word starts every corpus match with it."""
+    declared = [phrase for phrase in PHRASES if phrase.opens]
+    assert declared
+    for text in CORPUS_TEXTS:
+        for phrase in declared:
+            for match in phrase.pattern.finditer(text):
+                assert match.group().lower().startswith(phrase.opens)
+
+
+@settings(max_examples=400, deadline=None)
+@given(turns)
+def test_folding_is_nfkc_without_invisible_characters(text: str) -> None:
+    """R14: the folded text is NFKC of the turn (invisible characters dropped)."""
+    folded = fold(text)
+    if folded is None:
+        assert re.search("[\u202a-\u202e\u2066-\u2069]", text)
+        return
+    if folded.starts is None:
+        assert folded.text == unicodedata.normalize("NFKC", text)
+
+
+# The sentence patterns as first written: alternatives tried at every position.
+PLAIN_SENTENCE_BREAK = re.compile(
+    rf"[!?](?![A-Za-z0-9_=&/])|[。…\n{EMOJI}]|(?<!\.[A-Za-z])\.(?=\s*\Z|\s+(?!\d))"
+)
+PLAIN_QUOTE_OPENER = re.compile("[\"“「『«《]|(?<![A-Za-z])['\u2018]")
+BREAKY = st.text(alphabet="ab5 .!?。…\n👋=/&_\"“「'\u2018", max_size=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(turns, BREAKY), st.integers(min_value=0, max_value=40))
+def test_sentence_patterns_match_their_plain_forms(text: str, start: int) -> None:
+    """R8: the class-first sentence break and quote opener find what the plain ones find."""
+    for fast, plain in (
+        (SENTENCE_BREAK, PLAIN_SENTENCE_BREAK),
+        (_QUOTE_OPENER, PLAIN_QUOTE_OPENER),
+    ):
+        found, expected = fast.search(text, start), plain.search(text, start)
+        assert (found and (found.span(), found.group())) == (
+            expected and (expected.span(), expected.group())
+        )
