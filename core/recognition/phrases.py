@@ -233,8 +233,6 @@ PHRASES: Final[tuple[Phrase, ...]] = (*_PHRASES, *_AMENDMENT_PHRASES)
 # amendment): the recognizer's fast path lets a turn holding one of them through.
 WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动")
 
-NEEDED_WORDS: Final = frozenset().union(*(group for phrase in PHRASES for group in phrase.needs))
-
 # Pattern -> rule id, for the evidence of a match (R16).
 RULE_OF: Final[dict[re.Pattern[str], str]] = {phrase.pattern: phrase.rule for phrase in PHRASES}
 

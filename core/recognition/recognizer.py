@@ -49,7 +49,6 @@ from core.recognition.phrases import (
     DISAGREE,
     LEAD_WORD_AT_END,
     LEAD_WORD_REACH,
-    NEEDED_WORDS,
     NEGATED_BEFORE,
     NEXT_SENTENCE_ASKS,
     PARAGRAPH_BREAK,
@@ -87,9 +86,7 @@ _CLAUSE_SPLIT = re.compile(r"[,;、]")
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 _POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
 _TODO_GATE = re.compile("mark|完成", re.IGNORECASE)
-# The phrase gate's words split by script: an ASCII turn holds none of the others.
-_ASCII_NEEDED = tuple(sorted(word for word in NEEDED_WORDS if word.isascii()))
-_OTHER_NEEDED = tuple(sorted(word for word in NEEDED_WORDS if not word.isascii()))
+# The phrases an ASCII turn may hold: each of their word groups has an ASCII word.
 _ASCII_PHRASES = tuple(
     phrase
     for phrase in PHRASES
@@ -136,21 +133,21 @@ def _may_withdraw(text: str) -> bool:
 def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
     """Phrase matches by position, one per position; None when there are too many."""
     lowered = scan.lower()
-    present = {word for word in _ASCII_NEEDED if word in lowered}
-    if scan.isascii():
-        # Most English turns: the phrases that need Chinese words cannot match.
-        phrases = _ASCII_PHRASES
-    else:
-        present.update(word for word in _OTHER_NEEDED if word in lowered)
-        phrases = PHRASES
+    # An ASCII turn cannot hold the phrases that need Chinese words.
+    phrases = _ASCII_PHRASES if scan.isascii() else PHRASES
     # Lower-casing kept every position (no character grew): a phrase's opening word
     # can be looked up in `lowered`.
     aligned = len(lowered) == len(scan)
     by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
     for kind, needs, pattern, _rule, opens in phrases:
-        for group in needs:  # a loop, not any(): this runs for every phrase of every turn
-            if present.isdisjoint(group):
-                break
+        # Loops, not any(): this runs for every phrase of every turn, and most
+        # phrases fail on their first word.
+        for group in needs:
+            for word in group:
+                if word in lowered:
+                    break
+            else:
+                break  # no word of this group: the phrase cannot match
         else:
             found = (
                 _opening_matches(pattern, scan, lowered, opens)
@@ -163,7 +160,7 @@ def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
             # A turn holding this many phrases is not one explicit act; refusing it
             # also bounds the work a hostile 64 KB turn can cause.
             return None
-    return sorted(by_start.values(), key=lambda candidate: candidate[0])
+    return [by_start[at] for at in sorted(by_start)]
 
 
 def _opening_matches(
