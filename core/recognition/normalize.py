@@ -14,6 +14,9 @@ Two decisions (documented in the README, tested in tests/core/test_recognizer.py
   store may not be what the user saw: a turn holding one is folded to nothing and
   recognizes nothing. The marks LRM, RLM and ALM reorder nothing and are dropped like
   zero-width characters.
+- Traditional characters of the phrase grammar are read as their simplified forms
+  (我們約定 as 我们约定, 能不能幫我取消這個約定 as 能不能帮我取消这个约定), one character
+  for one, so positions do not move and the terms keep the user's own characters.
 - Look-alike letters are not folded: "Let's agree" typed with a Cyrillic U+0430 for
   its "a" is not the trigger. NFKC folds compatibility forms (full-width, mathematical,
   circled letters) but never one script into another, and a trigger typed in another
@@ -170,6 +173,30 @@ def _needs_folding(text: str) -> bool:
     return astral is not None and _NEEDS_FOLDING.search(text, astral.start()) is not None
 
 
+# Traditional characters of the phrase grammar (phrases.py) and their simplified forms,
+# one to one (為 and 爲, 裏 and 裡 are both written). Only characters the grammar uses:
+# folding the rest would change nothing the recognizer reads.
+TRADITIONAL_SOURCES = (
+    "萬個爲為麼於們會倆兒關寫幾別辦動號後嗎頭對將幫應廢開當換據無時條來標"
+    "樣沒點煩現確約經給見覺認記許設訴話該說請讀誰謝過還這裏裡問間項題館週"
+)
+SIMPLIFIED_FORMS = (
+    "万个为为么于们会俩儿关写几别办动号后吗头对将帮应废开当换据无时条来标"
+    "样没点烦现确约经给见觉认记许设诉话该说请读谁谢过还这里里问间项题馆周"
+)
+_TRADITIONAL = str.maketrans(TRADITIONAL_SOURCES, SIMPLIFIED_FORMS)
+_HAS_TRADITIONAL = re.compile(f"[{TRADITIONAL_SOURCES}]")
+# 约定 written with the traditional 約 (定 is the same in both).
+_TRADITIONAL_KEYWORD = "約定"
+
+
+def _simplified(folded: str) -> str:
+    """`folded` with the grammar's traditional characters simplified (same length)."""
+    if _HAS_TRADITIONAL.search(folded) is None:
+        return folded
+    return folded.translate(_TRADITIONAL)
+
+
 def may_hold_trigger(text: str) -> bool:
     """False only when no trigger can appear in the folded text: the fast path.
 
@@ -180,9 +207,9 @@ def may_hold_trigger(text: str) -> bool:
     if text.isascii() and (text.isprintable() or _ASCII_CONTROL_RE.search(text) is None):
         return "agree" in text.lower()
     if not _needs_folding(text):
-        return "约定" in text or "agree" in text.lower()
+        return "约定" in text or _TRADITIONAL_KEYWORD in text or "agree" in text.lower()
     folded = unicodedata.normalize("NFKC", drop_invisible(text))
-    return "约定" in folded or "agree" in folded.lower()
+    return "约定" in folded or _TRADITIONAL_KEYWORD in folded or "agree" in folded.lower()
 
 
 class Folded(NamedTuple):
@@ -251,7 +278,7 @@ def fold(text: str) -> Folded | None:
     # here too.) Otherwise positions move, and the index map is built chunk by chunk.
     by_char = text.translate(_CHAR_FOLDS)
     if len(by_char) == len(text) and unicodedata.is_normalized("NFKC", by_char):
-        return Folded(text=by_char, source=text)
+        return Folded(text=_simplified(by_char), source=text)
     return _fold_by_chunks(text)
 
 
@@ -293,7 +320,8 @@ def _fold_by_chunks(text: str) -> Folded:
         chunk = [char]
         chunk_start, chunk_end = index, index + 1
     flush()
-    return Folded(text="".join(pieces), source=text, starts=tuple(starts), ends=tuple(ends))
+    folded = _simplified("".join(pieces))
+    return Folded(text=folded, source=text, starts=tuple(starts), ends=tuple(ends))
 
 
 def fold_text(text: str) -> str:

@@ -67,6 +67,10 @@ _EN_DETERMINER: Final = r"(?:this|the|that|our)"
 _ZH_DETERMINER: Final = r"(?:这个|这项|这条|这份|该|此|那个|上面的|上面这个|我们的|咱们的)"
 _ZH_SUBJECT: Final = r"(?:我们俩|咱们俩|我们|咱们|咱俩|我俩)"
 _HINT_AFTER: Final = rf"(?:\s*[:]?\s*{quoted('hint')})?"
+# The opening of a polite question that asks the agent to act (see zh.cancellation).
+ZH_POLITE_ASK: Final = (
+    r"(?:你|您)?(?:(?:能不能|能否|可不可以)\s*(?:帮我|替我|给我)?|(?:可以|能)\s*(?:帮我|替我|给我))"
+)
 _ZH_AMEND_VERB: Final = r"(?:修改为|修改成|更改为|改成|改为|换成)"
 
 
@@ -147,7 +151,10 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
     Phrase(
         Kind.CANCELLATION,
         (frozenset({"约定"}), frozenset({"取消"})),
+        # A polite question is a request: "能不能帮我取消这个约定?", "你可以帮我取消…吗?"
+        # (bare 可以 / 能 only with 帮我: "可以取消这个约定吗" may ask for permission).
         re.compile(
+            rf"(?:{ZH_POLITE_ASK})?"
             r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉|一下)?\s*"
             rf"(?:{quoted('lead')}\s*|关于(?P<about>[^,;.!?。\n]{{1,40}}?)的(?:那个|这个)?)?"
             rf"{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
@@ -231,7 +238,7 @@ PHRASES: Final[tuple[Phrase, ...]] = (*_PHRASES, *_AMENDMENT_PHRASES)
 
 # The words of the one family that needs neither "agree" nor "约定" (withdrawing an
 # amendment): the recognizer's fast path lets a turn holding one of them through.
-WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动")
+WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动", "改動")
 
 # Pattern -> rule id, for the evidence of a match (R16).
 RULE_OF: Final[dict[re.Pattern[str], str]] = {phrase.pattern: phrase.rule for phrase in PHRASES}

@@ -63,6 +63,7 @@ from core.recognition.phrases import (
     ZH_INTERROGATIVE,
     ZH_MEETING,
     ZH_NARRATIVE,
+    ZH_POLITE_ASK,
     Kind,
     ends_as_question,
     quoted_span,
@@ -84,7 +85,11 @@ _CLAUSE_MARKS = frozenset(",;、")
 _TERMS_KINDS = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
 _CLAUSE_SPLIT = re.compile(r"[,;、]")
 # "Could you please cancel this agreement?" asks only in form: it is a request.
-_POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
+# So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
+# nothing more.
+# nothing more.
+_POLITE_REQUEST = re.compile(rf"(?:could|would|can|will)\s+you\s|{ZH_POLITE_ASK}", re.IGNORECASE)
+_REQUEST_PARTICLE = re.compile(r"[吗么呢]\s*\Z")
 _TODO_GATE = re.compile("mark|完成", re.IGNORECASE)
 # The phrases an ASCII turn may hold: each of their word groups has an ASCII word.
 _ASCII_PHRASES = tuple(
@@ -227,10 +232,13 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
         return _read_terms(kind, match, scan, folded)
     stop, mark = sentence_end(scan, match.end(), len(scan))
     polite = _POLITE_REQUEST.match(match.group()) is not None
-    asked = (mark == "?" and not polite) or ends_as_question(scan, match.start(), stop)
-    if asked or _asked_after(scan, stop, mark):
+    end = stop
+    if polite and (particle := _REQUEST_PARTICLE.search(scan, match.end(), stop)) is not None:
+        end = particle.start()
+    asked = (mark == "?" and not polite) or ends_as_question(scan, match.start(), end)
+    if asked or _asked_after(scan, stop, mark, request=polite):
         return None
-    rest = scan[match.end() : stop]
+    rest = scan[match.end() : end]
     clause = _CLAUSE_SPLIT.search(rest)
     own = rest if clause is None else rest[: clause.start()]
     if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
@@ -285,9 +293,12 @@ def _read_terms(
     )
 
 
-def _asked_after(scan: str, stop: int, mark: str) -> bool:
-    """Whether the next sentence asks about this one or takes it back ("OK?", "Just kidding")."""
-    if not mark or mark == "?":
+def _asked_after(scan: str, stop: int, mark: str, *, request: bool = False) -> bool:
+    """Whether the next sentence asks about this one or takes it back ("OK?", "Just kidding").
+
+    After a question only a polite request ("能不能帮我取消这个约定? 开玩笑的") is read on.
+    """
+    if not mark or (mark == "?" and not request):
         return False
     return NEXT_SENTENCE_ASKS.match(scan, stop + len(mark)) is not None
 

@@ -160,20 +160,21 @@ def test_invisible_characters_change_nothing(text: str, data: st.DataObject) -> 
 TRICKY = (
     "agreAGRE ctnmsluyhiwp'’:：,，.。?？!！\"“”「」『』`\n"
     "ａｇｒｅＡＧＲＥ𝐚𝐠𝐫𝐞ⓐⓖⓡⓔª"
-    "约定我们咱接受同意取消这个作废把待办标记为完成了吗的好"
+    "约定我们咱接受同意取消这个作废把待办标记为完成了吗的好約們這個幫"
     "\u200b\u200d\u2060\ufeff\u00ad\u0301"
 )
 
 
 def _folded_has_keyword(text: str) -> bool:
     folded = unicodedata.normalize("NFKC", "".join(c for c in text if c not in INVISIBLE))
-    return "agree" in folded.lower() or "约定" in folded
+    # 約定 is 约定 written with the traditional 約 (the recognizer reads it as such).
+    return "agree" in folded.lower() or "约定" in folded or "約定" in folded
 
 
 @settings(max_examples=500)
 @given(st.text(alphabet=TRICKY, max_size=60))
 def test_text_without_a_trigger_word_never_fires(text: str) -> None:
-    """No "agree" and no "约定" after folding: no intent, whatever else the text holds."""
+    """No "agree" and no "约定" (or 約定) after folding: no intent, whatever else it holds."""
     if not _folded_has_keyword(text):
         assert _fire(text) == NO_INTENT
 
@@ -186,13 +187,13 @@ def _forms_of(letter: str) -> list[str]:
     ]
 
 
-LETTER_FORMS = {letter: _forms_of(letter) for letter in "agre约定"}
+LETTER_FORMS = {letter: _forms_of(letter) for letter in "agre约定約"}
 
 
 @st.composite
 def disguised_keywords(draw: st.DrawFn) -> str:
     """ "agree" or "约定" spelled with look-alike compatibility forms and invisible characters."""
-    keyword = draw(st.sampled_from(["agree", "约定"]))
+    keyword = draw(st.sampled_from(["agree", "约定", "約定"]))
     parts = []
     for letter in keyword:
         parts.append(draw(st.sampled_from(LETTER_FORMS[letter])))

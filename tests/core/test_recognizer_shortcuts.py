@@ -2,8 +2,9 @@
 """The recognizer's shortcuts find what the plain search finds (R1, R8, R14).
 
 The candidate search skips phrases an ASCII turn cannot hold and starts a phrase's
-search at its opening word; folding takes NFKC character by character when that is
-NFKC of the whole turn. Each is checked here against the plain computation on the
+search at its opening word; the sentence-break and quote-opener patterns start with
+one character class; folding takes NFKC character by character when that is NFKC of
+the whole turn. Each is checked here against the plain computation on the
 corpus and on random turns built from phrase pieces, case changes and characters
 that grow when lower-cased or fold into letters.
 """
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.recognition.markup import mask_quoted_markup
-from core.recognition.normalize import fold
+from core.recognition.normalize import SIMPLIFIED_FORMS, TRADITIONAL_SOURCES, fold
 from core.recognition.phrases import PHRASES, Kind
 from core.recognition.recognizer import MAX_CANDIDATES, _candidates
 from core.recognition.sentences import _QUOTE_OPENER, EMOJI, SENTENCE_BREAK
@@ -43,6 +44,8 @@ PIECES = [
     "e\u0301",
     "。",
     "，",
+    "約",
+    "們",
     " ",
     "\n",
     "“",
@@ -104,13 +107,14 @@ def test_opening_words_open_every_match() -> None:
 @settings(max_examples=400, deadline=None)
 @given(turns)
 def test_folding_is_nfkc_without_invisible_characters(text: str) -> None:
-    """R14: the folded text is NFKC of the turn (invisible characters dropped)."""
+    """R14: the folded text is NFKC of the turn, the grammar's traditional characters simplified."""
     folded = fold(text)
     if folded is None:
         assert re.search("[\u202a-\u202e\u2066-\u2069]", text)
         return
     if folded.starts is None:
-        assert folded.text == unicodedata.normalize("NFKC", text)
+        simplified = str.maketrans(TRADITIONAL_SOURCES, SIMPLIFIED_FORMS)
+        assert folded.text == unicodedata.normalize("NFKC", text).translate(simplified)
 
 
 # The sentence patterns as first written: alternatives tried at every position.
