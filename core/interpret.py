@@ -17,7 +17,7 @@ from contracts.common import Role
 from contracts.inputs import ChatTurn
 from contracts.records import DeadlineEvidence
 from core.deadlines.grammar import DeadlineSpec, Edge
-from core.deadlines.resolve import parse_deadline, resolve_deadline
+from core.deadlines.resolve import parse_deadline, resolve_spec
 from core.intents import Amendment, Intent, Proposal
 from core.lifecycle.claims import claims_in
 from core.recognition.recognizer import recognize
@@ -56,9 +56,9 @@ def with_deadline(intent: Intent, ts: datetime, zone: ZoneInfo) -> Intent:
     """`intent` with the deadline phrase of its terms resolved as said at `ts` in `zone`."""
     if not isinstance(intent, Proposal | Amendment) or intent.deadline_phrase is None:
         return intent
-    # Parsed again for the convention: only proposals and amendments with a deadline pay.
+    # Parsed once: the spec gives both the instant and its convention (the evidence).
     spec = parse_deadline(intent.deadline_phrase)
-    deadline_at = resolve_deadline(intent.deadline_phrase, ts, zone)
+    deadline_at = None if spec is None else resolve_spec(spec, ts, zone)
     evidence = DeadlineEvidence(
         written=intent.deadline_phrase,
         timezone=zone.key,

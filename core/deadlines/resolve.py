@@ -55,8 +55,11 @@ def resolve_deadline(phrase: str, ts: datetime, zone: ZoneInfo) -> datetime | No
     strictly after `ts`.
     """
     spec = parse_deadline(phrase)
-    if spec is None:
-        return None
+    return None if spec is None else resolve_spec(spec, ts, zone)
+
+
+def resolve_spec(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | None:
+    """`resolve_deadline` for a phrase already parsed (a proposal's evidence needs both)."""
     if ts.tzinfo is None:
         ts = ts.replace(tzinfo=UTC)
     try:
@@ -233,4 +236,4 @@ def _gap_end(low: datetime, high: datetime, zone: ZoneInfo) -> datetime:
     return datetime.fromtimestamp(high_s, UTC)
 
 
-__all__ = ["find_deadline_phrase", "parse_deadline", "resolve_deadline"]
+__all__ = ["find_deadline_phrase", "parse_deadline", "resolve_deadline", "resolve_spec"]

@@ -16,6 +16,8 @@ import pytest
 from contracts.common import Role
 from contracts.inputs import ChatTurn
 from core import interpret as interpret_module
+from core.deadlines.grammar import DeadlineSpec
+from core.deadlines.resolve import parse_deadline
 from core.intents import (
     NO_INTENT,
     Acceptance,
@@ -325,21 +327,21 @@ def test_interpret_resolves_the_proposals_deadline_from_the_turns_ts_and_zone_r9
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The phrase found in the terms is resolved at the turn's ts in the user's zone."""
-    calls: list[tuple[str, datetime, ZoneInfo]] = []
+    calls: list[tuple[DeadlineSpec, datetime, ZoneInfo]] = []
     due = datetime(2026, 11, 28, 16, 0, tzinfo=UTC)
 
-    def fake_resolve(phrase: str, ts: datetime, zone: ZoneInfo) -> datetime:
-        calls.append((phrase, ts, zone))
+    def fake_resolve(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime:
+        calls.append((spec, ts, zone))
         return due
 
     monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: "by Friday")
-    monkeypatch.setattr(interpret_module, "resolve_deadline", fake_resolve)
+    monkeypatch.setattr(interpret_module, "resolve_spec", fake_resolve)
     turn = _turn("Let's agree: send the report by Friday.", timezone="Asia/Shanghai")
     intent = without_evidence(interpret(turn, default_timezone="Europe/Paris"))
     assert intent == Proposal(
         terms="send the report by Friday", deadline_phrase="by Friday", deadline_at=due
     )
-    assert calls == [("by Friday", turn.ts, ZoneInfo("Asia/Shanghai"))]
+    assert calls == [(parse_deadline("by Friday"), turn.ts, ZoneInfo("Asia/Shanghai"))]
 
 
 def test_interpret_leaves_a_proposal_without_deadline_phrase_and_other_intents_alone() -> None:
