@@ -31,7 +31,7 @@ async def play_all(client: Redis | RedisCluster, run: str) -> dict[str, object]:
             lines = load_transcript(TRANSCRIPTS / f"{stem}.{language}.jsonl")
             lines = suffix_ids(rebase(lines, now_s()), run)
             sent = [line for line, _ in await gateway.replay(lines)]
-            await gateway.wait_processed(timeout_s=30)
+            await gateway.wait_processed(timeout_s=120)
             await gateway.read_events()
             sessions = list(dict.fromkeys(line["session_id"] for line in sent))
             events = [summarize(e) for e in gateway.events if e.session_id in sessions]

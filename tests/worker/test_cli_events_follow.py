@@ -33,11 +33,11 @@ from store.processor import PartitionProcessor
 from tests.support.worker_kit import ROOT
 from worker.engine import Engine
 
-pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.redis, pytest.mark.timeout(300)]
 
 SCOPE = ("agent-1", "user-1")
 PROPOSAL = "Let us agree that I send the report by Friday 5pm."
-WAIT_S = 30.0
+WAIT_S = 90.0  # generous: a busy machine starts a subprocess slowly
 
 
 async def commit_turn(url: str, session: str, seq: int, text: str) -> None:
@@ -95,7 +95,7 @@ def follower(redis_client: redis.Redis, redis_url: str) -> Iterator[subprocess.P
         yield process
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=90)
         assert process.stderr is not None
         process.stderr.close()
         assert process.stdout is not None
@@ -163,7 +163,7 @@ def test_events_follow_rides_out_a_redis_restart(tmp_path: Path) -> None:
         assert process.poll() is None
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=90)
         server.stop()
         for pipe in (process.stdout, process.stderr):
             if pipe is not None:

@@ -31,7 +31,7 @@ from worker.engine import Engine
 from worker.gateway import Gateway
 from worker.settings import Settings
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(240)]
 
 T0 = now_s()
 

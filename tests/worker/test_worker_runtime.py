@@ -34,7 +34,7 @@ from worker.health import Health, Watchdog
 from worker.observability import get_logger
 from worker.settings import Settings
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(240)]
 
 PROPOSAL = "Let's agree: start every plan with the conclusion."
 

@@ -14,7 +14,7 @@ from contracts.outputs import StateChanged
 from tests.support.worker_kit import running_worker, wait_for, worker_settings
 from worker.gateway import Gateway
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(240)]
 
 
 @pytest_asyncio.fixture
