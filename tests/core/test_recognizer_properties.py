@@ -64,13 +64,14 @@ QUESTIONS = [
 _END = "。.!！ "
 # Turns of one sentence: a question mark added to a longer turn ends another sentence,
 # which asks something else (the recognizer reads sentence by sentence). A polite
-# request ending in "?" ("Could you please cancel …?") is already a question in form.
+# request ending in "?" ("Could you please cancel …?", "能不能帮我取消这个约定？") is
+# already a question in form.
 POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
 ONE_SENTENCE = [
     text
     for text in POSITIVE_TEXTS
     if SENTENCE_BREAK.search(text.rstrip(_END)) is None
-    and not text.endswith("?")
+    and not text.endswith(("?", "？"))
     and not POLITE_REQUEST.match(text)
 ]
 

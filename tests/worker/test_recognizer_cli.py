@@ -109,13 +109,13 @@ def test_unreadable_lines_get_an_error_line_in_place_and_exit_status_1() -> None
 def _fake_deadline(monkeypatch: pytest.MonkeyPatch) -> list[tuple[datetime, ZoneInfo]]:
     seen: list[tuple[datetime, ZoneInfo]] = []
 
-    def resolve(phrase: str, ts: datetime, zone: ZoneInfo) -> datetime:
-        del phrase
+    def resolve(spec: object, ts: datetime, zone: ZoneInfo) -> datetime:
+        del spec
         seen.append((ts, zone))
         return datetime(2026, 12, 1, 0, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 
     monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: "by Friday")
-    monkeypatch.setattr("core.interpret.resolve_deadline", resolve)
+    monkeypatch.setattr("core.interpret.resolve_spec", resolve)
     return seen
 
 
