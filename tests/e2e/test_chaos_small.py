@@ -48,7 +48,10 @@ async def test_every_fault_at_small_size_ends_equal_to_the_oracle() -> None:
     counts = report.counts
     assert counts["lost_writes"] == 0
     assert counts["events"] == report.workload["oracle_events"]
-    assert counts["dead_letters"] == counts["poison_entries"] == report.workload["poison"]
+    # Every poison entry in the streams is dead-lettered once: a gateway XADD retried
+    # across a connection reset or a Redis restart may have stored a poison entry twice,
+    # and each copy is its own entry (the check names any other dead letter).
+    assert counts["dead_letters"] == counts["poison_entries"] >= report.workload["poison"]
     assert report.workload["duplicates"] > 0
 
 
