@@ -64,8 +64,8 @@ QUESTIONS = [
 _END = "。.!！ "
 # Turns of one sentence: a question mark added to a longer turn ends another sentence,
 # which asks something else (the recognizer reads sentence by sentence). A polite
-# request ending in "?" ("Could you please cancel …?", "能不能帮我取消这个约定？") is
-# already a question in form.
+# request ending in a question mark ("Could you please cancel …?", or 能不能帮我取消这个约定
+# with a full-width one) is already a question in form.
 POLITE_REQUEST = re.compile(r"(?:could|would|can|will)\s+you\s", re.IGNORECASE)
 ONE_SENTENCE = [
     text
