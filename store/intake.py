@@ -63,7 +63,7 @@ class Reclaimed(NamedTuple):
     deleted: list[tuple[str, str]]
 
 
-async def reclaim_pending(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
+async def reclaim_pending(  # noqa: PLR0913  (the reclaim script's knobs)
     redis: AnyRedis,
     partition: int,
     group: str,
@@ -93,19 +93,3 @@ async def reclaim_pending(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
             entries.append(Entry(stream, as_text(entry_id), fields, int(delivered)))
         deleted.extend((stream, as_text(entry_id)) for entry_id in reply[1])
     return Reclaimed(entries, deleted)
-
-
-async def reclaim(  # noqa: PLR0913  (XAUTOCLAIM's knobs)
-    redis: AnyRedis,
-    partition: int,
-    group: str,
-    consumer: str,
-    *,
-    min_idle_ms: int,
-    count: int = 100,
-) -> list[Entry]:
-    """`reclaim_pending`'s entries (for callers that only apply them)."""
-    reclaimed = await reclaim_pending(
-        redis, partition, group, consumer, min_idle_ms=min_idle_ms, count=count
-    )
-    return reclaimed.entries

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 
+from core.deadlines import grammar as g
 from core.deadlines.chinese_lexicon import (
     DAYPARTS,
     DAYWORDS,
@@ -30,29 +31,6 @@ from core.deadlines.chinese_lexicon import (
     ZhToken,
     lex,
 )
-from core.deadlines.grammar import (
-    PART_OF_DAY_END,
-    CalendarDate,
-    Clock,
-    Day,
-    DeadlineSpec,
-    Duration,
-    Edge,
-    Hint,
-    Holiday,
-    MonthDay,
-    NamedMonth,
-    NamedYear,
-    RelativeDay,
-    RelativePeriod,
-    Unit,
-    Weekday,
-    clock_time,
-)
-from core.deadlines.grammar import Slots as _Slots
-from core.deadlines.grammar import set_day as _set_day
-from core.deadlines.grammar import set_hint as _set_hint
-from core.deadlines.grammar import set_period as _set_period
 from core.deadlines.numerals import zh_number
 
 _STRONG_LEADS = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
@@ -80,7 +58,7 @@ _STRONG = frozenset(
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
-def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
+def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
     text = phrase.strip().translate(TRADITIONAL)
     lead = LEAD.match(text)
@@ -92,7 +70,7 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     tokens = lex(text)
     if not tokens:
         return None, False
-    slots = _Slots()
+    slots = g.Slots()
     filled = all(_fill(slots, token) for token in tokens)
     tail_word = tail.group(1) if tail is not None else None
     if slots.duration is not None and tail_word in _BEFORE_TAILS:
@@ -114,52 +92,52 @@ def _strong(token: ZhToken) -> bool:
     return token.kind in _STRONG
 
 
-def _clear_clock(slots: _Slots) -> bool:
+def _clear_clock(slots: g.Slots) -> bool:
     # "下午3点" names a time; "一点" alone is as likely "a little" as one o'clock.
-    return slots.clock is not None and clock_time(slots.clock, slots.hint) is not None
+    return slots.clock is not None and g.clock_time(slots.clock, slots.hint) is not None
 
 
-def _spec(slots: _Slots, tail: str | None) -> DeadlineSpec | None:  # noqa: C901, PLR0911  # one exit per grammar rule
+def _spec(slots: g.Slots, tail: str | None) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911  # one exit per grammar rule
     within = tail in {"之内", "以内", "内"}
     if slots.duration is not None:
         if not (within or (slots.span and tail is None)):
             return None
         if (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
             return None
-        return DeadlineSpec(within=slots.duration)
+        return g.DeadlineSpec(within=slots.duration)
     if slots.period is not None:
         if slots.day is not None or slots.clock is not None or slots.hint is not None:
             return None
-        return DeadlineSpec(period=slots.period)
+        return g.DeadlineSpec(period=slots.period)
     if slots.clock is not None:
-        time = clock_time(slots.clock, slots.hint)
+        time = g.clock_time(slots.clock, slots.hint)
         if time is None or within:
             return None
-        return DeadlineSpec(day=slots.day, time=time)
-    if slots.hint is Hint.NOON:  # 中午 alone is noon: "明天中午前"
-        return None if within else DeadlineSpec(day=slots.day, time=(12, 0))
+        return g.DeadlineSpec(day=slots.day, time=time)
+    if slots.hint is g.Hint.NOON:  # 中午 alone is noon: "明天中午前"
+        return None if within else g.DeadlineSpec(day=slots.day, time=(12, 0))
     if slots.day is None:
         return None
-    if isinstance(slots.day, Holiday):
+    if isinstance(slots.day, g.Holiday):
         if slots.hint is not None:
             return None
         # 国庆节前, 中秋节之前, 到春节为止: a holiday is an event, the deadline is when it
         # begins (节前), not the end of its day.
-        return DeadlineSpec(edge=Edge.START, day=slots.day)
-    if slots.hint is None or slots.hint is Hint.EVENING:
-        return DeadlineSpec(day=slots.day)
-    end = PART_OF_DAY_END.get(slots.hint)
+        return g.DeadlineSpec(edge=g.Edge.START, day=slots.day)
+    if slots.hint is None or slots.hint is g.Hint.EVENING:
+        return g.DeadlineSpec(day=slots.day)
+    end = g.PART_OF_DAY_END.get(slots.hint)
     # 后天下午前, 周五早上: when that part of the day is over (凌晨 has no agreed end).
-    return None if end is None else DeadlineSpec(day=slots.day, time=end)
+    return None if end is None else g.DeadlineSpec(day=slots.day, time=end)
 
 
-def _fill(slots: _Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
+def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
     kind, groups, _ = token
     if kind is Kind.DAYPART:
-        return _set_hint(slots, DAYPARTS[groups[0] or ""])
+        return g.set_hint(slots, DAYPARTS[groups[0] or ""])
     if kind is Kind.DAYWORD:
         days, hint = DAYWORDS[groups[0] or ""]
-        return _set_day(slots, RelativeDay(days)) and (hint is None or _set_hint(slots, hint))
+        return g.set_day(slots, g.RelativeDay(days)) and (hint is None or g.set_hint(slots, hint))
     if kind in _CLOCK_KINDS:
         if slots.clock is not None:
             return False
@@ -174,56 +152,58 @@ def _fill(slots: _Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR091
         hours = zh_number(groups[0] or "")
         if slots.duration is not None or hours is None:
             return False
-        slots.duration = Duration(hours * 60 + 30, Unit.MINUTE)
+        slots.duration = g.Duration(hours * 60 + 30, g.Unit.MINUTE)
         return True
     if kind is Kind.REL_QUARTER:
         rel, end = groups
         if rel is None and end is None:
             return False
-        return _set_period(slots, RelativePeriod(Unit.QUARTER, _offset(rel)))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.QUARTER, _offset(rel)))
     if kind is Kind.WEEKEND:
-        return _set_period(slots, RelativePeriod(Unit.WEEK, _offset(groups[0])))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.WEEK, _offset(groups[0])))
     if kind is Kind.REL_WEEK:
-        return _set_period(slots, RelativePeriod(Unit.WEEK, _offset(groups[0])))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.WEEK, _offset(groups[0])))
     if kind is Kind.REL_MONTH:
-        return _set_period(slots, RelativePeriod(Unit.MONTH, _offset(groups[0])))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.MONTH, _offset(groups[0])))
     if kind is Kind.REL_YEAR:
-        return _set_period(slots, RelativePeriod(Unit.YEAR, 1 if groups[0] == "明年" else 0))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, 1 if groups[0] == "明年" else 0))
     if kind is Kind.MONTH_END:
         rel, month_text = groups
         if month_text is None:
-            return _set_period(slots, RelativePeriod(Unit.MONTH, _offset(rel)))
+            return g.set_period(slots, g.RelativePeriod(g.Unit.MONTH, _offset(rel)))
         month = zh_number(month_text)
         return (
-            month is not None and 1 <= month <= 12 and _set_period(slots, NamedMonth(month, None))
+            month is not None
+            and 1 <= month <= 12
+            and g.set_period(slots, g.NamedMonth(month, None))
         )
     if kind is Kind.YEAR_END:
         rel, year_text = groups
         if year_text is not None:
             year = zh_number(year_text)
-            return year is not None and _set_period(slots, NamedYear(year))
-        return _set_period(slots, RelativePeriod(Unit.YEAR, 1 if rel == "明" else 0))
-    return _set_day(slots, _day(kind, groups))
+            return year is not None and g.set_period(slots, g.NamedYear(year))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, 1 if rel == "明" else 0))
+    return g.set_day(slots, _day(kind, groups))
 
 
 def _offset(rel: str | None) -> int:
     return 1 if rel is not None and rel.startswith("下") else 0
 
 
-def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR0911  # one exit per kind of day
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: PLR0911  # one exit per kind of day
     if kind is Kind.HOLIDAY:
-        return Holiday(HOLIDAYS[groups[0] or ""])
+        return g.Holiday(HOLIDAYS[groups[0] or ""])
     if kind is Kind.WEEKDAY:
         rel, char = groups
-        return Weekday(WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))
+        return g.Weekday(WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))
     if kind is Kind.MONTH_DAY:
         day = zh_number(groups[0] or "")
-        return MonthDay(day, None) if day is not None and 1 <= day <= 31 else None
+        return g.MonthDay(day, None) if day is not None and 1 <= day <= 31 else None
     if kind is Kind.MONTH_DAY_REL:
         rel, day_text = groups
         day = zh_number(day_text or "")
         offset = 1 if (rel or "").startswith("下") else 0
-        return MonthDay(day, offset) if day is not None and 1 <= day <= 31 else None
+        return g.MonthDay(day, offset) if day is not None and 1 <= day <= 31 else None
     year_text, month_text, day_text = groups
     year = zh_number(year_text) if year_text else None
     month, day = zh_number(month_text or ""), zh_number(day_text or "")
@@ -231,15 +211,15 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR
         return None
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
-    return CalendarDate(month, day, year)
+    return g.CalendarDate(month, day, year)
 
 
-def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
+def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
     if kind is Kind.MIDNIGHT:
-        return Clock(24, 0, fixed=True)
+        return g.Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK24:
         hour_text, minute_text = groups
-        return Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
+        return g.Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
     hour_text, half, quarter, three_quarters, minute_text = groups
     hour = zh_number(hour_text or "")
     minute = 30 if half else 15 if quarter else 45 if three_quarters else 0
@@ -248,19 +228,19 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
         if parsed is None:
             return None
         minute = parsed
-    return None if hour is None else Clock(hour, minute)
+    return None if hour is None else g.Clock(hour, minute)
 
 
-def _duration(slots: _Slots, groups: tuple[str | None, ...]) -> bool:
+def _duration(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:
     amount_text, counter, unit_text = groups
     unit = UNITS[unit_text or ""]
     if slots.duration is not None:
         return False
     if amount_text == "半":
         # 半小时 / 半个钟头 only: half a day or month is not a length anyone agrees on.
-        if unit is not Unit.HOUR:
+        if unit is not g.Unit.HOUR:
             return False
-        slots.duration = Duration(30, Unit.MINUTE)
+        slots.duration = g.Duration(30, g.Unit.MINUTE)
         return True
     # 个 is required before 月 (三月 is March) and refused before 天/日/周/年.
     if (unit_text == "月") != (counter is not None) and unit_text not in {
@@ -273,5 +253,5 @@ def _duration(slots: _Slots, groups: tuple[str | None, ...]) -> bool:
     amount = zh_number(amount_text or "")
     if amount is None or amount == 0:
         return False
-    slots.duration = Duration(amount, unit)
+    slots.duration = g.Duration(amount, unit)
     return True

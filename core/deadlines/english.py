@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 
+from core.deadlines import grammar as g
 from core.deadlines.english_lexicon import (
     DAYPARTS,
     HOLIDAYS,
@@ -28,29 +29,6 @@ from core.deadlines.english_lexicon import (
     lex,
     normalize,
 )
-from core.deadlines.grammar import (
-    PART_OF_DAY_END,
-    CalendarDate,
-    Clock,
-    Day,
-    DeadlineSpec,
-    Duration,
-    Edge,
-    Hint,
-    Holiday,
-    MonthDay,
-    NamedMonth,
-    NamedYear,
-    RelativeDay,
-    RelativePeriod,
-    Unit,
-    Weekday,
-    clock_time,
-)
-from core.deadlines.grammar import Slots as _Slots
-from core.deadlines.grammar import set_day as _set_day
-from core.deadlines.grammar import set_hint as _set_hint
-from core.deadlines.grammar import set_period as _set_period
 from core.deadlines.numerals import en_number, en_ordinal
 
 # Items that name a time by themselves; a run made only of others ("3 days", "at 3",
@@ -79,7 +57,7 @@ _PERIOD_ENDS = frozenset({Kind.END_UNIT, Kind.UNIT_END})
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
-def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
+def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     """(spec or None, whether the phrase is deadline wording at all).
 
     The flag lets `find_deadline_phrase` tell "not about time" (ignore it) from
@@ -94,17 +72,17 @@ def read(phrase: str) -> tuple[DeadlineSpec | None, bool]:
     return _parse(tokens), significant
 
 
-def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
-    edge, marker = Edge.END, None
+def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
+    edge, marker = g.Edge.END, None
     rest = tokens
     if tokens[0].kind in _JOINERS:
         marker = " ".join(tokens[0].text.split())
         if marker in {"before", "prior to"}:
-            edge = Edge.START
+            edge = g.Edge.START
         rest = tokens[1:]
     if not rest:
         return None
-    slots = _Slots()
+    slots = g.Slots()
     for index, token in enumerate(rest):
         after = rest[index + 1] if index + 1 < len(rest) else None
         if token.kind in _JOINERS:
@@ -122,42 +100,42 @@ def _parse(tokens: list[EnToken]) -> DeadlineSpec | None:  # noqa: C901, PLR0911
     if slots.end_of_day:
         if slots.period is not None or slots.clock is not None:
             return None
-        slots.day = slots.day or RelativeDay(0)
+        slots.day = slots.day or g.RelativeDay(0)
     within = marker == "within" or slots.span
     if slots.duration is not None:
         if not within or (slots.day, slots.period, slots.clock, slots.hint) != (None,) * 4:
             return None
-        return DeadlineSpec(within=slots.duration)
+        return g.DeadlineSpec(within=slots.duration)
     if within and (slots.clock is not None or slots.hint is not None):
         return None
     if slots.force_end or within:
-        edge = Edge.END
+        edge = g.Edge.END
     if slots.period is not None:
         if slots.day is not None or slots.clock is not None or slots.hint is not None:
             return None
         # "December" or "2027" alone is not deadline wording: it needs "by", "before", "end of".
-        named = isinstance(slots.period, NamedMonth | NamedYear)
+        named = isinstance(slots.period, g.NamedMonth | g.NamedYear)
         if named and marker in {None, "at", "on"} and not slots.force_end:
             return None
-        return DeadlineSpec(edge=edge, period=slots.period)
+        return g.DeadlineSpec(edge=edge, period=slots.period)
     if slots.clock is not None:
         if slots.force_end:
             return None
-        time = clock_time(slots.clock, slots.hint)
+        time = g.clock_time(slots.clock, slots.hint)
         if time is None:
             return None
-        return DeadlineSpec(day=slots.day, time=time)
+        return g.DeadlineSpec(day=slots.day, time=time)
     if slots.day is None:
         return None
     if slots.hint is None:
-        return DeadlineSpec(edge=edge, day=slots.day)
-    if edge is Edge.START or slots.hint not in PART_OF_DAY_END:
+        return g.DeadlineSpec(edge=edge, day=slots.day)
+    if edge is g.Edge.START or slots.hint not in g.PART_OF_DAY_END:
         return None  # "before tonight": when the evening starts is a guess
     # "by Thursday evening", "tomorrow morning": when that part of the day is over.
-    return DeadlineSpec(day=slots.day, time=PART_OF_DAY_END[slots.hint])
+    return g.DeadlineSpec(day=slots.day, time=g.PART_OF_DAY_END[slots.hint])
 
 
-def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one case per token kind
+def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one case per token kind
     kind, groups, text = token
     if kind is Kind.END_OF:
         if slots.force_end:
@@ -166,12 +144,12 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one 
         return True
     if kind is Kind.DAYPART:
         part = next(g for g in groups if g)
-        return _set_hint(slots, DAYPARTS[part])
+        return g.set_hint(slots, DAYPARTS[part])
     if kind is Kind.DURATION or kind is Kind.SPAN:
         return _duration(slots, kind, groups)
     if kind is Kind.SHORT_END:
         slots.force_end = True
-        return _set_period(slots, RelativePeriod(SHORT_ENDS[groups[0] or ""], 0))
+        return g.set_period(slots, g.RelativePeriod(SHORT_ENDS[groups[0] or ""], 0))
     if kind in _CLOCKS:
         if slots.clock is not None:
             return False
@@ -180,24 +158,24 @@ def _fill(slots: _Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one 
     if kind in _PERIOD_ENDS:
         slots.force_end = True
         rel, period_unit = groups if kind is Kind.END_UNIT else (None, groups[0])
-        return _set_period(
-            slots, RelativePeriod(UNITS[period_unit or ""], 1 if rel == "next" else 0)
+        return g.set_period(
+            slots, g.RelativePeriod(UNITS[period_unit or ""], 1 if rel == "next" else 0)
         )
     if kind is Kind.REL_PERIOD:
-        return _set_period(
-            slots, RelativePeriod(UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
+        return g.set_period(
+            slots, g.RelativePeriod(UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
         )
     if kind is Kind.MONTH:
         year = int(groups[1]) if groups[1] else None
-        return _set_period(slots, NamedMonth(MONTHS[groups[0] or ""], year))
+        return g.set_period(slots, g.NamedMonth(MONTHS[groups[0] or ""], year))
     if kind is Kind.YEAR:
-        return _set_period(slots, NamedYear(int(groups[0] or 0)))
+        return g.set_period(slots, g.NamedYear(int(groups[0] or 0)))
     if kind is Kind.DAYWORD:
         return _dayword(slots, " ".join(text.split()))
-    return _set_day(slots, _day(kind, groups))
+    return g.set_day(slots, _day(kind, groups))
 
 
-def _duration(slots: _Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
+def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
     """A length: "3 days", "an hour and a half", "1.5 hours", "the next 10 days"."""
     if slots.duration is not None:
         return False
@@ -211,7 +189,7 @@ def _duration(slots: _Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool
     amount_text, unit = amount_group or "", UNITS[unit_text or ""]
     half = bool(half_before or half_after) or amount_text.endswith(".5")
     if amount_text.startswith("half"):
-        if half or unit is not Unit.HOUR:
+        if half or unit is not g.Unit.HOUR:
             return False
         amount_text, half = "0", True
     amount = en_number(amount_text.removesuffix(".5"))
@@ -219,49 +197,49 @@ def _duration(slots: _Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool
         return False
     if half:
         # Half of an hour is 30 minutes; half a day or a week is not a length anyone agrees on.
-        if unit is not Unit.HOUR:
+        if unit is not g.Unit.HOUR:
             return False
-        slots.duration = Duration(amount * 60 + 30, Unit.MINUTE)
+        slots.duration = g.Duration(amount * 60 + 30, g.Unit.MINUTE)
     else:
-        slots.duration = Duration(amount, unit)
+        slots.duration = g.Duration(amount, unit)
     slots.span = slots.span or lead is not None
     return True
 
 
-def _dayword(slots: _Slots, word: str) -> bool:
+def _dayword(slots: g.Slots, word: str) -> bool:
     if word == "eod" or word.startswith(("end", "the end")):
         if slots.end_of_day:
             return False
         slots.force_end = slots.end_of_day = True
         return True
     if word.startswith("this "):
-        return _set_day(slots, RelativeDay(0)) and _set_hint(slots, DAYPARTS[word[5:]])
+        return g.set_day(slots, g.RelativeDay(0)) and g.set_hint(slots, DAYPARTS[word[5:]])
     if word == "tonight":
-        return _set_day(slots, RelativeDay(0)) and _set_hint(slots, Hint.EVENING)
+        return g.set_day(slots, g.RelativeDay(0)) and g.set_hint(slots, g.Hint.EVENING)
     days = {"today": 0, "tomorrow": 1}.get(word, 2)  # else "(the) day after tomorrow"
-    return _set_day(slots, RelativeDay(days))
+    return g.set_day(slots, g.RelativeDay(days))
 
 
-def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR0911  # one exit per kind of day
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: PLR0911  # one exit per kind of day
     if kind is Kind.DOM:
         day_digits, day_words, rel = groups
         day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
         if day_of_month is None or not 1 <= day_of_month <= 31:
             return None
-        return MonthDay(day_of_month, 1 if rel == "next" else 0)
+        return g.MonthDay(day_of_month, 1 if rel == "next" else 0)
     if kind is Kind.HOLIDAY:
         holiday = " ".join((groups[0] or "").split()).removeprefix("the ")
-        return Holiday(HOLIDAYS[holiday])
+        return g.Holiday(HOLIDAYS[holiday])
     if kind is Kind.DOM_BARE:
         day_of_month = int(groups[0] or 0)
-        return MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
+        return g.MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
     if kind is Kind.WEEKDAY:
         prefix, name, suffix = groups
         if prefix and suffix:
             return None
         rel = prefix or suffix
         week = None if rel is None else (1 if rel == "next" else 0)
-        return Weekday(WEEKDAYS.index(name or ""), week)
+        return g.Weekday(WEEKDAYS.index(name or ""), week)
     if kind is Kind.ISO:
         year, month, day = (int(g or 0) for g in groups)
         return _date(month, day, year)
@@ -276,23 +254,23 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> Day | None:  # noqa: PLR
     return _date(month, day_of_month, int(year_text) if year_text else None)
 
 
-def _date(month: int, day: int, year: int | None) -> CalendarDate | None:
+def _date(month: int, day: int, year: int | None) -> g.CalendarDate | None:
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
-    return CalendarDate(month, day, year)
+    return g.CalendarDate(month, day, year)
 
 
-def _clock(kind: Kind, groups: tuple[str | None, ...]) -> Clock | None:
+def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
     if kind is Kind.CLOCK_WORD:
-        return Clock(12, 0, fixed=True) if groups[0] != "midnight" else Clock(24, 0, fixed=True)
+        return g.Clock(12, 0, fixed=True) if groups[0] != "midnight" else g.Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK12:
         hour_text, minute, meridiem = groups
         hour = en_number(hour_text or "")
-        return None if hour is None else Clock(hour, int(minute or 0), meridiem=meridiem)
+        return None if hour is None else g.Clock(hour, int(minute or 0), meridiem=meridiem)
     if kind is Kind.CLOCK24:
         hour_text, minute = groups
         # "09:30" or "17:00" fixes a 24-hour reading; "5:30" could be either half of the day.
-        return Clock(int(hour_text or 0), int(minute or 0), fixed=len(hour_text or "") == 2)
+        return g.Clock(int(hour_text or 0), int(minute or 0), fixed=len(hour_text or "") == 2)
     at_hour, at_minute, oclock_hour, bare_hour, bare_minute = groups
     hour = en_number(at_hour or oclock_hour or bare_hour or "")
-    return None if hour is None else Clock(hour, int(at_minute or bare_minute or 0))
+    return None if hour is None else g.Clock(hour, int(at_minute or bare_minute or 0))

@@ -24,7 +24,7 @@ from contracts.streams import DATA_FIELD, GROUP, Entry, as_text, input_streams
 from store import keys
 from store.config import StoreConfig
 from store.core_port import CorePort
-from store.intake import ensure_groups, reclaim
+from store.intake import ensure_groups, reclaim_pending
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 
@@ -187,9 +187,11 @@ class Consumers:
                 for p, processor in processors.items():
                     entries: list[Entry] = await read_new(client, p, GROUP, name, count=self.batch)
                     if self.rng.random() < self.steal_rate:
-                        entries += await reclaim(
-                            client, p, GROUP, name, min_idle_ms=0, count=self.batch
-                        )
+                        entries += (
+                            await reclaim_pending(
+                                client, p, GROUP, name, min_idle_ms=0, count=self.batch
+                            )
+                        ).entries
                     if not entries:
                         continue
                     self.batches += 1

@@ -21,7 +21,7 @@ from accord_harness.store_harness import real_core_workload, settled, snapshot, 
 from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.crash import CRASH_POINTS
-from store.intake import reclaim
+from store.intake import reclaim_pending
 from store.processor import PartitionProcessor
 from worker.engine import Engine
 
@@ -46,7 +46,9 @@ async def recover(client: redis.asyncio.Redis) -> None:
         while not await settled(client, PARTITIONS):
             for processor in processors:
                 p = processor.partition
-                entries = await reclaim(client, p, GROUP, "rescuer", min_idle_ms=0)
+                entries = (
+                    await reclaim_pending(client, p, GROUP, "rescuer", min_idle_ms=0)
+                ).entries
                 entries += await read_new(client, p, GROUP, "rescuer", count=7)
                 if entries:
                     await processor.process(entries)

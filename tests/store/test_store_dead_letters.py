@@ -17,7 +17,7 @@ from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.dead_letters import RequeueError, list_dead_letters, requeue
-from store.intake import reclaim
+from store.intake import reclaim_pending
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 
@@ -90,7 +90,7 @@ async def test_an_entry_past_the_delivery_limit_is_dead_lettered_once(
     await read_new(client, 0, GROUP, "c1")  # c1 dies without processing
     entries = []
     for _ in range(3):
-        entries = await reclaim(client, 0, GROUP, "c2", min_idle_ms=0)
+        entries = (await reclaim_pending(client, 0, GROUP, "c2", min_idle_ms=0)).entries
     assert entries[0].delivery_count == 4
     processor = store(client, delivery_limit=3)
     await processor.process(entries)

@@ -22,7 +22,7 @@ from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.streams import DATA_FIELD, GROUP, Entry
 from store import keys
 from store.config import StoreConfig
-from store.intake import reclaim
+from store.intake import reclaim_pending
 from store.processor import PartitionProcessor
 from store.watermark import server_ms
 from tests.support.fake_core import FakeCore
@@ -86,7 +86,9 @@ async def test_a_seq_held_by_a_killed_consumer_is_never_skipped_and_is_reclaimed
     later = await observed(client) + 10 * TIMEOUT_MS
     assert await processor.skip_stale_gaps(now_ms=later) == 0, "seq 1 is still pending"
     assert await applied(client) == []
-    report = await processor.process(await reclaim(client, 0, GROUP, "live", min_idle_ms=0))
+    report = await processor.process(
+        (await reclaim_pending(client, 0, GROUP, "live", min_idle_ms=0)).entries
+    )
     assert report.outcomes["applied"] == 1
     assert report.outcomes["drained"] == 1
     assert await applied(client) == [1, 2]
@@ -193,8 +195,8 @@ async def test_a_late_dead_letter_carries_the_real_delivery_count(
     assert await processor.skip_stale_gaps() == 1
     await write(client, 1)
     await read(client, "crashed-1", 10)
-    await reclaim(client, 0, GROUP, "crashed-2", min_idle_ms=0)
-    entries = await reclaim(client, 0, GROUP, "live", min_idle_ms=0)
+    await reclaim_pending(client, 0, GROUP, "crashed-2", min_idle_ms=0)
+    entries = (await reclaim_pending(client, 0, GROUP, "live", min_idle_ms=0)).entries
     assert [entry.delivery_count for entry in entries] == [3]
     assert (await processor.process(entries)).outcomes["dead_letter"] == 1
     letters: Any = await client.xrange(keys.dead_letters_stream(0))

@@ -9,7 +9,7 @@ import redis.asyncio
 from accord_harness.reading import read_new
 
 from contracts.streams import GROUP
-from store.intake import ensure_groups, reclaim
+from store.intake import ensure_groups, reclaim_pending
 from store.watermark import server_ms, watermark_ms
 
 STREAM = "chat-turn:{0}"
@@ -39,10 +39,12 @@ async def test_reclaim_reports_delivery_counts(client: redis.asyncio.Redis) -> N
     await client.xadd(STREAM, {"__data__": "{}"})
     [first] = await read_new(client, 0, GROUP, "c1")
     assert first.delivery_count == 1
-    [again] = await reclaim(client, 0, GROUP, "c2", min_idle_ms=0)
+    [again] = (await reclaim_pending(client, 0, GROUP, "c2", min_idle_ms=0)).entries
     assert (again.entry_id, again.delivery_count) == (first.entry_id, 2)
     assert again.fields == {b"__data__": b"{}"}
-    assert await reclaim(client, 0, GROUP, "c3", min_idle_ms=60_000) == [], "not idle yet"
+    assert (await reclaim_pending(client, 0, GROUP, "c3", min_idle_ms=60_000)).entries == [], (
+        "not idle yet"
+    )
 
 
 @pytest.mark.redis
@@ -56,7 +58,7 @@ async def test_an_entry_deleted_while_pending_is_released_not_claimed_for_ever(
     await client.xadd(STREAM, {"__data__": "{}"}, id="2000-0")
     await read_new(client, 0, GROUP, "c1")
     await client.xdel(STREAM, deleted)
-    claimed = await reclaim(client, 0, GROUP, "c2", min_idle_ms=0)
+    claimed = (await reclaim_pending(client, 0, GROUP, "c2", min_idle_ms=0)).entries
     assert [entry.entry_id for entry in claimed] == ["2000-0"]
     summary: Any = await client.xpending(STREAM, GROUP)
     assert (summary["pending"], summary["min"]) == (1, b"2000-0")
