@@ -15,16 +15,13 @@ from datetime import datetime
 from contracts.common import AgreementState
 from contracts.records import Acceptances, PendingStatus
 from contracts.view import (
-    CurrentAgreement,
     OpenAgreement,
-    PendingAmendment,
-    PendingProposal,
     ScopeAmendment,
     ScopeProposal,
     ScopeViewDocument,
     SessionView,
+    session_view_as_of,
 )
-from core.lifecycle.acceptance import past_deadline
 from core.lifecycle.state import ScopeState
 
 
@@ -37,56 +34,20 @@ def pending_status(acceptances: Acceptances) -> PendingStatus:
 
 
 def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
-    current = tuple(
-        CurrentAgreement(record_id=record.record_id, terms=record.terms)
-        for record in scope.records
-        if record.state == AgreementState.OPEN and not past_deadline(record, as_of)
-    )
-    pending = tuple(
-        PendingProposal(
-            record_id=record.record_id,
-            revision=record.revision,
-            terms=record.terms,
-            status=pending_status(record.acceptances),
-            deadline_at=record.deadline_at,
-        )
-        for record in scope.records
-        if record.session_id == session_id
-        and record.state == AgreementState.PROPOSED
-        and not past_deadline(record, as_of)
-    )
-    amendments = tuple(
-        PendingAmendment(
-            record_id=record.record_id,
-            revision=record.revision,
-            terms=record.amendment.terms,
-            current_terms=record.terms,
-            status=pending_status(record.amendment.acceptances),
-            deadline_at=record.amendment.deadline_at,
-        )
-        for record in scope.records
-        if record.amendment is not None
-        and record.amendment.session_id == session_id
-        and record.state == AgreementState.OPEN
-        and not past_deadline(record, as_of)
-    )
-    return SessionView(
-        agent_id=scope.agent_id,
-        user_id=scope.user_id,
-        session_id=session_id,
-        as_of=as_of,
-        current_agreements=current,
-        pending_proposals=pending,
-        pending_amendments=amendments,
-    )
+    """The session's view at `as_of`, read through the scope's view document.
+
+    One path for every reader: the worker, the CLI and the console go through
+    `contracts.view.session_view_as_of` as the gateway's client does, so the view
+    the agent gets cannot differ by who reads it (R6, R9).
+    """
+    return session_view_as_of(scope_view_document(scope), session_id, as_of)
 
 
 def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
     """Every open record, pending proposal and pending amendment of the scope, with deadlines.
 
     Not filtered by deadline: the document outlives the instant it is written, so its
-    readers filter at their own read time (`contracts.view.session_view_as_of`), which
-    gives exactly `session_view` (R6, R9).
+    readers filter at their own read time (`contracts.view.session_view_as_of`, R6, R9).
     """
     return ScopeViewDocument(
         agent_id=scope.agent_id,
