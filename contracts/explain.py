@@ -60,7 +60,8 @@ _RESOLVED: Final = {
 
 
 # explain() and _revision() copy fields one by one, as the core builds its events: named
-# keywords keep every field checked by mypy, where a dict spread of the record would not.
+# keywords keep every field checked by mypy, where a dict spread of the record would not
+# (CONTRIBUTING.md, "Repeated shapes"; the Structs above spell out their fields likewise).
 def explain(record: AgreementRecord) -> Explanation:
     """The record's evidence chain; each revision says what caused it and why."""
     revisions = tuple(

@@ -60,6 +60,7 @@ class WireType:
     comment: str | None = None
 
 
+# A table: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
 WIRE_TYPES: tuple[WireType, ...] = (
     WireType("chat_turn", ChatTurn, "A chat turn on chat-turn:{p}.", _INPUT_COMMENT),
     WireType("tool_call", ToolCall, "A tool call on tool-call:{p}.", _INPUT_COMMENT),

@@ -16,7 +16,8 @@ from contracts.records import PendingStatus
 # Deliberately repeated: each wire type spells out its fields (the shared ones too)
 # rather than inheriting them, so the struct reads as its schema does (contracts/schemas).
 # The session view and the scope document hold the same items, the document with their
-# session and unfiltered by deadline.
+# session and unfiltered by deadline. Readers build one from the other field by field
+# on purpose (CONTRIBUTING.md, "Repeated shapes").
 
 
 class CurrentAgreement(msgspec.Struct, frozen=True, kw_only=True):

@@ -50,6 +50,7 @@ def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
     """Where an input came from (R14): stream, entry id, session seq, message or call id."""
     message_id = event.message_id if isinstance(event, ChatTurn) else None
     call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
+    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
     return Provenance(
         stream=stream,
         entry_id=entry_id,

@@ -265,6 +265,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build.plan.sessions.append(
             session_write(table, names, before, plan, encoded, parked_after, token)
         )
+        # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
         build.sessions_after[session_id] = SessionSnapshot(
             version=token,
             next_seq=plan.next_seq,

@@ -18,6 +18,7 @@ _YEAR = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL = "(本|这个|这|下个|下)"
 WEEKDAY_CHARS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 WEEKDAY_CHARS |= {str(i + 1): i for i in range(7)}
+# Lexicon tables: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
 DAYWORDS: dict[str, tuple[int, Hint | None]] = {
     "今天": (0, None),
     "今日": (0, None),

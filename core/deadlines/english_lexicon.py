@@ -82,6 +82,7 @@ _ORD = "(?:st|nd|rd|th)?"
 _DAY = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
 
 
+# Lexicon tables and token kinds: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
 class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
     ISO = enum.auto()
     MDY = enum.auto()

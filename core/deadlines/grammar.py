@@ -45,6 +45,7 @@ class Unit(enum.Enum):
     YEAR = "year"
 
 
+# The nodes below are declarations alike by design (CONTRIBUTING.md, "Repeated shapes").
 class RelativeDay(msgspec.Struct, frozen=True):
     """Today plus `days` (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3)."""
 

@@ -69,6 +69,7 @@ def clarify(
     turn: ChatTurn, kind: ClarificationKind, listed: tuple[AgreementRecord, ...]
 ) -> Outcome:
     """Nothing changes; the user is asked which of `listed` is meant (R4, R8, R17)."""
+    # Candidates are built field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
     asked = ClarificationRequested(
         **envelope(turn, "clarification"),
         kind=kind,

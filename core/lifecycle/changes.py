@@ -47,6 +47,7 @@ def change(  # noqa: PLR0913 - one change and everything it may carry
     terms, deadline_at, binding = record.terms, record.deadline_at, record.binding
     if settled is not None and settled.acceptances.agent and settled.acceptances.user:
         terms, deadline_at, binding = settled.terms, settled.deadline_at, settled.binding
+    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
     revision = record.revision + 1
     return StateChanged(
         event_id=state_changed_event_id(record.record_id, revision),

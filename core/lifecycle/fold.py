@@ -39,6 +39,7 @@ def evolve(record: AgreementRecord | None, event: StateChanged) -> AgreementReco
         amendment=event.amendment or event.settled_amendment,
         evidence=event.evidence,
     )
+    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
     if record is None:
         return AgreementRecord(
             record_id=event.record_id,

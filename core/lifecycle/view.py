@@ -43,6 +43,7 @@ def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> Session
     return session_view_as_of(scope_view_document(scope), session_id, as_of)
 
 
+# View entries are built field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
 def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
     """Every open record, pending proposal and pending amendment of the scope, with deadlines.
 

@@ -62,6 +62,7 @@ class Kind(enum.Enum):
     AMENDMENT_CANCELLATION = "amendment_cancellation"  # R17: withdraw a pending amendment
 
 
+# Pattern tables: declarations alike by design (CONTRIBUTING.md, "Repeated shapes").
 _FLAGS: Final = re.IGNORECASE
 _EN_DETERMINER: Final = r"(?:this|the|that|our)"
 _ZH_DETERMINER: Final = r"(?:这个|这项|这条|这份|该|此|那个|上面的|上面这个|我们的|咱们的)"

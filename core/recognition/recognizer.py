@@ -282,6 +282,7 @@ def _read_terms(
     hint = folded.original(*span).strip() if span is not None else None
     if hint == "":
         return None
+    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
     return Amendment(
         terms=proposal.terms,
         deadline_phrase=proposal.deadline_phrase,
