@@ -1,13 +1,14 @@
-"""What the commands share: settings, a Redis client, and human or JSON output."""
+"""What the commands share: settings, a Redis client, and human or JSON output (the
+options they share are in worker/commands/options.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import tzinfo
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import msgspec
@@ -15,14 +16,14 @@ import typer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoPermissionError, RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
 
 from store.layout import LayoutMismatch, check_layout
 from store.scripts import AnyRedis
 from worker.connection import DEFAULT_URL, connect
 from worker.settings import Settings, redacted_url
-from worker.zones import DEFAULT_ZONE, TZ_HELP, zone
+from worker.zones import zone
 
 T = TypeVar("T")
 
@@ -34,32 +35,19 @@ UNREACHABLE = (RedisConnectionError, RedisTimeoutError, RedisClusterException)
 console = Console()
 err_console = Console(stderr=True)
 
-JSON_HELP = "Print JSON (one document per line) instead of human-readable output."
-
-# Every command that shows a time takes `--tz` with this default and help.
-TZ_DEFAULT = DEFAULT_ZONE
-TZ_OPTION_HELP = TZ_HELP
-
-# Every command that talks to Redis takes `--timeout`: how long one answer (the
-# connection included) may take before the command gives up with one line.
-TIMEOUT_DEFAULT_S = 10.0
-Timeout = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        min=0.1,
-        help="Seconds Redis may take to answer; past that, one line on stderr and exit 2.",
-    ),
-]
-
-
-def wants_json(flag: bool) -> bool:  # noqa: FBT001  (a CLI flag)
-    return flag
-
 
 def print_json(value: Any) -> None:  # noqa: ANN401  (msgspec encodes Structs, dicts and lists)
     sys.stdout.write(msgspec.json.encode(value).decode() + "\n")
     sys.stdout.flush()
+
+
+def emit(value: T, *, as_json: bool, human: Callable[[T], Iterable[RenderableType]]) -> None:
+    """A command's answer: one JSON document with `--json`, else each of `human(value)`."""
+    if as_json:
+        print_json(value)
+        return
+    for shown in human(value):
+        console.print(shown)
 
 
 def settings_or_exit() -> Settings:
@@ -71,7 +59,9 @@ def settings_or_exit() -> Settings:
         raise typer.Exit(2) from error
 
 
-def require_url(settings: Settings) -> Settings:
+def deployment_settings() -> Settings:
+    """The settings of a running deployment: exit 2 on a bad one, or without REDIS_URL."""
+    settings = settings_or_exit()
     if settings.redis_url is None:
         err_console.print(
             "[red]REDIS_URL is not set.[/] This command talks to a running accord deployment; "

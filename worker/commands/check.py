@@ -15,17 +15,13 @@ import typer
 from store.intake import missing_groups
 from store.layout import streams_beyond
 from store.scripts import AnyRedis
+from worker.commands import options
 from worker.commands._shared import (
-    JSON_HELP,
-    TIMEOUT_DEFAULT_S,
-    Timeout,
     console,
+    deployment_settings,
     print_json,
-    require_url,
     run_with_redis,
-    settings_or_exit,
     unreachable_line,
-    wants_json,
 )
 from worker.health import live_workers
 from worker.settings import Settings
@@ -37,11 +33,11 @@ def register(app: typer.Typer) -> None:
         require_worker: Annotated[  # noqa: FBT002 - typer flags are boolean parameters
             bool, typer.Option("--require-worker", help="Fail unless a worker heartbeat is fresh.")
         ] = False,
-        timeout: Timeout = TIMEOUT_DEFAULT_S,
-        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+        timeout: options.Timeout = options.TIMEOUT_S,
+        as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Check Redis, the consumer groups and (optionally) live workers; exit 1 if unhealthy."""
-        settings = require_url(settings_or_exit())
+        settings = deployment_settings()
 
         def unhealthy(line: str) -> dict[str, Any]:
             return {"ok": False, "redis": "unreachable", "error": line}
@@ -70,7 +66,7 @@ def register(app: typer.Typer) -> None:
         # Unreachable or silent is unhealthy (1), wherever it happens, not a usage error
         # (2): reported the probe's way, in the JSON document with --json.
         result = run_with_redis(settings, probe, timeout_s=timeout, on_unreachable=unhealthy)
-        if wants_json(as_json):
+        if as_json:
             print_json(result)
         else:
             _print(result, settings)

@@ -8,14 +8,8 @@ from typing import Annotated
 
 import typer
 
-from worker.commands._shared import (
-    TIMEOUT_DEFAULT_S,
-    Timeout,
-    err_console,
-    require_answer,
-    require_url,
-    settings_or_exit,
-)
+from worker.commands import options
+from worker.commands._shared import deployment_settings, err_console, require_answer
 from worker.console.server import Access, Console, bind, is_loopback, serve
 
 TOKEN_VARIABLE = "ACCORD_CONSOLE_TOKEN"  # noqa: S105  (the name of the variable)
@@ -28,10 +22,10 @@ def register(app: typer.Typer) -> None:
             str, typer.Option(help="Address to listen on; off loopback a token is required.")
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port (0: any free port, printed).")] = 8765,
-        timeout: Timeout = TIMEOUT_DEFAULT_S,
+        timeout: options.Timeout = options.TIMEOUT_S,
     ) -> None:
         """Serve the read-only console: scopes, records, partitions, dead letters."""
-        settings = require_url(settings_or_exit())
+        settings = deployment_settings()
         token = os.environ.get(TOKEN_VARIABLE) or None
         if token is None and not is_loopback(host):
             err_console.print(

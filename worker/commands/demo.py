@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
+from worker.commands import options
 from worker.commands._shared import (
     UNREACHABLE,
     console,
@@ -31,33 +33,12 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option("--scenario", "-s", help="Scenario number(s), e.g. -s 01 -s 07."),
         ] = None,
-        timeout: Annotated[
-            float,
-            typer.Option(
-                min=0.1,
-                help="Seconds Redis may take to answer and any wait for the worker may take.",
-            ),
-        ] = 30.0,
+        timeout: options.WaitTimeout = options.WAIT_TIMEOUT_S,
     ) -> None:
         """Start Redis (embedded unless REDIS_URL) and a worker, replay every scenario."""
         start = time.monotonic()
-        known = [stem[:2] for stem, _, _ in SCENARIOS]
-        unknown = [s for s in scenario or () if s not in known]
-        if unknown:
-            typer.echo(
-                f"accord demo: unknown scenario {', '.join(map(repr, unknown))}; "
-                f"choose from {' '.join(known)}",
-                err=True,
-            )
-            raise typer.Exit(2)
-        strange = [name for name in language or () if name not in LANGUAGES]
-        if strange:
-            typer.echo(
-                f"accord demo: unknown language {', '.join(map(repr, strange))}; "
-                f"choose from {' '.join(LANGUAGES)}",
-                err=True,
-            )
-            raise typer.Exit(2)
+        _known_or_exit("scenario", scenario, [stem[:2] for stem, _, _ in SCENARIOS])
+        _known_or_exit("language", language, LANGUAGES)
         base = settings_or_exit()
         languages = tuple(language or LANGUAGES)
         scenarios = tuple(s for s in SCENARIOS if not scenario or s[0][:2] in scenario)
@@ -77,3 +58,15 @@ def register(app: typer.Typer) -> None:
                 raise typer.Exit(2) from None
         console.print(f"[dim]finished in {elapsed(start)}[/]")
         raise typer.Exit(code)
+
+
+def _known_or_exit(what: str, asked: list[str] | None, known: Sequence[str]) -> None:
+    """One line and exit 2 when `asked` names a `what` the demo does not have."""
+    unknown = [name for name in asked or () if name not in known]
+    if unknown:
+        typer.echo(
+            f"accord demo: unknown {what} {', '.join(map(repr, unknown))}; "
+            f"choose from {' '.join(known)}",
+            err=True,
+        )
+        raise typer.Exit(2)

@@ -9,17 +9,13 @@ from rich.table import Table
 
 from store.dead_letters import RequeueError, list_dead_letters, requeue
 from store.scripts import AnyRedis
+from worker.commands import options
 from worker.commands._shared import (
-    JSON_HELP,
-    TIMEOUT_DEFAULT_S,
-    Timeout,
     console,
+    deployment_settings,
     err_console,
     print_json,
-    require_url,
     run_with_redis,
-    settings_or_exit,
-    wants_json,
 )
 from worker.render import escape
 
@@ -29,11 +25,11 @@ dlq_app = typer.Typer(help="Dead letters: inputs that could not be applied.", no
 @dlq_app.command("list")
 def list_(
     count: Annotated[int, typer.Option(help="At most this many per partition.")] = 100,
-    timeout: Timeout = TIMEOUT_DEFAULT_S,
-    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+    timeout: options.Timeout = options.TIMEOUT_S,
+    as_json: options.Json = False,  # noqa: FBT002
 ) -> None:
     """List dead letters, oldest first, with reason and delivery count."""
-    settings = require_url(settings_or_exit())
+    settings = deployment_settings()
 
     async def body(redis: AnyRedis) -> list[tuple[int, str, Any]]:
         rows: list[tuple[int, str, Any]] = []
@@ -43,7 +39,7 @@ def list_(
         return rows
 
     rows = run_with_redis(settings, body, timeout_s=timeout)
-    if wants_json(as_json):
+    if as_json:
         for partition, entry_id, letter in rows:
             print_json({"partition": partition, "id": entry_id, "letter": letter})
         return
@@ -67,10 +63,10 @@ def list_(
 def requeue_(
     ids: Annotated[list[str], typer.Argument(help="Dead-letter entry ids (from `dlq list`).")],
     partition: Annotated[int, typer.Option(help="The partition of the dead letters.")] = 0,
-    timeout: Timeout = TIMEOUT_DEFAULT_S,
+    timeout: options.Timeout = options.TIMEOUT_S,
 ) -> None:
     """Put dead letters back on their original input stream (atomically, once)."""
-    settings = require_url(settings_or_exit())
+    settings = deployment_settings()
 
     async def body(redis: AnyRedis) -> list[tuple[str, str | None]]:
         return [(i, await requeue(redis, partition, i)) for i in ids]

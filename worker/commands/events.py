@@ -12,20 +12,14 @@ import typer
 from contracts.outputs import AgreementEvent
 from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, EntryId, stream_name
 from store.scripts import AnyRedis
+from worker.commands import options
 from worker.commands._shared import (
-    JSON_HELP,
-    TIMEOUT_DEFAULT_S,
-    TZ_DEFAULT,
-    TZ_OPTION_HELP,
     UNREACHABLE,
-    Timeout,
     console,
+    deployment_settings,
     print_json,
-    require_url,
     run_with_redis,
-    settings_or_exit,
     unreachable_line,
-    wants_json,
     zone_or_exit,
 )
 from worker.gateway import decode_event
@@ -41,17 +35,16 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--follow", "-f", help="Keep following new events (Ctrl-C stops).")
         ] = False,
         last: Annotated[int, typer.Option("--last", help="Start with the last N events.")] = 20,
-        tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
-        timeout: Timeout = TIMEOUT_DEFAULT_S,
-        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+        tz: options.Tz = options.TZ_DEFAULT,
+        timeout: options.Timeout = options.TIMEOUT_S,
+        as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Show agreement events of every partition this deployment has."""
         where = zone_or_exit(tz)
-        settings = require_url(settings_or_exit())
-        json_out = wants_json(as_json)
+        settings = deployment_settings()
 
         def show(event: AgreementEvent) -> None:
-            if json_out:
+            if as_json:
                 print_json(event)
             else:
                 console.print(event_summary(event, where), soft_wrap=True)

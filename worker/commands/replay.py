@@ -13,15 +13,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from contracts.outputs import AgreementEvent
 from store.scripts import AnyRedis
+from worker.commands import options
 from worker.commands._shared import (
-    JSON_HELP,
     console,
+    deployment_settings,
     err_console,
     print_json,
-    require_url,
     run_with_redis,
-    settings_or_exit,
-    wants_json,
 )
 from worker.gateway import Gateway, Line, ReplayError, load_transcript, rebase, suffix_ids
 from worker.render import timeline
@@ -56,17 +54,11 @@ def register(app: typer.Typer) -> None:
                 help="Suffix user and session ids so a second replay is not a duplicate.",
             ),
         ] = True,
-        timeout: Annotated[
-            float,
-            typer.Option(
-                min=0.1,
-                help="Seconds Redis may take to answer and any wait for the worker may take.",
-            ),
-        ] = 30.0,
-        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+        timeout: options.WaitTimeout = options.WAIT_TIMEOUT_S,
+        as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Publish FILE through the input streams, wait until processed, print the events."""
-        settings = require_url(settings_or_exit())
+        settings = deployment_settings()
         try:
             lines = load_transcript(file)
         except (OSError, ReplayError) as error:
@@ -76,7 +68,6 @@ def register(app: typer.Typer) -> None:
             lines = rebase(lines, datetime.now(UTC).replace(microsecond=0))
         if fresh:
             lines = suffix_ids(lines, f"~{uuid.uuid4().hex[:6]}")
-        json_out = wants_json(as_json)
 
         async def body(redis: AnyRedis) -> tuple[list[Line], Gateway]:
             gateway = Gateway(redis, settings.partitions, settings.group, timeout_s=timeout)
@@ -86,7 +77,7 @@ def register(app: typer.Typer) -> None:
                 BarColumn(),
                 MofNCompleteColumn(),
                 console=err_console,
-                disable=json_out,
+                disable=as_json,
             ) as progress:
                 task = progress.add_task("publish", total=len(lines))
                 sent = await gateway.replay(lines, lambda _: progress.advance(task))
@@ -101,7 +92,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1) from error
         sessions = {line["session_id"] for line in sent}
         events = [e for e in gateway.events if e.session_id in sessions]
-        _print_result(sent, events, json_out=json_out)
+        _print_result(sent, events, json_out=as_json)
 
 
 def _print_result(sent: list[Line], events: list[AgreementEvent], *, json_out: bool) -> None:

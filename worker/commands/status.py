@@ -6,25 +6,14 @@ The data comes from `store.status.fleet_status` (the console reads the same).
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from store.scripts import AnyRedis
 from store.status import FleetStatus, fleet_status
-from worker.commands._shared import (
-    JSON_HELP,
-    TIMEOUT_DEFAULT_S,
-    Timeout,
-    console,
-    print_json,
-    require_url,
-    run_with_redis,
-    settings_or_exit,
-    wants_json,
-)
+from worker.commands import options
+from worker.commands._shared import deployment_settings, emit, run_with_redis
 
 
 def _age(ms: int | None) -> str:
@@ -64,11 +53,11 @@ def render(status: FleetStatus) -> tuple[Table, Table]:
 def register(app: typer.Typer) -> None:
     @app.command()
     def status(
-        timeout: Timeout = TIMEOUT_DEFAULT_S,
-        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+        timeout: options.Timeout = options.TIMEOUT_S,
+        as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Partitions (owner, lag, pending, parked gaps, dead letters) and consumers."""
-        settings = require_url(settings_or_exit())
+        settings = deployment_settings()
 
         async def read(redis: AnyRedis) -> FleetStatus:
             return await fleet_status(
@@ -76,8 +65,4 @@ def register(app: typer.Typer) -> None:
             )
 
         result = run_with_redis(settings, read, timeout_s=timeout)
-        if wants_json(as_json):
-            print_json(result)
-            return
-        for table in render(result):
-            console.print(table)
+        emit(result, as_json=as_json, human=render)

@@ -14,19 +14,12 @@ from store.lookup import scope_exists, session_exists
 from store.reads import session_view
 from store.scripts import AnyRedis
 from worker.app import core_for
+from worker.commands import options
 from worker.commands._shared import (
-    JSON_HELP,
-    TIMEOUT_DEFAULT_S,
-    TZ_DEFAULT,
-    TZ_OPTION_HELP,
-    Timeout,
-    console,
+    deployment_settings,
+    emit,
     err_console,
-    print_json,
-    require_url,
     run_with_redis,
-    settings_or_exit,
-    wants_json,
     zone_or_exit,
 )
 from worker.render import view_table
@@ -46,9 +39,9 @@ def register(app: typer.Typer) -> None:
                 help="An RFC 3339 instant, e.g. 2026-03-02T10:00:00Z (default: now; naive: UTC).",
             ),
         ] = None,
-        tz: Annotated[str, typer.Option("--tz", help=TZ_OPTION_HELP)] = TZ_DEFAULT,
-        timeout: Timeout = TIMEOUT_DEFAULT_S,
-        as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,  # noqa: FBT002
+        tz: options.Tz = options.TZ_DEFAULT,
+        timeout: options.Timeout = options.TIMEOUT_S,
+        as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Current agreements of the scope and this session's pending proposals."""
         where = zone_or_exit(tz)
@@ -57,7 +50,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as error:
             err_console.print(f"[red]--as-of: {escape(str(error))}[/]")
             raise typer.Exit(2) from error
-        settings = require_url(settings_or_exit())
+        settings = deployment_settings()
 
         async def body(redis: AnyRedis) -> SessionView | str:
             partition = partition_of(agent, user, settings.partitions)
@@ -79,7 +72,4 @@ def register(app: typer.Typer) -> None:
         if isinstance(result, str):
             err_console.print(f"[red]{escape(result)}[/]")
             raise typer.Exit(1)
-        if wants_json(as_json):
-            print_json(result)
-        else:
-            console.print(view_table(result, where))
+        emit(result, as_json=as_json, human=lambda view: [view_table(view, where)])

@@ -1,0 +1,64 @@
+"""A record named on the command line: its full id, or its start as every output shows it
+(`agr-d241f48f`). `history` and `explain` answer the same way when it names none or
+several: one line on stderr and an exit code a script can tell apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NoReturn
+
+import typer
+from rich.markup import escape
+
+from contracts.records import AgreementRecord
+from store.lookup import PrefixLookupError, records_named
+from store.reads import record_history
+from store.scripts import AnyRedis
+from worker.commands._shared import err_console, run_with_redis
+from worker.settings import Settings
+
+
+def _any_record(_record: AgreementRecord) -> bool:
+    return True
+
+
+def one_record(
+    settings: Settings,
+    name: str,
+    *,
+    timeout_s: float,
+    wanted: Callable[[AgreementRecord], bool] = _any_record,
+) -> AgreementRecord:
+    """The one record `name` names, with its revisions; else exit: unknown (1), or
+    ambiguous or not looked up (2: the Redis user may not SCAN for a prefix).
+
+    A record `wanted` refuses is answered as unknown, exactly as one that does not exist.
+    """
+
+    async def body(redis: AnyRedis) -> AgreementRecord | list[str]:
+        matches = await records_named(redis, settings.partitions, name)
+        if len(matches) != 1:
+            return [record_id for _, record_id in matches]
+        found = await record_history(redis, *matches[0])
+        return [] if found is None or not wanted(found) else found
+
+    try:
+        found = run_with_redis(settings, body, timeout_s=timeout_s)
+    except PrefixLookupError as error:
+        err_console.print(f"[red]{escape(str(error))}[/]")
+        raise typer.Exit(2) from error
+    if isinstance(found, list):
+        _not_one(name, found)
+    return found
+
+
+def _not_one(name: str, found: list[str]) -> NoReturn:
+    """Exit: unknown (1), or the records an ambiguous prefix names (2)."""
+    if not found:
+        err_console.print(f"[red]unknown record {escape(repr(name))}[/]")
+        raise typer.Exit(1)
+    err_console.print(f"[red]{escape(repr(name))} names {len(found)} records:[/]")
+    for record_id in found:
+        err_console.print(f"  {escape(record_id)}")
+    raise typer.Exit(2)
