@@ -92,6 +92,16 @@ def _channel(address: str, messages: list[str], description: str) -> dict[str, A
     }
 
 
+def _operation(action: str, summary: str, channel: str, names: list[str]) -> dict[str, Any]:
+    """An operation that does `action` (send or receive) with messages `names` of `channel`."""
+    return {
+        "action": action,
+        "summary": summary,
+        "channel": {"$ref": f"#/channels/{channel}"},
+        "messages": [{"$ref": f"#/channels/{channel}/messages/{name}"} for name in names],
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole AsyncAPI 3.0.0 document as a JSON-ready dict."""
     structs = [t for _, _, t, _ in _INPUTS] + [t for _, t, _ in _EVENTS] + [DeadLetter]
@@ -102,12 +112,9 @@ def document() -> dict[str, Any]:
     for name, family, struct, summary in _INPUTS:
         messages[name] = _message(name, struct, summary)
         channels[name] = _channel(family, [name], f"Input stream `{family}` (the gateway writes).")
-        operations[f"receive{name[0].upper()}{name[1:]}"] = {
-            "action": "receive",
-            "summary": f"accord workers read {family} in consumer group `accord`.",
-            "channel": {"$ref": f"#/channels/{name}"},
-            "messages": [{"$ref": f"#/channels/{name}/messages/{name}"}],
-        }
+        operations[f"receive{name[0].upper()}{name[1:]}"] = _operation(
+            "receive", f"accord workers read {family} in consumer group `accord`.", name, [name]
+        )
     event_names = [name for name, _, _ in _EVENTS]
     for name, struct, summary in _EVENTS:
         messages[name] = _message(name, struct, summary)
@@ -117,12 +124,12 @@ def document() -> dict[str, Any]:
         f"Output stream `{AGREEMENT_EVENTS}`: agreement events, told apart by `type`; "
         "drop duplicates by `event_id`.",
     )
-    operations["sendAgreementEvents"] = {
-        "action": "send",
-        "summary": "accord publishes agreement events, in commit order per partition.",
-        "channel": {"$ref": "#/channels/agreementEvents"},
-        "messages": [{"$ref": f"#/channels/agreementEvents/messages/{n}"} for n in event_names],
-    }
+    operations["sendAgreementEvents"] = _operation(
+        "send",
+        "accord publishes agreement events, in commit order per partition.",
+        "agreementEvents",
+        event_names,
+    )
     messages["deadLetter"] = _message(
         "deadLetter", DeadLetter, "An input entry that could not be applied, with the reason."
     )
@@ -132,12 +139,9 @@ def document() -> dict[str, Any]:
         f"Output stream `{DEAD_LETTERS}`: inputs that were undecodable, violated the "
         "contract or kept failing; `accord dlq requeue` puts them back.",
     )
-    operations["sendDeadLetters"] = {
-        "action": "send",
-        "summary": "accord dead-letters an input entry it cannot apply.",
-        "channel": {"$ref": "#/channels/deadLetters"},
-        "messages": [{"$ref": "#/channels/deadLetters/messages/deadLetter"}],
-    }
+    operations["sendDeadLetters"] = _operation(
+        "send", "accord dead-letters an input entry it cannot apply.", "deadLetters", ["deadLetter"]
+    )
     return {
         "asyncapi": "3.0.0",
         "info": {
