@@ -45,6 +45,8 @@ RESULT_TEXTS: dict[str, str] = {
     RejectionReason.PAST_DEADLINE: "Not accepted: {record_id} is past its deadline.",
     RejectionReason.ALREADY_ACCEPTED: "Not accepted: you have already accepted {record_id}; "
     "it is waiting for the user.",
+    RejectionReason.BEFORE_PROPOSAL: "Not accepted: the call is dated before {record_id} "
+    "was proposed, so it cannot accept it. Accept only a proposal listed in your context.",
     "rejected_other": "Not accepted ({reason}).",
     "timeout": "No answer yet: the acceptance was not confirmed in time. Do not tell the "
     "user it was accepted.",

@@ -29,3 +29,6 @@ class RejectionReason(enum.StrEnum):
     WRONG_STATE = "wrong_state"
     PAST_DEADLINE = "past_deadline"
     ALREADY_ACCEPTED = "already_accepted"
+    # The call's `ts` is earlier than the proposal (or amendment) it names: acceptances
+    # come after the proposal (R5), whatever order the session's seqs put them in.
+    BEFORE_PROPOSAL = "before_proposal"

@@ -3,9 +3,10 @@
 Checks run in a fixed order so each call gets exactly one reason: the arguments
 must be exactly `{"record_id", "expected_revision"}`; the record must exist in this
 scope (a record of another scope is `unknown_record`, so nothing leaks across
-scopes) and belong to this session; then its state, its deadline at the call's time
-and the agent's earlier acceptance; only then the revision, so a retried call after
-a success hears `already_accepted` rather than `stale_revision`.
+scopes) and belong to this session; then its deadline at the call's time, its state,
+a call stamped before the proposal, and the agent's earlier acceptance; only then the
+revision, so a retried call after a success hears `already_accepted` rather than
+`stale_revision`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,19 @@ def past_deadline(record: AgreementRecord | ClosedRecord, at: datetime) -> bool:
     return record.deadline_at is not None and at >= record.deadline_at
 
 
+def before_proposal(record: AgreementRecord | ClosedRecord, at: datetime) -> bool:
+    """An acceptance stamped earlier than what it accepts: the proposal, or the pending
+    amendment when there is one (R5, R17). It does not count, whatever its seq.
+
+    A closed record keeps no proposal time; any acceptance of it is refused by its
+    state, which is checked first.
+    """
+    if not isinstance(record, AgreementRecord):
+        return False
+    proposed_at = record.created_at if record.amendment is None else record.amendment.proposed_at
+    return at < proposed_at
+
+
 def rejection(
     record: AgreementRecord | ClosedRecord | None,
     arguments: AcceptArguments,
@@ -63,6 +77,7 @@ def rejection(
         (owner != session_id, RejectionReason.OTHER_SESSION),
         (past_deadline(record, at), RejectionReason.PAST_DEADLINE),
         (not acceptable, RejectionReason.WRONG_STATE),
+        (before_proposal(record, at), RejectionReason.BEFORE_PROPOSAL),
         (accepted, RejectionReason.ALREADY_ACCEPTED),
         (record.revision != arguments.expected_revision, RejectionReason.STALE_REVISION),
     )

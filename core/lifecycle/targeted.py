@@ -16,7 +16,7 @@ from contracts.outputs import ClarificationKind, StateChanged
 from contracts.records import Acceptances, AgreementRecord, Evidence
 from core.intents import Acceptance, AmendmentCancellation, Cancellation
 from core.lifecycle import targets
-from core.lifecycle.acceptance import past_deadline
+from core.lifecycle.acceptance import before_proposal, past_deadline
 from core.lifecycle.amendment import accept_amendment
 from core.lifecycle.answers import clarify
 from core.lifecycle.changes import Grounds, change, closing
@@ -56,16 +56,22 @@ def _candidates(
     session_id, ts = turn.session_id, turn.ts
     live = tuple(r for r in context.scope.records if not past_deadline(r, ts))
     if isinstance(intent, Acceptance):
-        # This session's proposals and amendments still awaiting the user.
+        # This session's proposals and amendments still awaiting the user, made at or
+        # before the turn's time: a confirmation stamped earlier than a proposal does
+        # not count for it (R5), as one past its deadline does not (R9). With nothing
+        # left, the clarification lists no candidates.
         return ClarificationKind.CONFIRMATION, tuple(
             r
             for r in live
-            if (r.state in _CONFIRMABLE and r.session_id == session_id and not r.acceptances.user)
-            or (
-                r.amendment is not None
-                and r.state in _AMENDMENT_CONFIRMABLE
-                and r.amendment.session_id == session_id
-                and not r.amendment.acceptances.user
+            if not before_proposal(r, ts)
+            and (
+                (r.state in _CONFIRMABLE and r.session_id == session_id and not r.acceptances.user)
+                or (
+                    r.amendment is not None
+                    and r.state in _AMENDMENT_CONFIRMABLE
+                    and r.amendment.session_id == session_id
+                    and not r.amendment.acceptances.user
+                )
             )
         )
     if isinstance(intent, Cancellation):

@@ -176,6 +176,27 @@ def test_only_the_amending_session_accepts_the_amendment_r3_r17() -> None:
     assert talk.agent_accepts(record_id, 4, session="s2").accepted
 
 
+def test_acceptances_stamped_before_the_amendment_do_not_count_r3_r5_r17() -> None:
+    """R5 for an amendment: the agent's call and the user's confirmation stamped before
+    the amendment was proposed are refused (`before_proposal`; a clarification without
+    candidates), although the agreement itself is older; at its time both count."""
+    talk = Conversation()
+    record_id = _agreed(talk)
+    talk.advance(minutes=10)
+    talk.say(f"Let's change our agreement: {BLACK}.")
+    talk.advance(minutes=-5)
+    early = talk.agent_accepts(record_id)
+    assert (early.reason, early.current_revision) == (RejectionReason.BEFORE_PROPOSAL, 4)
+    asked = only(talk.say("I accept this agreement.").events, ClarificationRequested)
+    assert asked.candidates == ()
+    talk.advance(minutes=5)
+    assert talk.agent_accepts(record_id).accepted
+    talk.say("I accept this agreement.")
+    record = talk.record(record_id)
+    assert record is not None
+    assert (record.terms, record.revision) == (BLACK, 6)
+
+
 def test_an_open_record_without_amendment_is_wrong_state_for_the_agent_r3() -> None:
     """R3 unchanged: accepting an open agreement with nothing pending is wrong_state."""
     talk = Conversation()

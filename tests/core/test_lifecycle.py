@@ -139,6 +139,41 @@ def test_user_then_agent_acceptance_opens_r5() -> None:
     assert (outcome.current_revision, outcome.state) == (3, OPN)
 
 
+def test_an_agent_acceptance_stamped_before_its_proposal_is_refused_r3_r5() -> None:
+    """R5: acceptances come after the proposal. A call whose `ts` is earlier than the
+    proposal's, though its seq is later, is `before_proposal` and changes nothing; the
+    same call stamped at the proposal's instant counts."""
+    talk = Conversation()
+    rid = created(talk.turn(PLAN))
+    talk.advance(seconds=-1)
+    early = talk.agent_accepts(rid, 1)
+    assert (early.accepted, early.reason) == (False, RejectionReason.BEFORE_PROPOSAL)
+    assert (early.current_revision, early.state) == (1, PRO)
+    assert talk.last is not None
+    assert not talk.last.scope_changed
+    talk.advance(seconds=1)
+    assert talk.agent_accepts(rid, 1).accepted
+
+
+def test_a_confirmation_stamped_before_its_proposal_does_not_count_r4_r5() -> None:
+    """R5: a user confirmation stamped earlier than the proposal is no confirmation of
+    it: the proposal is no candidate, so the user hears a clarification without it
+    (as for a proposal past its deadline) and the record stays at revision 1. A
+    proposal made before the turn's time is still confirmed by it."""
+    talk = Conversation()
+    older = created(talk.turn(TEA))
+    talk.advance(minutes=10)
+    newer = created(talk.turn(PLAN))
+    talk.advance(minutes=-5)
+    asked = only(talk.turn(Acceptance(target_hint="conclusion")).events, ClarificationRequested)
+    assert [c.record_id for c in asked.candidates] == [older]
+    assert talk.state_of(newer) == PRO
+    assert talk.changes_of(newer)[-1].revision == 1
+    confirmed = only(talk.turn(Acceptance()).events, StateChanged)
+    assert (confirmed.record_id, confirmed.cause) == (older, Cause.USER_ACCEPTED)
+    assert only(talk.turn(Acceptance()).events, ClarificationRequested).candidates == ()
+
+
 # --- R3: every rejection has its own reason and carries the current revision ---
 
 

@@ -5,9 +5,9 @@ deadline), agent acceptances with right and wrong revisions and malformed
 arguments, user confirmations and cancellations with and without a hint, amendments
 of open agreements (R17: proposed, accepted by either side in either order,
 withdrawn, lapsing when the agreement closes), todo writes that succeed or fail,
-time steps, sweeps, noise, and redelivery of the last input, in two sessions of one
-scope. The model below is written from the rules (R2-R13, R17), not from the
-reducer: plain mutable records and a few loops.
+time steps, sweeps, noise, redelivery of the last input and acceptances stamped
+behind the clock, in two sessions of one scope. The model below is written from the
+rules (R2-R13, R17), not from the reducer: plain mutable records and a few loops.
 
 Invariants at every step: the reducer agrees with the model on every record's state,
 revision and acceptances and on every answer; revisions rise by exactly one per
@@ -69,6 +69,7 @@ class Change:
     session: str
     terms: str
     deadline: datetime | None
+    proposed_at: datetime
     agent: bool = False
     user: bool = False
 
@@ -82,6 +83,7 @@ class Model:
     terms: str
     deadline: datetime | None
     binding: tuple[str, str, int] | None
+    proposed_at: datetime
     state: AgreementState = PROPOSED
     revision: int = 1
     agent: bool = False
@@ -98,6 +100,10 @@ class Model:
             self.change = None
             self.revision += 1
         self.move(state)
+
+    def awaited_since(self) -> datetime:
+        """When what an acceptance would accept was proposed: the amendment, else the record."""
+        return self.proposed_at if self.change is None else self.change.proposed_at
 
     def texts(self) -> tuple[str, ...]:
         return (self.terms,) if self.change is None else (self.terms, self.change.terms)
@@ -146,7 +152,8 @@ class World:
 def _rejection(
     model: Model | None, session: str, now: datetime, revision: object
 ) -> RejectionReason | None:
-    """R3, in the order the rule states its conditions (state before revision)."""
+    """R3, in the order the rule states its conditions (state before revision); R5: an
+    acceptance stamped before its proposal does not count."""
     if model is None:
         return RejectionReason.UNKNOWN_RECORD
     change = model.change  # R17: a pending amendment is what the agent accepts
@@ -154,6 +161,7 @@ def _rejection(
         ((change.session if change else model.session) != session, RejectionReason.OTHER_SESSION),
         (model.deadline is not None and now >= model.deadline, RejectionReason.PAST_DEADLINE),
         (change is None and model.state != PROPOSED, RejectionReason.WRONG_STATE),
+        (now < model.awaited_since(), RejectionReason.BEFORE_PROPOSAL),
         (change.agent if change else model.agent, RejectionReason.ALREADY_ACCEPTED),
         (model.revision != revision, RejectionReason.STALE_REVISION),
     ]
@@ -313,7 +321,7 @@ class LifecycleMachine(RuleBasedStateMachine):
             if todo is not None and todo in tracked and tracked[todo][0] in UNFINISHED:
                 binding = (session, todo, tracked[todo][1])
             rid = record_id_for(self.talk.agent_id, self.talk.user_id, session, seq)
-            self.world.records[rid] = Model(rid, session, terms, deadline, binding)
+            self.world.records[rid] = Model(rid, session, terms, deadline, binding, now)
         self.world.settle()
         self.fresh = True
 
@@ -400,6 +408,7 @@ class LifecycleMachine(RuleBasedStateMachine):
             r
             for r in self.world.records.values()
             if (r.deadline is None or now < r.deadline)
+            and now >= r.awaited_since()
             and (
                 (r.session == session and r.state == PROPOSED and not r.user)
                 or (r.change is not None and r.change.session == session and not r.change.user)
@@ -469,7 +478,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         step = self.talk.turn(amendment, "change", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
         if target is not None:
-            target.change = Change(session, terms, deadline)
+            target.change = Change(session, terms, deadline, now)
             target.move(OPEN)
         self.world.settle()
         self.fresh = True
@@ -561,6 +570,24 @@ class LifecycleMachine(RuleBasedStateMachine):
         step = self.talk.apply(event, intent)
         assert not step.scope_changed
         assert not step.session_changed
+
+    @precondition(lambda self: any(m.live() for m in self.world.records.values()))
+    @rule(data=st.data(), minutes=st.sampled_from([1, 15, 30]), agent=st.booleans())
+    def acceptance_stamped_earlier(self, data: st.DataObject, minutes: int, *, agent: bool) -> None:
+        """An acceptance whose `ts` lags the clock (a gateway's clock behind): it counts
+        only for what was proposed at or before its time (R5)."""
+        live = [m for m in self.world.records.values() if m.live()]
+        model = data.draw(st.sampled_from(live))
+        self.talk.advance(minutes=-minutes)
+        try:
+            if agent:
+                session = model.session if model.change is None else model.change.session
+                self._agent_call(model.record_id, session, model.revision, malformed=False)
+            else:
+                self._confirm(model.session, data.draw(st.sampled_from([None, *model.texts()])))
+        finally:
+            self.talk.advance(minutes=minutes)
+        self.fresh = False
 
     # --- rules: time ---
 

@@ -5,7 +5,7 @@ within their limit. Against a real Redis with the real core (worker.engine.Engin
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -14,8 +14,17 @@ import redis.asyncio
 from accord_harness.reading import read_new
 
 from contracts.codec import ContractError, Limits, check_ts, decode_entry
-from contracts.outputs import DeadLetter, DeadLetterReason, ToolOutcome
+from contracts.common import AgreementState
+from contracts.outputs import (
+    AgreementEvent,
+    ClarificationRequested,
+    DeadLetter,
+    DeadLetterReason,
+    StateChanged,
+    ToolOutcome,
+)
 from contracts.streams import DATA_FIELD, GROUP, Entry
+from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from store import keys
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
@@ -36,9 +45,9 @@ def turn(seq: int, text: str, ts: str | None = None) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def call(seq: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def call(seq: int, name: str, arguments: dict[str, Any], ts: str | None = None) -> dict[str, Any]:
     return {
-        "type": "tool_call", **SCOPE, "session_id": "s", "seq": seq, "ts": now_iso(),
+        "type": "tool_call", **SCOPE, "session_id": "s", "seq": seq, "ts": ts or now_iso(),
         "call_id": f"c{seq}", "name": name, "arguments": arguments,
     }  # fmt: skip
 
@@ -209,3 +218,44 @@ async def test_an_early_refused_input_keeps_its_place_until_the_gap_fills(
     assert await next_seq(client) == 5
     assert not await client.exists(keys.parked_key(0, "agent", "user", "s"))
     assert len(await letters(client)) == 1
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_acceptances_stamped_before_their_proposal_are_refused_through_the_store(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R3, R4, R5: after a proposal (seq 1), the agent's call and the user's confirmation
+    (seqs 2 and 3) stamped a minute before it are refused: a `before_proposal` outcome
+    and a clarification without candidates are published, the record stays proposed
+    at revision 1, and all three inputs are applied in order."""
+    proposed_at = datetime.now(UTC)
+    earlier = (proposed_at - timedelta(minutes=1)).isoformat()
+    await write(client, turn(1, "Let's agree: start with the conclusion.", proposed_at.isoformat()))
+    report = await processor(client).process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 1}
+    (proposal,) = await published(client)
+    assert isinstance(proposal, StateChanged)
+    arguments = {"record_id": proposal.record_id, "expected_revision": 1}
+    await write(
+        client,
+        call(2, ACCEPT_TOOL_NAME, arguments, earlier),
+        turn(3, "I accept this agreement.", earlier),
+    )
+    report = await processor(client).process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 2}
+    events = await published(client)
+    assert [type(e) for e in events] == [StateChanged, ToolOutcome, ClarificationRequested]
+    _, outcome, asked = events
+    assert isinstance(outcome, ToolOutcome)
+    assert (outcome.accepted, outcome.reason) == (False, RejectionReason.BEFORE_PROPOSAL)
+    assert (outcome.current_revision, outcome.state) == (1, AgreementState.PROPOSED)
+    assert isinstance(asked, ClarificationRequested)
+    assert asked.candidates == ()
+    assert await next_seq(client) == 4
+    assert await letters(client) == []
+
+
+async def published(client: redis.asyncio.Redis) -> list[AgreementEvent]:
+    raw: Any = await client.xrange(keys.events_stream(0))
+    return [msgspec.json.decode(f[DATA_FIELD.encode()], type=AgreementEvent) for _, f in raw]

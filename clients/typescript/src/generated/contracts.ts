@@ -66,6 +66,7 @@ export type Cause =
 
 export type RejectionReason =
   | "already_accepted"
+  | "before_proposal"
   | "malformed_arguments"
   | "other_session"
   | "past_deadline"

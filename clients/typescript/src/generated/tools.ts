@@ -132,6 +132,7 @@ export const ACCEPT_TOOL = {
     "wrong_state": "Not accepted: {record_id} is {state}, not a pending proposal.",
     "past_deadline": "Not accepted: {record_id} is past its deadline.",
     "already_accepted": "Not accepted: you have already accepted {record_id}; it is waiting for the user.",
+    "before_proposal": "Not accepted: the call is dated before {record_id} was proposed, so it cannot accept it. Accept only a proposal listed in your context.",
     "rejected_other": "Not accepted ({reason}).",
     "timeout": "No answer yet: the acceptance was not confirmed in time. Do not tell the user it was accepted."
   }
