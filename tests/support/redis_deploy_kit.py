@@ -27,13 +27,16 @@ PASSWORDS = {
 
 
 @contextmanager
-def production_redis(*extra: str) -> Iterator[int]:
-    """redis-server started with deploy/redis/redis.conf and users.acl as committed."""
+def production_redis(
+    *extra: str, binary: Path | None = None, acl: Path | None = None
+) -> Iterator[int]:
+    """redis-server (the embedded 6.2 unless `binary`) started with deploy/redis/redis.conf
+    and users.acl (or `acl`) as committed."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="accord-prod-redis-") as directory:
         args = [
-            str(redis_server_binary()), str(CONF),
-            "--aclfile", str(ACL),
+            str(binary or redis_server_binary()), str(CONF),
+            "--aclfile", str(acl or ACL),
             "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
             "--daemonize", "no", "--logfile", str(Path(directory) / "redis.log"),
             *extra,
