@@ -62,6 +62,8 @@ _PROBE = msgspec.json.Decoder(_Probe)
 _IDENT_RULE = "must be a string of 1 to 256 characters"
 
 
+# A plain result record: alike in shape to store.ownership.LeaseReply, no logic shared
+# (CONTRIBUTING.md, "Repeated shapes").
 @dataclass(frozen=True, slots=True)
 class Appended:
     """Where an input went: its seq, its entry id, and whether an earlier call wrote it."""

@@ -212,6 +212,9 @@ def build_worker(
         log=log,
     )
     if settings.owns_by_lease:
+        # The loop's settings passed field by field on purpose: it depends on the values it
+        # uses, each checked by mypy, not on all of Settings (CONTRIBUTING.md, "Repeated
+        # shapes").
         worker.ownership = Ownership(
             redis,
             dispatcher,

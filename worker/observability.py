@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import HistogramMetricFamily, Metric
 from prometheus_client.utils import floatToGoString
 
+# An import list like contracts/schema.py's, not logic (CONTRIBUTING.md, "Repeated shapes").
 from contracts.outputs import (
     ClarificationRequested,
     DeadLetter,
@@ -227,6 +228,10 @@ def _head(value: str | None) -> str | None:
 
 def log_events(log: Any, events: Iterable[OutputEvent]) -> None:  # noqa: ANN401
     """One INFO line per published event, with ids and states but never text or terms."""
+    # One call per event type, each naming its fields one by one on purpose: the list of
+    # what may reach a log is reviewed for user data there (docs/security.md), and a table
+    # of field names would hide the exceptions (a provenance's seq, a rejected id's head)
+    # (CONTRIBUTING.md, "Repeated shapes").
     for event in events:
         if isinstance(event, StateChanged):
             log.info(

@@ -33,6 +33,9 @@ async def read_new(  # noqa: PLR0913  (XREADGROUP's knobs)
     return [entry for stream, read in reply or () for entry in entries_of(stream, read)]
 
 
+# The signature repeats worker.merged_reader.merged_loop's on purpose: the transport
+# benchmark swaps one loop for the other, and a parameter list cannot be shared without
+# giving up its types.
 async def read_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     redis: AnyRedis,
     dispatcher: Dispatcher,

@@ -167,6 +167,8 @@ export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date): ScopeVie
   };
 }
 
+// Proposals and amendments are built field by field on purpose, as in contracts/view.py:
+// tsc checks every field (CONTRIBUTING.md, "Repeated shapes").
 /** contracts.view.session_view_as_of: the scope's memory and this session's proposals (R6). */
 export function sessionViewAsOf(document: ScopeViewDocument, sessionId: string, asOf: Date): SessionView {
   const scope = scopeViewAsOf(document, asOf);

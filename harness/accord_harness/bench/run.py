@@ -68,6 +68,8 @@ PLANS = {
 }
 
 
+# A record of measured numbers: fields alike in shape to worker.settings.Settings', no
+# logic shared (CONTRIBUTING.md, "Repeated shapes").
 @dataclass
 class Figures:
     size: str
