@@ -85,6 +85,7 @@ function summarize(e) {
     return e.accepted ? "accepted" : `rejected:${e.reason}:${e.current_revision ?? "None"}`;
   }
   if (e.type === "agreement.clarification_requested") return `clarify:${e.kind}:${e.candidates.length}`;
+  if (e.type === "agreement.claim_unverified") return `claim_unverified:${e.kind}`;
   return `refused:${e.reason}`;
 }
 

@@ -88,6 +88,8 @@ ZH = Phrases(
 )
 
 
+# A plain record: alike in shape to other test cases' records (e.g. the injection
+# corpus's), no logic shared (CONTRIBUTING.md, "Repeated shapes").
 @dataclass(frozen=True)
 class Poison:
     """An entry that must end in dead letters, with the reason it must carry."""
