@@ -71,6 +71,8 @@ class Committer:
             letters=[table.letter(letter) for letter in letters],
             lease_key=None if fence is None else table(fence.key),
             lease_token=None if fence is None else fence.token,
+            record_ttl_ms=self.config.record_retention_ms,
+            idle_key=table(keys.idle_key(p)) if self.config.session_retention_ms else None,
         )
 
     async def commit(

@@ -89,6 +89,9 @@ class SessionWrite(msgspec.Struct, omit_defaults=True):
     gap_member: str | None = msgspec.field(default=None, name="gm")
     gap_score: int | None = msgspec.field(default=None, name="gs")
     gap_observed: int | None = msgspec.field(default=None, name="go")
+    # With session retention on: the session's member in the idle index, scored by the
+    # commit's Redis time (the sweeper compacts the sessions idle longest).
+    idle_member: str | None = msgspec.field(default=None, name="im")
 
 
 class UnitPlan(msgspec.Struct, omit_defaults=True):
@@ -101,6 +104,9 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
     sessions: list[SessionWrite] = msgspec.field(default_factory=list, name="se")
     # {record idx, #json, ...}
     records: list[int] = msgspec.field(default_factory=list, name="r")
+    # {record idx, #json, ...} of records that left the scope's state for good: written
+    # with the plan's record retention as their time to live.
+    final_records: list[int] = msgspec.field(default_factory=list, name="rf")
     # Deadline index: members removed, and {ms, member, ...} added.
     deadlines_removed: list[str] = msgspec.field(default_factory=list, name="xr")
     deadlines_added: list[int | str] = msgspec.field(default_factory=list, name="xa")
@@ -136,6 +142,10 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     # Fence (store/ownership.py): the lease's key and the committing worker's token.
     lease_key: int | None = msgspec.field(default=None, name="lk")
     lease_token: str | None = msgspec.field(default=None, name="lt")
+    # Retention (StoreConfig): the final records' time to live, and the idle index of
+    # sessions (a KEY only with session retention on).
+    record_ttl_ms: int = msgspec.field(default=0, name="rt")
+    idle_key: int | None = msgspec.field(default=None, name="yk")
 
 
 def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)

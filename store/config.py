@@ -62,3 +62,15 @@ class StoreConfig:
     # conversation parks while a seq is in flight (docs/operations.md, memory model).
     max_parked_entries: int = 2_000
     max_parked_bytes: int = 8 * 1024 * 1024
+    # Retention (docs/store.md, "Retention"; 0 switches each off, the default).
+    # A record that left the scope's state for good (cancelled, fulfilled, expired with
+    # nothing left to deliver) keeps its `record:` key this long after its last change,
+    # for `history` and `explain`; then Redis removes it (SET ... PX in the commit).
+    record_retention_ms: int = 0
+    # A session with nothing parked and no commit for this long is compacted by the
+    # sweeper to its ordering watermark (next expected seq, skipped ranges): its core
+    # state goes, unless a live record of its scope is bound to one of its todos.
+    session_retention_ms: int = 0
+    # The sweeper trims the input streams below what every group finished this often
+    # (store/retention.py); trimming gives up rebuilding by replay (R15).
+    trim_interval_ms: int = 0

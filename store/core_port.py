@@ -15,6 +15,7 @@ from typing import Protocol
 
 from contracts.common import Provenance
 from contracts.inputs import InputEvent
+from contracts.records import AgreementRecord
 from contracts.step import CoreStep, ScopeT, SessionT
 from contracts.view import ScopeViewDocument, SessionView
 
@@ -54,4 +55,16 @@ class CorePort(Protocol[ScopeT, SessionT]):
         The commit writes it for readers in any language, who filter by deadline at
         their read time (`contracts.view.session_view_as_of`).
         """
+        ...
+
+    def keeps(self, record: AgreementRecord) -> bool:
+        """Whether the record stays in the scope's state, where a later input or sweep
+        may still change it. One it does not keep is final: with record retention on,
+        its `record:` key is removed after the retention (docs/store.md, "Retention")."""
+        ...
+
+    def needs_session(self, scope: ScopeT, session_id: str) -> bool:
+        """Whether a record the scope keeps depends on the session's core state (a todo
+        binding of that session, whose delivery R12 checks there); such a session keeps
+        its state however long it is idle."""
         ...

@@ -84,6 +84,16 @@ def gaps_key(partition: int) -> str:
     return f"gaps:{hash_tag(partition)}"
 
 
+def idle_key(partition: int) -> str:
+    """Sorted set: session member -> Redis ms of the session's last commit.
+
+    Kept only with session retention on (`StoreConfig.session_retention_ms`): the sweeper
+    compacts the sessions idle longer than that (store/compaction.py) and drops them from
+    the index; the session's next commit puts it back.
+    """
+    return f"idle:{hash_tag(partition)}"
+
+
 def deadlines_key(partition: int) -> str:
     """Sorted set: record member -> deadline (epoch ms) of records that can still expire."""
     return f"deadlines:{hash_tag(partition)}"

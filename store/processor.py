@@ -42,17 +42,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
+import msgspec
+
 from contracts.outputs import DeadLetter
 from contracts.streams import Entry, as_text, input_streams
 from store import keys
 from store.admission import Admission, provenance_of
 from store.commit import Committer, commit_with_retry, planned
 from store.commit_plan import KeyTable, UnitPlan
+from store.compaction import Compaction, compact_idle_sessions
 from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.crash import CrashHook, no_crash
 from store.loading import KeyNames, StateLoader
 from store.ownership import Fence
+from store.retention import trim_applied
 from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.units import Event, Unit, UnitPlanner
@@ -96,6 +100,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # the partition's lease holds this token, else raises LeaseLost and writes
         # nothing. None: unfenced (a manual ACCORD_SERVE_PARTITIONS, tests, tools).
         self.fence: Fence | None = None
+        # Redis ms of this processor's last input trim (ACCORD_TRIM_INTERVAL_MS).
+        self._trimmed_at: int | None = None
 
     def set_fence(self, fence: Fence | None) -> None:
         """Fence every later commit with `fence` (None: unfenced); see `self.fence`.
@@ -130,6 +136,28 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self.crash("after_decode")
         await self._run(work, letters, report)
         return report
+
+    # ------------------------------------------------------------- retention
+    async def retain(self, now_ms: int | None = None) -> Compaction:
+        """The retention the config asks for (all off by default): compact sessions idle
+        longer than `session_retention_ms` (store/compaction.py), and every
+        `trim_interval_ms` trim the input streams below what every group finished
+        (store/retention.py). `now_ms` (tests) stands for Redis's clock."""
+        config = self.config
+        if not (config.session_retention_ms or config.trim_interval_ms):
+            return Compaction()
+        now = now_ms if now_ms is not None else await server_ms(self.redis)
+        done = Compaction()
+        if config.session_retention_ms:
+            done = await compact_idle_sessions(
+                self.redis, self.partition, self.core, config.session_retention_ms, now
+            )
+        due = self._trimmed_at is None or now - self._trimmed_at >= config.trim_interval_ms
+        if config.trim_interval_ms and due:
+            self._trimmed_at = now
+            removed = await trim_applied(self.redis, self.partition, config.group)
+            done = msgspec.structs.replace(done, trimmed=sum(removed.values()))
+        return done
 
     # ------------------------------------------------------------ gap timeout
     async def skip_stale_gaps(self, now_ms: int | None = None) -> int:

@@ -201,11 +201,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             # The language-neutral view document changes only with the records.
             plan.view_key = table(self.names.view(*scope_id))
             plan.view_document = table.json(self.core.scope_view(scope))
-        plan.records = [
-            x
-            for rid, record in records.items()
-            for x in (table(keys.record_key(self.partition, rid)), table.json(record))
-        ]
+        for rid, record in records.items():
+            # A record the core no longer keeps is final: with record retention on, its
+            # key gets the retention as its time to live (docs/store.md, "Retention").
+            final = self.config.record_retention_ms > 0 and not self.core.keeps(record)
+            written = plan.final_records if final else plan.records
+            written += (table(keys.record_key(self.partition, rid)), table.json(record))
         plan.events = [table.json(event) for event in events if not isinstance(event, DeadLetter)]
 
     def _gate(
@@ -262,9 +263,10 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             )
         encoded = self.core.encode_session(session) if session_changed else None
         token = self._token()
-        build.plan.sessions.append(
-            session_write(table, names, before, plan, encoded, parked_after, token)
-        )
+        write = session_write(table, names, before, plan, encoded, parked_after, token)
+        if self.config.session_retention_ms:
+            write.idle_member = names[2]
+        build.plan.sessions.append(write)
         # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
         build.sessions_after[session_id] = SessionSnapshot(
             version=token,

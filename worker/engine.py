@@ -14,6 +14,7 @@ from datetime import datetime
 
 from contracts.common import Provenance
 from contracts.inputs import ChatTurn, InputEvent
+from contracts.records import AgreementRecord
 from contracts.step import CoreStep
 from contracts.view import ScopeViewDocument, SessionView
 from core.intents import NO_INTENT
@@ -21,6 +22,7 @@ from core.interpret import interpret
 from core.lifecycle import state as core_state
 from core.lifecycle.reducer import Policy, apply_input, deadline_entries, expire_due
 from core.lifecycle.state import ScopeState, SessionState
+from core.lifecycle.transitions import retained
 from core.lifecycle.view import scope_view_document, session_view
 
 
@@ -66,3 +68,12 @@ class Engine:
 
     def scope_view(self, scope: ScopeState) -> ScopeViewDocument:
         return scope_view_document(scope)
+
+    def keeps(self, record: AgreementRecord) -> bool:
+        return retained(record)
+
+    def needs_session(self, scope: ScopeState, session_id: str) -> bool:
+        return any(
+            record.binding is not None and record.binding.session_id == session_id
+            for record in scope.records
+        )

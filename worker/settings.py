@@ -294,6 +294,10 @@ VARIABLES: tuple[Variable, ...] = (
     _int("ACCORD_EVENTS_MAXLEN", "store.events_maxlen"),
     _int("ACCORD_DEAD_LETTERS_MAXLEN", "store.dead_letters_maxlen"),
     Variable("ACCORD_DEAD_LETTER_KEEP_TEXT", "store.dead_letter_keep_text", _flag),
+    # Retention (docs/operations.md, "Memory model"): 0, the default, keeps everything.
+    _int("ACCORD_RECORD_RETENTION_MS", "store.record_retention_ms"),
+    _int("ACCORD_SESSION_RETENTION_MS", "store.session_retention_ms"),
+    _int("ACCORD_TRIM_INTERVAL_MS", "store.trim_interval_ms"),
     _int("ACCORD_MAX_RECORDS_PER_SCOPE", "policy.max_records_per_scope", least=1),
     _int("ACCORD_MAX_TERMS_CHARS", "policy.max_terms_chars", least=1),
     _int("ACCORD_MAX_ENTRY_BYTES", "store.limits.max_entry_bytes", least=1),

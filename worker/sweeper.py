@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 from redis.exceptions import RedisError, ResponseError
 
 from contracts.outputs import OutputEvent
+from store.compaction import Compaction
 from store.ownership import LeaseLost
 from worker.consumer import sleep_or_stop
 from worker.observability import Metrics, log_events
@@ -30,6 +31,9 @@ class SweepTarget(Protocol):
     async def sweep_expired(self) -> Sequence[OutputEvent]: ...
 
     async def skip_stale_gaps(self) -> int: ...
+
+    # Session compaction and input trimming, as configured (both off by default).
+    async def retain(self) -> Compaction: ...
 
     # Scopes the two calls above passed over since the last call, with why.
     def take_isolated(self) -> dict[tuple[str, str], str]: ...
@@ -86,6 +90,14 @@ class Sweeper:
             self.metrics.expired.inc(len(events))
             self.metrics.count_events(events)
             log_events(self.log, events)
+        retained = await self._step("retention_failed", partition, target.retain)
+        if retained and (retained.compacted or retained.trimmed):
+            self.log.info(
+                "retention",
+                partition=partition,
+                sessions_compacted=retained.compacted,
+                entries_trimmed=retained.trimmed,
+            )
         for (agent_id, user_id), reason in target.take_isolated().items():
             self.log.error(
                 "unit_isolated",

@@ -79,6 +79,7 @@ end
 local function shared_ok()
   local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
     {plan.gk, 'zset'}, {plan.xk, 'zset'}}
+  if plan.yk then shared[#shared + 1] = {plan.yk, 'zset'} end
   for _, k in ipairs(plan.ik or {}) do
     shared[#shared + 1] = {k, 'stream'}
   end
@@ -166,8 +167,8 @@ local function dead_letters(list)
   end
 end
 
--- Redis's clock, read once and only by a commit that observes a gap (effects
--- replication, the default since Redis 5, allows TIME before writes).
+-- Redis's clock, read once and only by a commit that observes a gap or keeps the idle
+-- index (effects replication, the default since Redis 5, allows TIME before writes).
 local now_ms
 local function server_ms()
   if not now_ms then
@@ -185,6 +186,8 @@ local function write_session(s)
     redis.call('HSET', key, 'n', s.n, 'v', s.nv)
   end
   if s.kk then redis.call('HSET', key, 'k', s.kk) end
+  -- Session retention: when the session last committed (store/compaction.py).
+  if s.im then redis.call('ZADD', KEYS[plan.yk], server_ms(), s.im) end
   local ps = s.ps or {}
   if #ps > 0 then
     local fields = {}
@@ -242,6 +245,11 @@ local function write(unit)
   local r = unit.r or {}
   for i = 1, #r, 2 do
     redis.call('SET', KEYS[r[i]], ARGV[r[i + 1]])
+  end
+  -- Records that left the scope's state for good: kept for the record retention.
+  local rf = unit.rf or {}
+  for i = 1, #rf, 2 do
+    redis.call('SET', KEYS[rf[i]], ARGV[rf[i + 1]], 'PX', plan.rt)
   end
   chunked('ZREM', KEYS[plan.xk], nil, unit.xr or {}, 1)
   chunked('ZADD', KEYS[plan.xk], nil, unit.xa or {}, 2)

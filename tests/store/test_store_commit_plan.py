@@ -42,12 +42,12 @@ def full_plan() -> CommitPlan:
     session = SessionWrite(
         key=table("session"), version="", new_version="t.1", next_seq=4, applied_field="a:s",
         core=table.blob(b"core"), skipped="2-3", parked_key=table("parked"), park=[5, 3],
-        unpark=[4], gap_member="m", gap_score=1_000, gap_observed=1,
+        unpark=[4], gap_member="m", gap_score=1_000, gap_observed=1, idle_member="m",
     )  # fmt: skip
     letter = LetterWrite(table("chat-turn:{0}"), "1-0", table.blob(b"{}"), "undecodable")
     unit = UnitPlan(
         scope_key=table("scope"), scope_version="", new_scope_version="t.2",
-        scope_state=table.blob(b"scope"), sessions=[session], records=[1, 2],
+        scope_state=table.blob(b"scope"), sessions=[session], records=[1, 2], final_records=[1, 2],
         deadlines_removed=["old"], deadlines_added=[1_000, "new"], events=[3],
         acks=[1, "1-0"], view_key=table("view"), view_document=4, letters=[letter],
         parked_letters=[5], gaps_skipped=1, seqs_skipped=2,
@@ -56,7 +56,7 @@ def full_plan() -> CommitPlan:
     return CommitPlan(
         group="accord", events_key=1, events_maxlen=10, letters_key=2, letters_maxlen=10,
         stats_key=3, gaps_key=4, deadlines_key=5, input_keys=[6], units=[unit],
-        letters=[letter], lease_key=7, lease_token=owner,
+        letters=[letter], lease_key=7, lease_token=owner, record_ttl_ms=1_000, idle_key=8,
     )  # fmt: skip
 
 

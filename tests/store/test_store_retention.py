@@ -10,11 +10,11 @@ import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
-from contracts.streams import GROUP
+from contracts.streams import GROUP, entry_ms
 from store import keys
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
-from store.retention import trim_applied
+from store.retention import trim_applied, trim_partition
 from tests.support.fake_core import FakeCore
 
 SCOPE = ("agent", "user")
@@ -79,3 +79,77 @@ async def test_trim_keeps_what_another_group_has_not_finished(
     assert (await trim_applied(client, 0, GROUP))["chat-turn:{0}"] == 0, "read, not acked"
     await client.xack("chat-turn:{0}", "audit", *[entry_id for entry_id, _ in read[0][1]])
     assert (await trim_applied(client, 0, GROUP))["chat-turn:{0}"] == 2
+
+
+async def session_log(client: redis.asyncio.Redis, session: str = "s") -> list[int]:
+    """The seqs the fake core applied in `session`, in application order."""
+    raw: Any = await client.hget(keys.session_key(0, *SCOPE, session), "c")
+    return [] if raw is None else list(FakeCore().decode_session(raw, session).seqs)
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_trim_keeps_parked_entries_and_their_session_completes_after_it(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: seqs 2 and 3 wait parked behind a missing 1 (acked, payload in `parked:`);
+    a trim removes the applied entries of another session written before them, not the
+    parked ones; when 1 comes the session completes in order, and a trim after that
+    removes everything."""
+    processor = PartitionProcessor(client, 0, FakeCore(), StoreConfig())
+    other = [
+        await client.xadd("chat-turn:{0}", {"__data__": json.dumps(chat(SCOPE, "t", seq, "x"))})
+        for seq in (1, 2)
+    ]
+    parked = [await write(client, 2), await write(client, 3)]
+    report = await processor.process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 2, "parked": 2}
+    removed = await trim_applied(client, 0, GROUP)
+    # The bound is the parked entry's millisecond: an applied entry of that same
+    # millisecond stays too.
+    below = [i for i in other if entry_ms(i) < entry_ms(parked[0])]
+    assert removed["chat-turn:{0}"] == len(below)
+    remaining: Any = await client.xrange("chat-turn:{0}")
+    assert [entry_id.decode() for entry_id, _ in remaining][-2:] == parked
+    assert len(remaining) == 4 - len(below)
+    await write(client, 1)
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    assert await session_log(client) == [1, 2, 3]
+    assert (await trim_applied(client, 0, GROUP))["chat-turn:{0}"] == 5 - len(below)
+    assert await client.xlen("chat-turn:{0}") == 0
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_dry_run_counts_what_a_trim_removes_and_removes_nothing(
+    client: redis.asyncio.Redis,
+) -> None:
+    """The dry run's count is the trim's, across XRANGE pages (2,500 entries), and it
+    names what holds the bound: accord's group here, another group's pending entry next."""
+    processor = PartitionProcessor(client, 0, FakeCore(), StoreConfig())
+    for seq in range(1, 2501):
+        await write(client, seq)
+    while entries := await read_new(client, 0, GROUP, "c", count=1000):
+        await processor.process(entries)
+    pending = await write(client, 2501)
+    await read_new(client, 0, GROUP, "c", count=1)
+    dry = {t.stream: t for t in await trim_partition(client, 0, GROUP, dry_run=True)}
+    assert dry["chat-turn:{0}"].removed == 2500
+    assert dry["chat-turn:{0}"].minid == pending
+    assert dry["chat-turn:{0}"].held_by == GROUP
+    assert await client.xlen("chat-turn:{0}") == 2501
+    done = {t.stream: t for t in await trim_partition(client, 0, GROUP)}
+    assert done["chat-turn:{0}"].removed == 2500
+    assert await client.xlen("chat-turn:{0}") == 1
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_nothing_is_trimmed_where_accord_never_read(client: redis.asyncio.Redis) -> None:
+    """A stream without accord's group was never applied: no bound, nothing removed."""
+    await client.xgroup_destroy("chat-turn:{0}", GROUP)
+    await write(client, 1)
+    trims = {t.stream: t for t in await trim_partition(client, 0, GROUP)}
+    assert trims["chat-turn:{0}"].minid is None
+    assert "chat-turn:{0}" not in await trim_applied(client, 0, GROUP)
+    assert await client.xlen("chat-turn:{0}") == 1

@@ -252,6 +252,15 @@ class FakeCore:
         # The same reading a client does of the document: contracts' own filter.
         return session_view_as_of(self.scope_view(scope), session_id, as_of)
 
+    def keeps(self, record: AgreementRecord) -> bool:
+        # Expiry is the fake's only way out of the scope's records.
+        return record.state in _LIVE
+
+    def needs_session(self, scope: FakeScope, session_id: str) -> bool:
+        # The fake keeps a session's state while a record it proposed is live (the real
+        # core: while a kept record is bound to one of its todos).
+        return any(record.session_id == session_id for record in scope.records)
+
 
 def _outcome(
     call: ToolCall, *, accepted: bool, record: AgreementRecord | None = None

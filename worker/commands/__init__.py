@@ -29,6 +29,7 @@ def register(app: typer.Typer) -> None:
         replay,
         schema,
         status,
+        trim,
         version,
         view,
         worker,
@@ -46,6 +47,7 @@ def register(app: typer.Typer) -> None:
     replay.register(app)
     schema.register(app)
     status.register(app)
+    trim.register(app)
     version.register(app)
     view.register(app)
     worker.register(app)

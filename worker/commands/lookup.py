@@ -49,16 +49,30 @@ def one_record(
         err_console.print(f"[red]{escape(str(error))}[/]")
         raise typer.Exit(2) from error
     if isinstance(found, list):
-        _not_one(name, found)
+        _not_one(name, found, settings)
     return found
 
 
-def _not_one(name: str, found: list[str]) -> NoReturn:
+def _not_one(name: str, found: list[str], settings: Settings) -> NoReturn:
     """Exit: unknown (1), or the records an ambiguous prefix names (2)."""
     if not found:
-        err_console.print(f"[red]unknown record {escape(repr(name))}[/]")
+        err_console.print(f"[red]{unknown_record(name, settings)}[/]", soft_wrap=True)
         raise typer.Exit(1)
     err_console.print(f"[red]{escape(repr(name))} names {len(found)} records:[/]")
     for record_id in found:
         err_console.print(f"  {escape(record_id)}")
     raise typer.Exit(2)
+
+
+def unknown_record(record: str, settings: Settings) -> str:
+    """What a miss of `history` or `explain` says: with record retention on, a record
+    that is not there may have been closed and removed after it (retained out)."""
+    line = f"unknown record {escape(repr(record))}"
+    retention_ms = settings.store.record_retention_ms
+    if retention_ms:
+        line += (
+            f": no such record, or one retained out (a closed record is removed"
+            f" {retention_ms} ms after its last change, ACCORD_RECORD_RETENTION_MS;"
+            " its events remain on the agreement-events stream while they are kept)"
+        )
+    return line

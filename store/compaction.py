@@ -1,0 +1,83 @@
+"""Session retention: idle sessions are compacted to their ordering watermark.
+
+With `StoreConfig.session_retention_ms` set, every commit scores the sessions it wrote
+in `idle:{p}` with Redis's time. `compact_idle_sessions` (the sweeper, each period)
+takes the sessions idle longer than the retention and, through `compact.lua`, drops
+their core state (`c`: the todo tracking) and gives them a new version. What stays is
+what exactly-once needs: the next expected seq `n` and the skipped ranges `k`. So a
+late duplicate of an old seq is still acked as a duplicate, and the session's next seq
+is still applied in order, from an empty core state (R15; docs/store.md, "Retention").
+
+A session is not compacted while a record its scope keeps depends on its state (a todo
+binding whose delivery R12 verifies there: `CorePort.needs_session`), nor while entries
+are parked behind a gap (its commits keep the index); nor when it committed since the
+read (the script checks its version). A kept session is scored anew and looked at again
+after another retention.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import msgspec
+
+from store import keys
+from store.core_port import CorePort, ScopeT, SessionT
+from store.scripts import COMPACT, AnyRedis
+
+# Sessions looked at per sweep: a bounded amount of work per period.
+COMPACT_BATCH = 256
+
+
+class Compaction(msgspec.Struct, frozen=True):
+    """One retention pass of a partition: sessions compacted and kept, entries trimmed."""
+
+    compacted: int = 0
+    kept: int = 0
+    trimmed: int = 0
+
+
+async def compact_idle_sessions(
+    redis: AnyRedis,
+    partition: int,
+    core: CorePort[ScopeT, SessionT],
+    retention_ms: int,
+    now_ms: int,
+) -> Compaction:
+    """Compact up to COMPACT_BATCH sessions of `partition` idle `retention_ms` at `now_ms`."""
+    index = keys.idle_key(partition)
+    members: list[Any] = await redis.zrangebyscore(
+        index, "-inf", now_ms - retention_ms, start=0, num=COMPACT_BATCH
+    )
+    if not members:
+        return Compaction()
+    ids = [keys.parse_member(member) for member in members]
+    async with redis.pipeline(transaction=False) as pipe:
+        for agent_id, user_id, session_id in ids:
+            pipe.hget(keys.session_key(partition, agent_id, user_id, session_id), "v")
+            pipe.hget(keys.scope_key(partition, agent_id, user_id), "s")
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
+    session_keys: list[str] = []
+    args: list[Any] = [secrets.token_hex(8) + ".c", now_ms]
+    for n, (agent_id, user_id, session_id) in enumerate(ids):
+        version, scope_raw = replies[2 * n], replies[2 * n + 1]
+        if isinstance(version, Exception) or isinstance(scope_raw, Exception):
+            continue  # a key of another type: the script would pass over it too
+        session_keys.append(keys.session_key(partition, agent_id, user_id, session_id))
+        args += [version or b"", members[n], "0" if _needed(core, scope_raw, ids[n]) else "1"]
+    if not session_keys:
+        return Compaction()
+    compacted, kept = await COMPACT.run(redis, [index, *session_keys], args)
+    return Compaction(int(compacted), int(kept))
+
+
+def _needed(core: CorePort[Any, Any], scope_raw: bytes | None, ids: tuple[str, str, str]) -> bool:
+    """Whether the session's state must stay: a kept record depends on it, or the scope's
+    state cannot be read (then nothing can be said, so nothing is dropped)."""
+    agent_id, user_id, session_id = ids
+    try:
+        scope = core.decode_scope(scope_raw, agent_id, user_id)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return True
+    return core.needs_session(scope, session_id)
