@@ -102,3 +102,56 @@ async def test_a_scope_the_sweep_cannot_commit_is_logged_and_the_others_expire(
     assert await Sweeper({0: store}, Metrics(), log).sweep_once() == 1
     isolated = [fields for level, event, fields in log.calls if event == "unit_isolated"]
     assert [(f["user_id"], "WRONGTYPE" in f["reason"]) for f in isolated] == [("bad", True)]
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_the_sweeper_trims_and_compacts_as_configured_and_logs_it(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: with ACCORD_TRIM_INTERVAL_MS and ACCORD_SESSION_RETENTION_MS set, a sweep
+    trims the applied input entry and compacts the idle session (its next seq stays),
+    and logs both; the next sweep within the interval trims nothing more."""
+    config = StoreConfig(partitions=1, trim_interval_ms=3_600_000, session_retention_ms=1)
+    store = PartitionProcessor(client, 0, FakeCore(), config)
+    await client.xadd("chat-turn:{0}", {DATA_FIELD: json.dumps(chat(("a", "u"), "s", 1, "hi"))})
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    log = Log()
+    sweeper = Sweeper({0: store}, Metrics(), log)
+    retained: list[dict[str, Any]] = []
+    for _ in range(200):  # until Redis's clock has moved past the 1 ms retention
+        await sweeper.sweep_once()
+        retained += [fields for _, event, fields in log.calls if event == "retention"]
+        log.calls.clear()
+        if sum(f["sessions_compacted"] for f in retained):
+            break
+    assert sum(f["entries_trimmed"] for f in retained) == 1
+    assert sum(f["sessions_compacted"] for f in retained) == 1
+    assert await client.xlen("chat-turn:{0}") == 0
+    session: Any = await client.hgetall(keys.session_key(0, "a", "u", "s"))
+    assert session[b"n"] == b"2"
+    assert b"c" not in session
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_broken_idle_index_is_logged_and_expiry_still_runs(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R9: partition 0's idle index holds another type, so its retention fails, and so
+    does its expiry (the commit checks every shared key before its first write: nothing
+    of partition 0 is written); partition 1 expires its record in the same pass."""
+    config = StoreConfig(partitions=2, session_retention_ms=1)
+    stores = {p: PartitionProcessor(client, p, FakeCore(), config) for p in (0, 1)}
+    for partition in (0, 1):
+        document = chat(scope_in(partition), "s", 1, f"propose terms deadline={PAST_MS}")
+        await client.xadd(stream_name("chat-turn", partition), {DATA_FIELD: json.dumps(document)})
+        await stores[partition].process(await read_new(client, partition, GROUP, "c"))
+    await client.delete(keys.idle_key(0))
+    await client.set(keys.idle_key(0), b"not a sorted set")
+    log = Log()
+    assert await Sweeper(dict(stores), Metrics(), log).sweep_once() == 1
+    failures = [(event, f["partition"]) for level, event, f in log.calls if level == "exception"]
+    assert failures == [("sweep_failed", 0), ("retention_failed", 0)]
+    assert await client.zcard(keys.deadlines_key(0)) == 1, "nothing of partition 0 written"
+    assert not await client.zcard(keys.deadlines_key(1))
