@@ -1,5 +1,5 @@
 """The options several commands take, declared once: the flag, its help and its default
-read the same in every command (docs/cli.md, "Conventions").
+read the same in every command (docs/cli.md, the list at the top).
 
 A command names them in its signature (typer reads options from there), e.g.
 `timeout: options.Timeout = options.TIMEOUT_S`; typer takes a default only beside the
