@@ -19,13 +19,19 @@ import pytest
 import pytest_asyncio
 import redis
 import redis.asyncio
+from accord_harness.reading import read_new
+from accord_harness.store_harness import chat, result
 from redis.exceptions import NoPermissionError, ResponseError
 
 from contracts.streams import DATA_FIELD, stream_name
 from store import keys
+from store.config import StoreConfig
+from store.intake import ensure_groups
+from store.processor import PartitionProcessor
 from tests.support.redis_deploy_kit import PASSWORDS, production_redis
 from tests.support.worker_kit import now_s, running_worker, wait_for, worker_settings
 from worker.connection import quiet_options
+from worker.engine import Engine
 from worker.health import Health, Watchdog, live_workers
 from worker.observability import get_logger
 
@@ -271,5 +277,41 @@ async def test_the_client_library_appends_as_gateway_and_reads_as_subscriber_r15
     finally:
         await writer.aclose()
         await reader.aclose()
+    log: Any = ops.acl_log()
+    assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+
+
+@pytest.mark.asyncio
+async def test_the_worker_user_may_run_every_retention_step_r15(
+    port: int,
+    ops: redis.Redis,
+) -> None:
+    """As the `accord` user, with every retention setting on: the commit sets a closed
+    record's time to live and keeps the idle index, the sweeper's compaction and input
+    trim run, and `ACL LOG` stays empty (no grant is missing)."""
+    accord = redis.asyncio.Redis.from_url(url(port, "accord"), **quiet_options())
+    config = StoreConfig(
+        record_retention_ms=3_600_000, session_retention_ms=1, trim_interval_ms=60_000
+    )
+    try:
+        await ensure_groups(accord, [0], "accord")
+        store = PartitionProcessor(accord, 0, Engine(), config)
+        scope = ("agent", "user")
+        documents = [
+            result(scope, "s", 1),
+            chat(scope, "s", 2, "Let's agree: use metric units."),
+            chat(scope, "s", 3, "Cancel this agreement."),
+        ]
+        for document in documents:
+            stream = "tool-result" if document["type"] == "tool_result" else "chat-turn"
+            await accord.xadd(stream_name(stream, 0), {DATA_FIELD: json.dumps(document)})
+        await store.process(await read_new(accord, 0, "accord", "c"))
+        done = await store.retain(now_ms=2**50)
+    finally:
+        await accord.aclose()
+    assert (done.compacted, done.trimmed) == (1, 3)
+    records = list(ops.scan_iter(match="record:*"))
+    assert len(records) == 1
+    assert 0 < ops.pttl(records[0]) <= 3_600_000
     log: Any = ops.acl_log()
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
