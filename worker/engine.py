@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from contracts.common import Provenance
-from contracts.inputs import ChatTurn, InputEvent
+from contracts.inputs import ChatTurn, InputEvent, ToolResult
 from contracts.records import AgreementRecord
 from contracts.step import CoreStep
 from contracts.view import ScopeViewDocument, SessionView
@@ -22,8 +22,12 @@ from core.interpret import interpret
 from core.lifecycle import state as core_state
 from core.lifecycle.reducer import Policy, apply_input, deadline_entries, expire_due
 from core.lifecycle.state import ScopeState, SessionState
+from core.lifecycle.todo import is_successful_snapshot
 from core.lifecycle.transitions import retained
 from core.lifecycle.view import scope_view_document, session_view
+from worker.observability import get_logger
+
+_log = get_logger("accord.engine")
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,25 @@ class Engine:
         intent = (
             interpret(event, self.default_timezone) if isinstance(event, ChatTurn) else NO_INTENT
         )
-        return apply_input(scope, session, event, intent, provenance, self.policy)
+        step = apply_input(scope, session, event, intent, provenance, self.policy)
+        if isinstance(event, ToolResult) and is_successful_snapshot(event):
+            self._report_capped(event, step.session)
+        return step
+
+    def _report_capped(self, result: ToolResult, session: SessionState) -> None:
+        """Says so when the session's todo tracking left items out past its byte limit
+        (core.lifecycle.todo.capped): the tracking holds one item per written item
+        otherwise. Counts only, never the items' content (docs/security.md)."""
+        written = len(result.todos or ())
+        if len(session.todos) < written:
+            _log.warning(
+                "todo_state_capped",
+                session_id=result.session_id,
+                seq=result.seq,
+                written=written,
+                kept=len(session.todos),
+                limit_bytes=self.policy.max_todo_state_bytes,
+            )
 
     def expire(self, scope: ScopeState, now: datetime) -> CoreStep[ScopeState, None]:
         return expire_due(scope, now)

@@ -300,6 +300,7 @@ VARIABLES: tuple[Variable, ...] = (
     _int("ACCORD_TRIM_INTERVAL_MS", "store.trim_interval_ms"),
     _int("ACCORD_MAX_RECORDS_PER_SCOPE", "policy.max_records_per_scope", least=1),
     _int("ACCORD_MAX_TERMS_CHARS", "policy.max_terms_chars", least=1),
+    _int("ACCORD_MAX_TODO_STATE_BYTES", "policy.max_todo_state_bytes"),
     _int("ACCORD_MAX_ENTRY_BYTES", "store.limits.max_entry_bytes", least=1),
     _int("ACCORD_MAX_TEXT_BYTES", "store.limits.max_text_bytes", least=1),
     _int("ACCORD_MAX_TODOS", "store.limits.max_todos"),

@@ -19,10 +19,14 @@ from core.lifecycle.state import ScopeState, SessionState
 
 @dataclass(frozen=True)
 class Policy:
-    """Limits that keep one scope bounded; a refused proposal creates no record."""
+    """Limits that keep one scope and one session bounded; a refused proposal creates no
+    record."""
 
     max_records_per_scope: int = 50
     max_terms_chars: int = 1000
+    # The session's stored todo tracking, counted by `todo.tracked_bytes`; past it the
+    # items no live binding names are left out (`todo.capped`).
+    max_todo_state_bytes: int = 64 * 1024
 
 
 class Context(msgspec.Struct, frozen=True):

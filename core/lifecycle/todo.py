@@ -22,6 +22,11 @@ from core.lifecycle.state import SessionState, TrackedTodo
 
 UNFINISHED = frozenset({TodoStatus.PENDING, TodoStatus.IN_PROGRESS})
 
+# What one tracked item costs beyond its content's UTF-8 bytes, at most: msgpack's array
+# and string headers (1 + 3), the status (up to 12) and the origin_seq (up to 9). So
+# `tracked_bytes` is an upper bound of what the session state stores for its todos.
+ITEM_OVERHEAD_BYTES = 25
+
 
 def track(previous: tuple[TrackedTodo, ...], result: ToolResult) -> tuple[TrackedTodo, ...]:
     """The tracked list after one successful snapshot (see the module docstring)."""
@@ -39,7 +44,45 @@ def track(previous: tuple[TrackedTodo, ...], result: ToolResult) -> tuple[Tracke
     return tuple(tracked)
 
 
-def _is_successful_snapshot(result: ToolResult) -> bool:
+def _item_bytes(item: TrackedTodo) -> int:
+    return len(item.content.encode()) + ITEM_OVERHEAD_BYTES
+
+
+def tracked_bytes(todos: tuple[TrackedTodo, ...]) -> int:
+    """The stored size of a tracking, counted as an upper bound (ITEM_OVERHEAD_BYTES)."""
+    return sum(_item_bytes(item) for item in todos)
+
+
+def capped(
+    todos: tuple[TrackedTodo, ...], bound: frozenset[str], limit: int
+) -> tuple[TrackedTodo, ...]:
+    """The tracking within `limit` bytes, never losing what a binding needs.
+
+    Every item whose content a live binding of the session names is kept, with every
+    other item of that content, so the k-th-occurrence continuity of those contents stays
+    exact and their delivery can still be verified (R12), even past the limit. The other
+    items are kept in snapshot order up to the first that no longer fits: a prefix, so an
+    item kept always continues the run it continued. What is left out is not tracked: a
+    later proposal cannot bind it (R11) until a snapshot within the limit holds it again,
+    as a new item.
+    """
+    if tracked_bytes(todos) <= limit:
+        return todos
+    room = limit - tracked_bytes(tuple(item for item in todos if item.content in bound))
+    kept: list[TrackedTodo] = []
+    full = False
+    for item in todos:
+        if item.content in bound:
+            kept.append(item)
+            continue
+        full = full or _item_bytes(item) > room
+        if not full:
+            kept.append(item)
+            room -= _item_bytes(item)
+    return tuple(kept)
+
+
+def is_successful_snapshot(result: ToolResult) -> bool:
     # A failed write changes nothing, not even the tracking (R12).
     return result.name == TODO_WRITE_TOOL_NAME and result.ok and result.todos is not None
 
@@ -62,7 +105,7 @@ class TodoAdapter:
         )
 
     def observe(self, session: SessionState, result: ToolResult) -> SessionState:
-        if not _is_successful_snapshot(result):
+        if not is_successful_snapshot(result):
             return session
         todos = track(session.todos, result)
         if todos == session.todos:

@@ -20,7 +20,8 @@ from core.lifecycle.answers import envelope
 from core.lifecycle.changes import Grounds, change, closing
 from core.lifecycle.context import NOTHING, Context, Outcome
 from core.lifecycle.delivery import ADAPTERS
-from core.lifecycle.state import ClosedRecord
+from core.lifecycle.state import ClosedRecord, SessionState
+from core.lifecycle.todo import capped, tracked_bytes
 from core.lifecycle.transitions import acts_on
 
 _DELIVERABLE: Final = acts_on(Cause.DELIVERY_VERIFIED)
@@ -72,6 +73,7 @@ def on_result(context: Context, result: ToolResult) -> Outcome:
     session = after = context.session
     for adapter in ADAPTERS.values():
         after = adapter.observe(after, result)
+    after = _within_limit(context, after)
     # Tracking unchanged means no item moved, so nothing can have been delivered.
     if after == session:
         return NOTHING
@@ -96,3 +98,18 @@ def on_result(context: Context, result: ToolResult) -> Outcome:
         )
     )
     return Outcome(changes=delivered, session=after)
+
+
+def _within_limit(context: Context, session: SessionState) -> SessionState:
+    """The session's todo tracking within `Policy.max_todo_state_bytes` (`todo.capped`),
+    keeping every item a live binding of this session names, a pending amendment's too."""
+    limit = context.policy.max_todo_state_bytes
+    if tracked_bytes(session.todos) <= limit:
+        return session
+    bound = frozenset(
+        binding.content
+        for record in context.scope.records
+        for binding in (record.binding, record.amendment.binding if record.amendment else None)
+        if binding is not None and binding.session_id == session.session_id
+    )
+    return SessionState(session_id=session.session_id, todos=capped(session.todos, bound, limit))

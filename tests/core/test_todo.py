@@ -11,8 +11,10 @@ from contracts.inputs import TodoItem, ToolResult
 from contracts.outputs import StateChanged
 from contracts.records import TodoBinding
 from core.intents import Acceptance, Proposal
-from core.lifecycle.state import SessionState, TrackedTodo
-from core.lifecycle.todo import TODO_ADAPTER, track
+from core.intents import Amendment as AmendmentIntent
+from core.lifecycle.reducer import Policy
+from core.lifecycle.state import SessionState, TrackedTodo, encode_session
+from core.lifecycle.todo import ITEM_OVERHEAD_BYTES, TODO_ADAPTER, capped, track, tracked_bytes
 from tests.support.lifecycle_kit import T0, Conversation, created, only
 
 NOTES = "Organize reading notes"
@@ -227,3 +229,95 @@ def test_a_proposal_that_expired_unaccepted_is_never_fulfilled_r13() -> None:
         AgreementState.EXPIRED
     ]
     assert talk.record(rid) is None
+
+
+# --- the stored tracking's byte limit (Policy.max_todo_state_bytes) ---
+
+
+def _items(*contents: str, status: str = "pending") -> list[tuple[str, str]]:
+    return [(content, status) for content in contents]
+
+
+def test_the_tracking_is_kept_whole_up_to_its_limit_and_cut_one_byte_past() -> None:
+    """An item counts its content's UTF-8 bytes plus ITEM_OVERHEAD_BYTES; at the limit
+    nothing is left out, one byte below it the last item is."""
+    todos = track((), _result(1, ("读书笔记", "pending"), ("Buy milk", "completed")))
+    size = tracked_bytes(todos)
+    assert size == len("读书笔记".encode()) + len(b"Buy milk") + 2 * ITEM_OVERHEAD_BYTES
+    assert capped(todos, frozenset(), size) == todos
+    assert capped(todos, frozenset(), size - 1) == todos[:1]
+
+
+def test_the_count_bounds_what_the_session_state_stores() -> None:
+    """The upper bound holds for the widest status and origin_seq: the stored session
+    state grows by no more than the counted bytes (and the list's own header, which
+    grows by at most 4 bytes from an empty list)."""
+    widest = tuple(TrackedTodo("x" * 300, TodoStatus.IN_PROGRESS, 2**63 - 1) for _ in range(50))
+    empty = len(encode_session(SessionState(session_id="s1")))
+    stored = len(encode_session(SessionState(session_id="s1", todos=widest)))
+    assert stored - empty <= tracked_bytes(widest) + 4
+
+
+def test_past_the_limit_the_rest_is_cut_at_the_first_item_that_does_not_fit() -> None:
+    """The unbound items are kept as a prefix: a small item after one that did not fit
+    is left out too, so a kept item always continues its own run. Bound items are kept
+    whatever the limit, even 0."""
+    todos = track((), _result(1, *_items("a", "b" * 100, "c")))
+    limit = tracked_bytes(todos[:1]) + ITEM_OVERHEAD_BYTES + 1
+    assert [t.content for t in capped(todos, frozenset(), limit)] == ["a"]
+    assert [t.content for t in capped(todos, frozenset({"c"}), 0)] == ["c"]
+
+
+def test_past_the_limit_bound_items_stay_tracked_and_are_still_delivered_r12() -> None:
+    """R12: a write over the limit keeps the item an open agreement is bound to (and
+    every item of its content) and leaves out the rest from the first that does not
+    fit; completing the bound item in a later write over the limit still fulfils the
+    agreement."""
+    fillers = [f"filler {n}" for n in range(10)]
+    limit = 2 * (len(NOTES) + ITEM_OVERHEAD_BYTES) + len(fillers[0]) + ITEM_OVERHEAD_BYTES
+    talk = Conversation(policy=Policy(max_todo_state_bytes=limit))
+    rid = _bound_open_agreement(talk)
+    talk.tool_result([*_items(*fillers), (NOTES, "in_progress"), (NOTES, "pending")])
+    tracked = [t.content for t in talk.sessions["s1"].todos]
+    assert tracked == [fillers[0], NOTES, NOTES]
+    talk.tool_result([(NOTES, "in_progress"), *_items("x" * limit)])
+    assert [t.content for t in talk.sessions["s1"].todos] == [NOTES]
+    step = talk.tool_result([*_items(*fillers), (NOTES, "completed"), (NOTES, "pending")])
+    change = only(step.events, StateChanged)
+    assert (change.record_id, change.cause) == (rid, Cause.DELIVERY_VERIFIED)
+
+
+def test_an_item_left_out_cannot_be_bound_until_a_write_within_the_limit_r11() -> None:
+    """R11: a proposal binds only what the tracking holds; an item left out past the
+    limit gets no binding, and a later write within the limit tracks it again as a new
+    item (its own seq as origin_seq), which a proposal then binds."""
+    talk = Conversation(policy=Policy(max_todo_state_bytes=ITEM_OVERHEAD_BYTES + len(NOTES)))
+    talk.tool_result([("Buy milk", "pending"), (NOTES, "pending")])
+    assert [t.content for t in talk.sessions["s1"].todos] == ["Buy milk"]
+    unbound = talk.record(created(talk.turn(MARK)))
+    assert unbound is not None
+    assert unbound.binding is None
+    talk.tool_result([(NOTES, "pending")])
+    bound = talk.record(created(talk.turn(MARK)))
+    assert bound is not None
+    assert bound.binding == TodoBinding(session_id="s1", content=NOTES, origin_seq=3)
+
+
+def test_a_pending_amendments_binding_keeps_its_item_past_the_limit_r11_r17() -> None:
+    """R17: an amendment brings its own binding; its item stays tracked past the limit,
+    while the items of another session's bindings are not kept for this one."""
+    limit = len(NOTES) + len("Buy milk") + 2 * ITEM_OVERHEAD_BYTES
+    talk = Conversation(policy=Policy(max_todo_state_bytes=limit))
+    talk.tool_result([(NOTES, "pending"), ("Buy milk", "pending")])
+    talk.tool_result([(NOTES, "pending")], session="s2")
+    rid = created(talk.turn(Proposal(terms="plan first")))
+    talk.agent_accepts(rid)
+    talk.turn(Acceptance())
+    amended = talk.turn(AmendmentIntent(terms=MARK.terms, todo_target=NOTES))
+    pending = only(amended.events, StateChanged).amendment
+    assert pending is not None
+    assert pending.binding == TodoBinding(session_id="s1", content=NOTES, origin_seq=1)
+    talk.tool_result([("Buy milk", "pending"), (NOTES, "pending"), ("x" * 50, "pending")])
+    assert [t.content for t in talk.sessions["s1"].todos] == ["Buy milk", NOTES]
+    talk.tool_result([("x" * 50, "pending"), (NOTES, "pending")], session="s2")
+    assert [t.content for t in talk.sessions["s2"].todos] == ["x" * 50]

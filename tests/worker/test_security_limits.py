@@ -28,6 +28,7 @@ import pytest
 import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
+from structlog.testing import capture_logs
 
 from contracts.codec import DEFAULT_LIMITS, ContractError, Limits, decode_event
 from contracts.common import Provenance
@@ -40,8 +41,11 @@ from contracts.outputs import (
     StateChanged,
 )
 from contracts.streams import DATA_FIELD, GROUP, stream_name
+from core.lifecycle.state import record_id_for
+from core.lifecycle.todo import tracked_bytes
 from store import reads
 from store.intake import ensure_groups
+from store.keys import session_key
 from store.processor import PartitionProcessor
 from worker.app import core_for
 from worker.settings import Settings
@@ -273,3 +277,45 @@ async def test_live_record_cap_refuses_a_proposal_with_an_event_across_sessions(
     )
     changes = [(e.to_state, e.terms) for e in after if isinstance(e, StateChanged)]
     assert changes == [("cancelled", "answer in English"), ("proposed", "cite sources")]
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_stored_todo_state_is_capped_and_a_bound_item_still_delivers_r11_r12(
+    client: redis.asyncio.Redis,
+) -> None:
+    """ACCORD_MAX_TODO_STATE_BYTES=200: a write of 20 fillers and the bound item stores
+    the bound item and the fillers that fit before it (counted bytes within the limit),
+    says so in a `todo_state_capped` warning with counts only, and completing the bound
+    item in the next oversize write still fulfils the open agreement (R12)."""
+    settings = Settings.from_env({"ACCORD_MAX_TODO_STATE_BYTES": "200"})
+    assert settings.policy.max_todo_state_bytes == 200
+    fillers = [f"filler {n:02d} " + "x" * 40 for n in range(20)]
+    notes = "Organize reading notes"
+    record_id = record_id_for(*SCOPE, "s1", 2)
+    bound_open = [
+        todos([notes], seq=1),
+        turn(f'Let\'s agree: next time mark todo "{notes}" as completed.', seq=2),
+        call({"record_id": record_id, "expected_revision": 1}, seq=3),
+        turn("I accept this agreement.", seq=4),
+    ]
+    with capture_logs() as logs:
+        events = await run(client, settings, [*bound_open, todos([*fillers, notes], seq=5)])
+    assert [e.to_state for e in events if isinstance(e, StateChanged)] == [
+        "proposed",
+        "proposed",
+        "open",
+    ]
+    raw: Any = await client.hget(session_key(0, *SCOPE, "s1"), "c")
+    stored = core_for(settings).decode_session(raw, "s1")
+    assert [t.content for t in stored.todos] == [*fillers[:2], notes]
+    assert tracked_bytes(stored.todos) <= 200
+    (warning,) = [line for line in logs if line["event"] == "todo_state_capped"]
+    assert (warning["written"], warning["kept"], warning["limit_bytes"]) == (21, 3, 200)
+    assert notes not in str(warning)
+
+    completed = todos([*fillers, notes], seq=6)
+    completed["todos"][-1]["status"] = "completed"
+    delivered = await run(client, settings, [completed])
+    changes = [(e.record_id, e.to_state) for e in delivered if isinstance(e, StateChanged)]
+    assert changes == [(record_id, "fulfilled")]
