@@ -1,10 +1,13 @@
 # ruff: noqa: RUF001 - Chinese turns are written with their own punctuation
-"""Claims in assistant turns, checked against the state, never acted on (R18)."""
+"""Claims in assistant turns, checked against the state, never acted on (R18).
+
+Its tables of assistant turns are alike in shape on purpose: one behaviour, one
+assertion and one rule each.
+"""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +17,8 @@ from core.intents import NO_INTENT, Claims
 from core.lifecycle.claims import claims_in
 from core.lifecycle.state import empty_session
 from tests.support.lifecycle_kit import Conversation, created
+from tests.support.paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 NOTES = "Organize reading notes"
 
 

@@ -12,15 +12,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import EXAMPLES, ROOT, SCHEMAS
+
 NODE_DIR = ROOT / "harness" / "node-schema"
-EXAMPLES = ROOT / "contracts" / "examples"
-SCHEMAS = ROOT / "contracts" / "schemas"
 
 pytestmark = pytest.mark.timeout(360)
 

@@ -26,10 +26,8 @@ from contracts.outputs import (
     state_changed_event_id,
 )
 from contracts.schema import SUFFIX, WIRE_TYPE_BY_NAME, WIRE_TYPES, WireType
+from tests.support.paths import EXAMPLES, SCHEMAS
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "contracts" / "examples"
-SCHEMAS = ROOT / "contracts" / "schemas"
 INPUT_TYPES = {"chat_turn", "tool_call", "tool_result"}
 UNIONS = {"input_event", "agreement_event", "output_event"}
 OUTPUT_TYPES = {

@@ -33,9 +33,7 @@ from core.interpret import interpret
 from core.lifecycle.reducer import Policy, apply_input, evolve
 from core.lifecycle.state import ScopeState, SessionState, empty_scope, empty_session
 from core.lifecycle.view import session_view
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "contracts" / "examples"
+from tests.support.paths import EXAMPLES, ROOT
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from contracts.schema import (
     stale_schemas,
     write_schemas,
 )
+from tests.support.paths import ROOT, SCHEMAS
 from worker.commands import register
 
-ROOT = Path(__file__).resolve().parents[2]
-COMMITTED = ROOT / "contracts" / "schemas"
+COMMITTED = SCHEMAS
 DOCUMENTS = schema_documents()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 
 CLOCK_CALLS = {
     ("datetime", "now"),

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from contracts.partition import MAX_PARTITIONS, partition_of, stable_hash
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 VECTORS_FILE = ROOT / "contracts" / "vectors" / "partition.json"
 DOC = ROOT / "docs" / "partitions.md"
 VECTORS: dict[str, Any] = json.loads(VECTORS_FILE.read_text("utf-8"))

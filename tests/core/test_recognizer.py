@@ -4,6 +4,9 @@
 The corpus (test_recognizer_corpus.py) covers breadth; these tests pin the decisions
 the issue asked to make and document: normalisation, bidi controls, look-alike letters,
 what the terms are, and how `interpret` resolves the deadline.
+
+The tests share one shape on purpose: a parametrized table of turns, one assertion,
+and a docstring naming the behaviour and its rule.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ A turn is read sentence by sentence: the explicit phrase is found in one sentenc
 its terms and deadline come from that sentence alone, and a question elsewhere in the
 turn asks something else. Confirmations and cancellations may carry a reason or a
 polite form; weak, negated, conditional and questioned ones still count for nothing.
+
+Each test is a table of messages and one assertion, alike in shape by design: one
+behaviour and rule a test.
 """
 
 from __future__ import annotations

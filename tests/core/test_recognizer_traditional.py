@@ -6,6 +6,9 @@ forms, are the same words: a turn written that way gives the same intent as its
 simplified spelling, with the user's own characters in the terms. A polite question
 that asks the agent to cancel ("能不能帮我取消这个约定？") is a request; one that asks
 for permission or not to cancel is not.
+
+Tables of turns with one assertion each, alike in shape by design (one behaviour a
+test).
 """
 
 from __future__ import annotations

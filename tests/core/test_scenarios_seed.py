@@ -55,7 +55,9 @@ class Phrasebook:
     not_agreements: tuple[str, ...]
 
 
-# EN and ZH are parallel on purpose: the same scenarios, said in each language.
+# EN and ZH are parallel on purpose: the same scenarios, said in each language, so the
+# two phrasebooks have one shape line by line (a duplicate scan pairs them; that is the
+# point: every scenario below runs once per phrasebook).
 EN = Phrasebook(
     plan="Let's agree: next time we discuss a plan, start with the conclusion "
     "and then explain the reasons.",
@@ -83,6 +85,7 @@ EN = Phrasebook(
     ),
 )
 
+# Line by line the same fields as EN, deliberately (see above).
 ZH = Phrasebook(
     plan="我们约定：下次讨论计划时，先说结论再解释原因。",
     plan_terms="下次讨论计划时，先说结论再解释原因",
@@ -106,13 +109,22 @@ ZH = Phrasebook(
 LANGUAGES = pytest.mark.parametrize("say", [EN, ZH], ids=["en", "zh"])
 
 
-def _agree(talk: Conversation, say: Phrasebook, text: str, session: str = "s1") -> str:
+def _agree(talk: Conversation, say: Phrasebook, text: str) -> str:
     """Proposal, the agent's acceptance as offered, the user's confirmation: open."""
-    rid = created(talk.say(text, session=session))
-    assert talk.agent_accepts(rid, session=session).accepted
-    talk.say(say.accept, session=session)
+    return _accept_both(talk, say, created(talk.say(text)))
+
+
+def _accept_both(talk: Conversation, say: Phrasebook, rid: str) -> str:
+    assert talk.agent_accepts(rid).accepted
+    talk.say(say.accept)
     assert talk.state_of(rid) == OPEN
     return rid
+
+
+def _agree_on_the_todo(talk: Conversation, say: Phrasebook, text: str) -> str:
+    """`_agree` on a mark-todo proposal after a snapshot with the todo pending: bound."""
+    talk.tool_result([(say.todo, "pending")])
+    return _agree(talk, say, text)
 
 
 # --- "The bridge handles a narrow set of explicit future-agreement phrases" ---
@@ -295,13 +307,6 @@ def test_a_deadline_expires_the_record_and_expiry_is_not_fulfilment_r9(say: Phra
     assert FULFILLED not in {c.to_state for c in talk.changes_of(rid)}
 
 
-def _accept_both(talk: Conversation, say: Phrasebook, rid: str) -> str:
-    assert talk.agent_accepts(rid).accepted
-    talk.say(say.accept)
-    assert talk.state_of(rid) == OPEN
-    return rid
-
-
 @LANGUAGES
 def test_a_deadline_in_the_terms_schedules_nothing_but_expiry_r9(say: Phrasebook) -> None:
     """A future time in the terms adds no reminder or task: only the record and its
@@ -314,8 +319,7 @@ def test_a_deadline_in_the_terms_schedules_nothing_but_expiry_r9(say: Phrasebook
 @LANGUAGES
 def test_no_delivery_from_tool_success_done_idle_time_or_free_text_r10(say: Phrasebook) -> None:
     talk = Conversation()
-    talk.tool_result([(say.todo, "pending")])
-    rid = _agree(talk, say, say.mark)
+    rid = _agree_on_the_todo(talk, say, say.mark)
     talk.tool_result([("Write report", "completed")], name="bash")
     talk.say(say.done, role=Role.ASSISTANT)
     talk.say(say.done)
@@ -389,8 +393,7 @@ def test_late_verified_delivery_fulfils_an_expired_record_and_keeps_its_history_
     say: Phrasebook,
 ) -> None:
     talk = Conversation()
-    talk.tool_result([(say.todo, "pending")])
-    rid = _agree(talk, say, say.mark_within_two_hours)
+    rid = _agree_on_the_todo(talk, say, say.mark_within_two_hours)
     talk.advance(hours=3)
     talk.sweep()
     assert talk.state_of(rid) == EXPIRED
@@ -409,8 +412,7 @@ def test_state_binding_and_provenance_stay_in_metadata_memory_is_terms_r14(
     say: Phrasebook,
 ) -> None:
     talk = Conversation()
-    talk.tool_result([(say.todo, "pending")])
-    rid = _agree(talk, say, say.mark)
+    rid = _agree_on_the_todo(talk, say, say.mark)
     [memory] = talk.view().current_agreements
     assert memory.terms in say.mark
     assert "soul_agreement_accept" not in memory.terms

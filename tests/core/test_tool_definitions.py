@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -21,8 +20,8 @@ from client.tools import RESULT_TEXTS
 from contracts import tool_definitions
 from contracts.outputs import ToolOutcome
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = json.loads((ROOT / "contracts/schemas/accept_arguments.schema.json").read_text())
 
 

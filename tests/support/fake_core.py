@@ -11,6 +11,15 @@ twice or out of order shows up as a different state:
 - everything else only appends to the logs;
 - `expire` turns proposed and open records past their deadline into `expired`
   (history time = the deadline); they then leave the scope state.
+
+Deliberately a second, tiny implementation: events, outcomes and the scope document
+are built field by field as the real core builds them (core/lifecycle/changes.py,
+tools.py, view.py), and a duplicate scan pairs those places (and contracts' explain
+and view documents, which copy the same record fields, and any long call by keyword,
+such as worker/app.py's). Sharing the core's builders would make the store's tests
+depend on the code they stand apart from, and contracts has no builder of these to
+share; the one shared reading is contracts' own `session_view_as_of`, which every
+client uses.
 """
 
 from __future__ import annotations
@@ -77,8 +86,7 @@ def _change(
     return new, _event(new, record.state, cause, at, provenance)
 
 
-# Events, outcomes and the scope document are built field by field like the real core's,
-# on purpose: the fake shares no code with the core it stands in for.
+# Field by field like the real core's `change`, on purpose (see the module docstring).
 def _event(
     record: AgreementRecord,
     from_state: AgreementState | None,
@@ -226,6 +234,7 @@ class FakeCore:
         ]
 
     def scope_view(self, scope: FakeScope) -> ScopeViewDocument:
+        # Like core.lifecycle.view.scope_view_document, on purpose (the module docstring).
         return ScopeViewDocument(
             agent_id=scope.agent_id,
             user_id=scope.user_id,
@@ -265,6 +274,7 @@ class FakeCore:
 def _outcome(
     call: ToolCall, *, accepted: bool, record: AgreementRecord | None = None
 ) -> ToolOutcome:
+    # Like core.lifecycle.tools' outcome, on purpose (the module docstring).
     return ToolOutcome(
         event_id=input_event_id(call.session_id, call.seq, "tool_outcome"),
         agent_id=call.agent_id,
