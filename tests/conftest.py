@@ -1,5 +1,12 @@
 """Shared fixtures. Store and worker tests talk to a real Redis:
-`REDIS_URL` when set, else one embedded server for the whole session."""
+`REDIS_URL` when set, else one embedded server for the whole session.
+
+`client` is the store and worker tests' asyncio client: `aredis` (flushed) with the
+consumer group made. A module whose tests need the group on other partitions names
+them in `GROUP_PARTITIONS` (default: partition 0; empty: no group at all). The client
+has no read timeout (redis-py's default): a 10,000-unit commit in test_store_atomic.py
+takes seconds on a busy machine.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,9 @@ import redis
 import redis.asyncio
 from hypothesis import HealthCheck, settings
 
+from contracts.streams import GROUP
 from store.embedded import EmbeddedRedis
+from store.intake import ensure_groups
 
 # The suite runs on shared, loaded machines (two cores for Redis, workers and pytest):
 # an example that is slow to generate or to run says nothing about the code, and a
@@ -47,3 +56,13 @@ async def aredis(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     await client.flushall()
     yield client
     await client.aclose()
+
+
+@pytest_asyncio.fixture
+async def client(
+    aredis: redis.asyncio.Redis, request: pytest.FixtureRequest
+) -> redis.asyncio.Redis:
+    partitions: tuple[int, ...] = getattr(request.module, "GROUP_PARTITIONS", (0,))
+    if partitions:
+        await ensure_groups(aredis, partitions, GROUP)
+    return aredis

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli_kit import Ran, accord_here
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.timeout(120)]
 

@@ -31,7 +31,8 @@ import redis.asyncio
 
 from contracts.streams import DATA_FIELD, stream_name
 from tests.support.cli_kit import accord_here
-from tests.support.worker_kit import ROOT, worker_env, worker_processes
+from tests.support.paths import ROOT
+from tests.support.worker_kit import worker_env, worker_processes
 from worker.gateway import Gateway, load_transcript, rebase
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]

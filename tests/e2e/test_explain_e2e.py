@@ -13,9 +13,6 @@ record" for a record of another scope.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from datetime import datetime
 from typing import Any
@@ -33,7 +30,8 @@ from contracts.outputs import StateChanged
 from contracts.partition import partition_of
 from contracts.records import AgreementRecord, Evidence, HistoryEntry
 from store.reads import record_history
-from tests.support.worker_kit import ROOT, now_s, running_worker, worker_settings
+from tests.support.cli_kit import Ran, accord_process, command_env
+from tests.support.worker_kit import now_s, running_worker, worker_settings
 from worker.demo import LANGUAGES, SCENARIOS, TRANSCRIPTS
 from worker.gateway import Gateway, load_transcript, rebase, suffix_ids
 
@@ -168,17 +166,9 @@ def _check_result(
     assert (record.binding.content, "completed") in shown
 
 
-def _accord(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REDIS_URL": url, "ACCORD_PARTITIONS": str(PARTITIONS), "COLUMNS": "200"}
-    return subprocess.run(  # noqa: S603
-        [sys.executable, "-c", "from worker.cli import main; main()", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def _accord(url: str, *args: str) -> Ran:
+    env = command_env(url, ACCORD_PARTITIONS=str(PARTITIONS))
+    return accord_process(*args, env=env, timeout=60)
 
 
 async def test_explain_every_record_of_the_demo_r16(

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
 from tests.support.typescript_kit import TS_DIR, run_in_client
-from tests.support.worker_kit import ROOT, flushed, worker_env, worker_processes
+from tests.support.worker_kit import flushed, worker_env, worker_processes
 
 DOC = ROOT / "docs" / "gateway.md"
 PARTITIONS = 2

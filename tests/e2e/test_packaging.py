@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 
 PRODUCT = {"contracts", "core", "store", "worker", "client"}
 # What deploy/Dockerfile copies into its build stage.

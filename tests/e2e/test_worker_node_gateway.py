@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.worker_kit import EXPECTED, ROOT, flushed, worker_env, worker_processes
+from tests.support.paths import ROOT
+from tests.support.worker_kit import EXPECTED, flushed, worker_env, worker_processes
 
 NODE_DIR = ROOT / "harness" / "node"
 

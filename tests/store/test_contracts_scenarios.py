@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +19,9 @@ from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, GROUP, input_streams, stream_name
 from contracts.tools import ACCEPT_TOOL_NAME, TODO_WRITE_TOOL_NAME, AcceptArguments
 from core.lifecycle.state import record_id_for
+from tests.support.paths import ROOT, SCHEMAS
 
-ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "contracts" / "examples" / "scenarios"
-SCHEMAS = ROOT / "contracts" / "schemas"
 LANGUAGES = {
     "seed_en.jsonl": ("Let's agree:", "I accept this agreement.", "Cancel this agreement."),
     "seed_zh.jsonl": ("我们约定：", "我接受这个约定。", "取消这个约定。"),  # noqa: RUF001 - Chinese punctuation

@@ -26,6 +26,8 @@ from store.reads import record_history, session_view
 from store.watermark import server_ms, watermark_ms
 from tests.support.fake_core import FakeCore
 
+pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
+
 SCOPE = ("agent", "user")
 DEADLINE_MS = 5_000
 
@@ -42,15 +44,19 @@ def store(client: redis.asyncio.Redis) -> PartitionProcessor[Any, Any]:
     return PartitionProcessor(client, 0, FakeCore(), StoreConfig(limits=any_ts))
 
 
-async def propose(client: redis.asyncio.Redis) -> PartitionProcessor[Any, Any]:
+async def propose(
+    client: redis.asyncio.Redis, later: dict[str, Any] | None = None
+) -> PartitionProcessor[Any, Any]:
+    """The store after a proposal due at 5 s, written at 1 s and applied; then `later`
+    written at 2 s, not yet read."""
     processor = store(client)
     await write_at(client, 1_000, chat(SCOPE, "s", 1, f"propose tea deadline={DEADLINE_MS}"))
     await processor.process(await read_new(client, 0, GROUP, "c"))
+    if later is not None:
+        await write_at(client, 2_000, later)
     return processor
 
 
-@pytest.mark.redis
-@pytest.mark.asyncio
 async def test_a_proposal_with_a_deadline_enters_the_index(client: redis.asyncio.Redis) -> None:
     """R9: the deadline index holds the record with its deadline in ms."""
     await propose(client)
@@ -60,8 +66,6 @@ async def test_a_proposal_with_a_deadline_enters_the_index(client: redis.asyncio
     ]
 
 
-@pytest.mark.redis
-@pytest.mark.asyncio
 async def test_sweep_expires_once_with_the_deadline_as_history_time(
     client: redis.asyncio.Redis,
 ) -> None:
@@ -82,14 +86,11 @@ async def test_sweep_expires_once_with_the_deadline_as_history_time(
     assert record.history[-1].at == datetime.fromtimestamp(DEADLINE_MS / 1000, tz=UTC)
 
 
-@pytest.mark.redis
-@pytest.mark.asyncio
 async def test_no_expiry_while_an_input_written_before_the_deadline_is_pending(
     client: redis.asyncio.Redis,
 ) -> None:
     """Watermark: an entry written at 2 s and still pending holds back a 5 s deadline."""
-    processor = await propose(client)
-    await write_at(client, 2_000, chat(SCOPE, "s", 2, "hello"))
+    processor = await propose(client, later=chat(SCOPE, "s", 2, "hello"))
     entries = await read_new(client, 0, GROUP, "c")  # delivered, not yet applied
     assert await watermark_ms(client, 0, GROUP) == 2_000
     assert await processor.sweep_expired() == []
@@ -98,14 +99,11 @@ async def test_no_expiry_while_an_input_written_before_the_deadline_is_pending(
     assert [e.event_id for e in await processor.sweep_expired()] == ["s/1@2"]
 
 
-@pytest.mark.redis
-@pytest.mark.asyncio
 async def test_undelivered_and_parked_entries_hold_the_watermark_too(
     client: redis.asyncio.Redis,
 ) -> None:
     """Watermark: an entry not yet read, or parked behind a gap, counts as unapplied."""
-    processor = await propose(client)
-    await write_at(client, 2_000, chat(SCOPE, "s", 3, "early"))
+    processor = await propose(client, later=chat(SCOPE, "s", 3, "early"))
     assert await watermark_ms(client, 0, GROUP) == 2_000, "undelivered"
     await processor.process(await read_new(client, 0, GROUP, "c"))
     assert await client.zcard(keys.gaps_key(0)) == 1
@@ -113,8 +111,6 @@ async def test_undelivered_and_parked_entries_hold_the_watermark_too(
     assert await processor.sweep_expired() == []
 
 
-@pytest.mark.redis
-@pytest.mark.asyncio
 async def test_session_view_reads_the_scope_through_the_core(client: redis.asyncio.Redis) -> None:
     """R6: the view lists the session's pending proposal, until its deadline."""
     await propose(client)
@@ -130,8 +126,6 @@ async def test_session_view_reads_the_scope_through_the_core(client: redis.async
     assert await record_history(client, 0, "missing") is None
 
 
-@pytest.mark.redis
-@pytest.mark.asyncio
 async def test_two_workers_sweeping_at_once_expire_a_record_once(
     client: redis.asyncio.Redis,
 ) -> None:

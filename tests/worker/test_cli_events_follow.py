@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import queue
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +28,7 @@ from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
-from tests.support.worker_kit import ROOT
+from tests.support.cli_kit import accord_running, command_env
 from worker.engine import Engine
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(300)]
@@ -75,31 +73,9 @@ def next_event(lines: queue.Queue[str]) -> dict[str, Any]:
 @pytest.fixture
 def follower(redis_client: redis.Redis, redis_url: str) -> Iterator[subprocess.Popen[str]]:  # noqa: ARG001  (asked for: it flushes Redis)
     asyncio.run(commit_turn(redis_url, "s1", 1, PROPOSAL))
-    env = {**os.environ, "REDIS_URL": redis_url, "ACCORD_PARTITIONS": "1"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from worker.cli import main; main()",
-            "events",
-            "--follow",
-            "--json",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    env = command_env(redis_url, ACCORD_PARTITIONS="1")
+    with accord_running("events", "--follow", "--json", env=env) as process:
         yield process
-    finally:
-        process.terminate()
-        process.wait(timeout=90)
-        assert process.stderr is not None
-        process.stderr.close()
-        assert process.stdout is not None
-        process.stdout.close()
 
 
 def test_events_follow_prints_an_event_committed_while_it_runs(
@@ -131,40 +107,28 @@ def test_events_follow_rides_out_a_redis_restart(tmp_path: Path) -> None:
     server = EmbeddedRedis(directory=tmp_path, extra_args=aof).start()
     port = server.port
     asyncio.run(commit_turn(server.url, "s1", 1, PROPOSAL))
-    env = {**os.environ, "REDIS_URL": server.url, "ACCORD_PARTITIONS": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from worker.cli import main; main()", "events", "-f", "--json"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env = command_env(server.url, ACCORD_PARTITIONS="1")
     try:
-        assert process.stdout is not None
-        assert process.stderr is not None
-        lines = lines_of(process.stdout)
-        errors = lines_of(process.stderr)
-        assert next_event(lines)["session_id"] == "s1"
+        with accord_running("events", "-f", "--json", env=env) as process:
+            assert process.stdout is not None
+            assert process.stderr is not None
+            lines = lines_of(process.stdout)
+            errors = lines_of(process.stderr)
+            assert next_event(lines)["session_id"] == "s1"
 
-        server.stop()
-        try:
-            retry = errors.get(timeout=WAIT_S)
-        except queue.Empty:
-            pytest.fail(f"events --follow said nothing within {WAIT_S} s of Redis stopping")
-        assert "cannot reach Redis" in retry
-        assert "following again in" in retry
-        assert process.poll() is None, "--follow keeps running while Redis is away"
+            server.stop()
+            try:
+                retry = errors.get(timeout=WAIT_S)
+            except queue.Empty:
+                pytest.fail(f"events --follow said nothing within {WAIT_S} s of Redis stopping")
+            assert "cannot reach Redis" in retry
+            assert "following again in" in retry
+            assert process.poll() is None, "--follow keeps running while Redis is away"
 
-        server = EmbeddedRedis(port=port, directory=tmp_path, extra_args=aof).start()
-        asyncio.run(commit_turn(server.url, "s2", 1, PROPOSAL))
-        followed = next_event(lines)
-        assert (followed["session_id"], followed["to_state"]) == ("s2", "proposed")
-        assert process.poll() is None
+            server = EmbeddedRedis(port=port, directory=tmp_path, extra_args=aof).start()
+            asyncio.run(commit_turn(server.url, "s2", 1, PROPOSAL))
+            followed = next_event(lines)
+            assert (followed["session_id"], followed["to_state"]) == ("s2", "proposed")
+            assert process.poll() is None
     finally:
-        process.terminate()
-        process.wait(timeout=90)
         server.stop()
-        for pipe in (process.stdout, process.stderr):
-            if pipe is not None:
-                pipe.close()

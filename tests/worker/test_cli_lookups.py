@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -19,21 +18,12 @@ import pytest
 import redis
 
 from tests.support.cli_kit import Ran, accord_here, accord_process, command_env
-from tests.support.worker_kit import ROOT, worker_env, worker_processes
+from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(180)]
 
 TRANSCRIPTS = ROOT / "worker" / "transcripts"
 SHOWN_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
-
-
-@pytest.fixture(scope="module")
-def deployment(redis_url: str) -> Iterator[str]:
-    client = redis.Redis.from_url(redis_url)
-    client.flushall()
-    client.close()
-    with worker_processes(1, worker_env(redis_url)):
-        yield redis_url
 
 
 def accord(url: str, *args: str, columns: int = 200, **env: str) -> Ran:

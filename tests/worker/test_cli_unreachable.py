@@ -27,7 +27,7 @@ import redis.asyncio
 
 from contracts.streams import AGREEMENT_EVENTS, stream_name
 from tests.support.cli_kit import Ran, accord_here, accord_process, command_env
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 from worker.commands import events as events_command
 from worker.connection import answer_options
 from worker.console.server import Access, Console, Page

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,12 +13,13 @@ from redis.asyncio import RedisCluster
 from client import AccordClient, Delivery
 from contracts.partition import partition_of
 from contracts.streams import stream_name
+from tests.support.paths import EXAMPLES
 from tests.support.worker_kit import redis_cluster
 
 pytestmark = [pytest.mark.redis, pytest.mark.cluster, pytest.mark.asyncio, pytest.mark.slow]
 
 PARTITIONS = 6  # tags {0}..{5} land on all three shards
-EXAMPLE = Path(__file__).resolve().parents[2] / "contracts/examples/state_changed.proposed.json"
+EXAMPLE = EXAMPLES / "state_changed.proposed.json"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ trip.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +18,10 @@ import redis.asyncio
 from client import AccordClient, Delivery, UnknownEvent
 from contracts.keys import VIEW_DOC_FIELD, view_key
 from contracts.outputs import StateChanged, ToolOutcome
+from tests.support.paths import EXAMPLES
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 STREAM = "agreement-events:{0}"
 
 

@@ -7,36 +7,22 @@ import asyncio
 import json
 import re
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import promql_parser
 import pytest
 import yaml
 from redis.asyncio import Redis
 
 from store.embedded import free_port
-from tests.support.worker_kit import ROOT, running_worker, worker_settings
+from tests.support.paths import DEPLOY, ROOT
+from tests.support.promql_kit import metric_names
+from tests.support.worker_kit import running_worker, worker_settings
 from worker.gateway import Gateway
 
-DEPLOY = ROOT / "deploy"
 DASHBOARD = DEPLOY / "grafana" / "accord-dashboard.json"
 # What Grafana substitutes before it sends a query: the same here, so the query parses.
 GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$__range": "1h", "$job": ".*"}
-
-
-def selectors(node: object) -> Iterator[str]:
-    """Metric names of every vector selector in a parsed PromQL expression."""
-    if isinstance(node, promql_parser.VectorSelector):
-        if node.name:
-            yield node.name
-        return
-    for attribute in ("lhs", "rhs", "expr", "args", "vector_selector", "param"):
-        child = getattr(node, attribute, None)
-        for item in child if isinstance(child, list) else [child]:
-            if item is not None:
-                yield from selectors(item)
 
 
 def queries() -> list[tuple[str, str]]:
@@ -100,7 +86,7 @@ def test_every_dashboard_query_parses_and_names_only_metrics_the_worker_exports(
     assert "accord_entry_latency_seconds_bucket" in exported
     used: dict[str, set[str]] = {}
     for title, expr in queries():
-        names = set(selectors(promql_parser.parse(expr)))
+        names = metric_names(expr)
         assert names, title
         assert names <= exported, (title, names - exported)
         used[title] = names

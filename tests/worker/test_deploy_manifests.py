@@ -11,22 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import promql_parser
 import pytest
 import yaml
 from prometheus_client import CollectorRegistry
 
 from contracts.streams import family_of, input_streams
+from tests.support.paths import DEPLOY, ROOT
+from tests.support.promql_kit import metric_names
 from worker.health import Health, http_handler
 from worker.observability import Metrics
 from worker.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[2]
-DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 
 
@@ -291,19 +289,6 @@ def test_compose_references_only_files_and_services_that_exist(compose: dict[str
         assert "healthcheck" in services[name], name
 
 
-def selectors(node: object) -> Iterator[str]:
-    """Metric names of every vector selector in a parsed PromQL expression."""
-    if isinstance(node, promql_parser.VectorSelector):
-        if node.name:
-            yield node.name
-        return
-    for attribute in ("lhs", "rhs", "expr", "args", "vector_selector", "param"):
-        child = getattr(node, attribute, None)
-        for item in child if isinstance(child, list) else [child]:
-            if item is not None:
-                yield from selectors(item)
-
-
 def worker_series() -> set[str]:
     """Every series name the worker exports (counters as _total, histograms' parts)."""
     suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count")}
@@ -332,7 +317,7 @@ def test_alert_rules_parse_and_name_only_metrics_the_worker_exports() -> None:
     }
     used: set[str] = set()
     for rule in rules:
-        names = set(selectors(promql_parser.parse(rule["expr"])))
+        names = metric_names(rule["expr"])
         assert names, rule["alert"]
         used |= names
         assert names <= exported | external, (rule["alert"], names - exported - external)

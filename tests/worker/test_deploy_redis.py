@@ -37,10 +37,10 @@ from contracts.streams import (
     stream_name,
 )
 from store.embedded import free_port, redis_server_binary
+from tests.support.paths import DEPLOY
 from tests.support.redis_deploy_kit import (
     ACL,
     CONF,
-    DEPLOY,
     PASSWORDS,
     production_redis,
     wait_for_redis,

@@ -12,11 +12,9 @@ import asyncio
 import contextlib
 import signal
 from collections import Counter
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from accord_harness.reading import read_new
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -29,6 +27,7 @@ from store.config import StoreConfig
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
+from tests.support.input_kit import user_turn
 from tests.support.worker_kit import (
     now_s,
     redis_cluster,
@@ -48,28 +47,14 @@ PARTITIONS = 4
 LEASE_MS = 1_500
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[Redis]:
-    connection = Redis.from_url(redis_url)
-    await connection.flushall()
-    yield connection
-    await connection.aclose()
+# No consumer group from conftest's `client`: the workers and tests here make their own.
+GROUP_PARTITIONS: tuple[int, ...] = ()
 
 
 def turn(user: str, seq: int) -> dict[str, Any]:
     """Odd seqs propose (one record each), even seqs are ordinary chat."""
     text = f"Let's agree: review item {seq} every week." if seq % 2 else f"Thanks, noted {seq}."
-    return {
-        "type": "chat_turn",
-        "agent_id": "agent",
-        "user_id": user,
-        "session_id": f"s-{user}",
-        "seq": seq,
-        "ts": now_s().isoformat(),
-        "role": "user",
-        "text": text,
-        "message_id": f"m-{user}-{seq}",
-    }
+    return user_turn(("agent", user), f"s-{user}", seq, text, now_s())
 
 
 def settings(url: str, **changes: object) -> Settings:

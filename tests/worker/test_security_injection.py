@@ -17,16 +17,12 @@ protection, not because nothing could have happened.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import timedelta
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
-from accord_harness.reading import read_new
 
 from contracts.codec import ContractError, decode_event
 from contracts.common import AgreementState, Provenance
@@ -37,7 +33,6 @@ from contracts.outputs import (
     StateChanged,
     ToolOutcome,
 )
-from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from core.intents import Acceptance, Cancellation, Intent, Proposal
 from core.lifecycle.reducer import Policy, apply_input
@@ -45,14 +40,14 @@ from core.lifecycle.state import ScopeState, SessionState, record_id_for
 from store import reads
 from store.config import StoreConfig
 from store.core_port import CoreStep
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
+from tests.support.paths import CORPUS
+from tests.support.security_kit import BASE, SCOPE, envelope
+from tests.support.worker_kit import gateway_xadd, process_new
 from worker.engine import Engine
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "injection.jsonl"
-SCOPE = ("agent-1", "user-1")
+INJECTIONS = CORPUS / "injection.jsonl"
 OTHER_SCOPE = ("agent-1", "user-2")
-BASE = datetime(2027, 1, 1, 9, tzinfo=UTC)
 BOUND_TODO = "Organize reading notes"
 
 # Record ids the corpus names by placeholder: derived, never looked up, so a test cannot
@@ -66,21 +61,11 @@ IDS = {
 IDS["{PENDING_UPPER}"] = IDS["{PENDING}"].upper()
 
 
-def envelope(scope: tuple[str, str], session: str, seq: int) -> dict[str, Any]:
-    return {
-        "agent_id": scope[0],
-        "user_id": scope[1],
-        "session_id": session,
-        "seq": seq,
-        "ts": (BASE + timedelta(minutes=seq)).isoformat(),
-    }
-
-
 def document(
     event: dict[str, Any], scope: tuple[str, str], session: str, seq: int
 ) -> dict[str, Any]:
     """A full input document: the envelope, a message or call id, placeholders filled."""
-    doc = {**envelope(scope, session, seq), **event}
+    doc = {**envelope(session, seq, scope), **event}
     if doc["type"] == "chat_turn":
         doc.setdefault("message_id", f"m-{session}-{seq}")
     else:
@@ -121,6 +106,8 @@ SETUP: tuple[tuple[tuple[str, str], str, int, dict[str, Any]], ...] = (
 ATTACK_SEQ = {"s1": 6, "s2": 2}
 
 
+# One corpus line. Alike in shape only to the chaos workload's `Poison` (a frozen record
+# of a few fields); a different thing, so deliberately not shared.
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -136,7 +123,7 @@ class Case:
 
 
 def load_corpus() -> list[Case]:
-    lines = CORPUS.read_text(encoding="utf-8").splitlines()
+    lines = INJECTIONS.read_text(encoding="utf-8").splitlines()
     return [Case(**json.loads(line)) for line in lines if line.strip()]
 
 
@@ -279,31 +266,6 @@ def test_genuine_acceptance_call_and_todo_result_do_change_state_r3_r12() -> Non
 # ------------------------------------------------------------- through a real Redis
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
-
-
-# The stream a gateway writes each input type to (an undecodable one still has a type).
-FAMILY = {"chat_turn": "chat-turn", "tool_call": "tool-call", "tool_result": "tool-result"}
-
-
-async def write(client: redis.asyncio.Redis, doc: dict[str, Any]) -> None:
-    stream = stream_name(FAMILY[doc["type"]], 0)
-    await client.xadd(stream, {DATA_FIELD: json.dumps(doc, ensure_ascii=False)})
-
-
-async def drain(client: redis.asyncio.Redis, processor: PartitionProcessor[Any, Any]) -> list[Any]:
-    events: list[Any] = []
-    while entries := await read_new(client, 0, GROUP, "security", count=50):
-        events += (await processor.process(entries)).events
-    return events
-
-
 @pytest.mark.redis
 @pytest.mark.asyncio
 async def test_the_whole_corpus_through_the_streams_changes_nothing_r1_r3_r15(
@@ -315,8 +277,8 @@ async def test_the_whole_corpus_through_the_streams_changes_nothing_r1_r3_r15(
     forged calls hear their reasons and the smuggled fields are dead letters."""
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig(partitions=1))
     for scope, session, seq, event in SETUP:
-        await write(client, document(event, scope, session, seq))
-    setup_events = await drain(client, processor)
+        await gateway_xadd(client, document(event, scope, session, seq))
+    setup_events = await process_new(client, processor, "security")
     at = BASE + timedelta(days=1)
     view_before = await reads.session_view(
         client, Engine(), 1, agent_id=SCOPE[0], user_id=SCOPE[1], session_id="s1", as_of=at
@@ -330,7 +292,7 @@ async def test_the_whole_corpus_through_the_streams_changes_nothing_r1_r3_r15(
     for case in CASES:
         if case.expect.startswith("dead_letter"):
             # Undecodable: the gate never sees its seq, so it takes no slot of a session.
-            await write(client, case.document(seq=1))
+            await gateway_xadd(client, case.document(seq=1))
             expected_letters += 1
             continue
         seq = next_seq[case.session]
@@ -338,8 +300,8 @@ async def test_the_whole_corpus_through_the_streams_changes_nothing_r1_r3_r15(
         doc = case.document(seq)
         if case.expect.startswith("rejected"):
             expected_outcomes[doc["call_id"]] = case.expect.partition(":")[2]
-        await write(client, doc)
-    events = await drain(client, processor)
+        await gateway_xadd(client, doc)
+    events = await process_new(client, processor, "security")
 
     assert not [e for e in events if isinstance(e, StateChanged)]
     outcomes = {e.call_id: e for e in events if isinstance(e, ToolOutcome)}

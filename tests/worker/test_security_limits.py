@@ -19,15 +19,13 @@ real Redis.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import msgspec
 import pytest
-import pytest_asyncio
 import redis.asyncio
-from accord_harness.reading import read_new
 from structlog.testing import capture_logs
 
 from contracts.codec import DEFAULT_LIMITS, ContractError, Limits, decode_event
@@ -40,28 +38,16 @@ from contracts.outputs import (
     RefusalReason,
     StateChanged,
 )
-from contracts.streams import DATA_FIELD, GROUP, stream_name
+from contracts.streams import DATA_FIELD, stream_name
 from core.lifecycle.state import record_id_for
 from core.lifecycle.todo import tracked_bytes
 from store import reads
-from store.intake import ensure_groups
 from store.keys import session_key
 from store.processor import PartitionProcessor
+from tests.support.security_kit import BASE, SCOPE, envelope
+from tests.support.worker_kit import gateway_xadd, process_new
 from worker.app import core_for
 from worker.settings import Settings
-
-SCOPE = ("agent-1", "user-1")
-BASE = datetime(2027, 1, 1, 9, tzinfo=UTC)
-
-
-def envelope(session: str, seq: int) -> dict[str, Any]:
-    return {
-        "agent_id": SCOPE[0],
-        "user_id": SCOPE[1],
-        "session_id": session,
-        "seq": seq,
-        "ts": (BASE + timedelta(minutes=seq)).isoformat(),
-    }
 
 
 def turn(text: str, session: str = "s1", seq: int = 1) -> dict[str, Any]:
@@ -181,18 +167,6 @@ def provenance_for(event: InputEvent) -> Provenance:
 # ---------------------------------------------------------- end to end through Redis
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
-
-
-FAMILY = {"chat_turn": "chat-turn", "tool_call": "tool-call", "tool_result": "tool-result"}
-
-
 async def run(
     client: redis.asyncio.Redis, settings: Settings, documents: list[dict[str, Any]]
 ) -> list[Any]:
@@ -201,10 +175,8 @@ async def run(
     processor = PartitionProcessor(client, 0, core_for(settings), settings.store)
     events: list[Any] = []
     for doc in documents:
-        stream = stream_name(FAMILY[doc["type"]], 0)
-        await client.xadd(stream, {DATA_FIELD: json.dumps(doc, ensure_ascii=False)})
-        entries = await read_new(client, 0, GROUP, "limits", count=10)
-        events += (await processor.process(entries)).events
+        await gateway_xadd(client, doc)
+        events += await process_new(client, processor, "limits")
     return events
 
 

@@ -41,6 +41,7 @@ from redis.exceptions import AuthenticationError, NoPermissionError
 
 from contracts.streams import DATA_FIELD, stream_name
 from store.embedded import free_port, redis_server_binary
+from tests.support.redis_deploy_kit import ACL, PASSWORDS, stop_server
 from tests.support.worker_kit import running_worker, wait_for, worker_settings
 from worker.app import make_broker
 from worker.connection import connect
@@ -49,10 +50,8 @@ from worker.settings import Settings
 
 pytestmark = pytest.mark.redis
 
-ACL = Path(__file__).resolve().parents[2] / "deploy" / "redis" / "users.acl"
-# The development passwords the committed users.acl hashes (as in test_deploy_redis).
-ACCORD_PASSWORD = "accord-dev-password"  # noqa: S105  (the committed development ACL's)
-OPS_PASSWORD = "ops-dev-password"  # noqa: S105
+ACCORD_PASSWORD = PASSWORDS["accord"]
+OPS_PASSWORD = PASSWORDS["ops"]
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -107,12 +106,7 @@ def redis_server(
             time.sleep(0.02)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_server(process, timeout=30)
 
 
 def _pump(source: socket.socket, sink: socket.socket) -> None:

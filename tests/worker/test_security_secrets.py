@@ -16,15 +16,11 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 import structlog
-from accord_harness.reading import read_new
 
 from contracts.common import AgreementState, Cause, Provenance
 from contracts.outputs import (
@@ -40,29 +36,18 @@ from contracts.outputs import (
     ToolOutcome,
 )
 from contracts.records import TodoBinding
-from contracts.streams import DATA_FIELD, GROUP, stream_name
+from contracts.streams import DATA_FIELD, stream_name
 from contracts.tools import RejectionReason
 from store import keys
 from store.dead_letters import RequeueError, list_dead_letters, requeue
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
+from tests.support.security_kit import BASE, envelope
+from tests.support.worker_kit import process_new
 from worker.app import core_for
 from worker.observability import log_events
 from worker.settings import Settings, redacted_url
 
 SECRET = "swordfish-7"  # noqa: S105  (a marker to search for, not a credential)
-SCOPE = ("agent-1", "user-1")
-BASE = datetime(2027, 1, 1, 9, tzinfo=UTC)
-
-
-def envelope(session: str, seq: int = 1) -> dict[str, Any]:
-    return {
-        "agent_id": SCOPE[0],
-        "user_id": SCOPE[1],
-        "session_id": session,
-        "seq": seq,
-        "ts": (BASE + timedelta(minutes=seq)).isoformat(),
-    }
 
 
 def turn(session: str, text: str, **more: Any) -> dict[str, Any]:
@@ -130,22 +115,13 @@ SMALL_LIMITS = {
 }
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    await ensure_groups(connection, [0], GROUP)
-    yield connection
-    await connection.aclose()
-
-
 async def dead_letter_of(
     client: redis.asyncio.Redis, settings: Settings, family: str, fields: dict[str, str]
 ) -> tuple[str, DeadLetter, bytes]:
     """XADD one entry, process it with the configured store: its dead letter, raw too."""
     await client.xadd(stream_name(family, 0), fields)  # type: ignore[arg-type]
     processor = PartitionProcessor(client, 0, core_for(settings), settings.store)
-    await processor.process(await read_new(client, 0, GROUP, "secrets"))
+    await process_new(client, processor, "secrets")
     [(letter_id, letter)] = await list_dead_letters(client, 0)
     raw: Any = await client.xrange(keys.dead_letters_stream(0))
     return letter_id, letter, b"".join(v for _, entry in raw for v in entry.values())

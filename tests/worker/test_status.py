@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from contracts.partition import partition_of
 from contracts.streams import GROUP, stream_name
 from store.status import fleet_status
-from tests.support.worker_kit import ROOT, now_s, running_worker, wait_for, worker_settings
+from tests.support.cli_kit import Ran, accord_process, command_env
+from tests.support.input_kit import user_turn
+from tests.support.worker_kit import now_s, running_worker, wait_for, worker_settings
 from worker.gateway import Gateway
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(120)]
@@ -30,40 +27,17 @@ PARTITIONS = 4
 LEASE_MS = 5_000
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[Redis]:
-    connection = Redis.from_url(redis_url)
-    await connection.flushall()
-    yield connection
-    await connection.aclose()
+# No consumer group from conftest's `client`: the workers and tests here make their own.
+GROUP_PARTITIONS: tuple[int, ...] = ()
 
 
 def turn(user: str, seq: int) -> dict[str, Any]:
-    return {
-        "type": "chat_turn",
-        "agent_id": "agent",
-        "user_id": user,
-        "session_id": f"s-{user}",
-        "seq": seq,
-        "ts": now_s().isoformat(),
-        "role": "user",
-        "text": "hello there",
-        "message_id": f"m-{user}-{seq}",
-    }
+    return user_turn(("agent", user), f"s-{user}", seq, "hello there", now_s())
 
 
-def accord_status(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCORD_", "REDIS_"))}
-    env.update(REDIS_URL=url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_LEASE_MS=str(LEASE_MS))
-    return subprocess.run(  # noqa: S603  (our own CLI)
-        [sys.executable, "-c", "from worker.cli import main; main()", "status", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def accord_status(url: str, *args: str) -> Ran:
+    env = command_env(url, ACCORD_PARTITIONS=str(PARTITIONS), ACCORD_LEASE_MS=str(LEASE_MS))
+    return accord_process("status", *args, env=env, timeout=60)
 
 
 async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,20 +16,11 @@ import redis
 
 from contracts.streams import DATA_FIELD, stream_name
 from tests.support.cli_kit import Ran, accord_here, accord_process, command_env
-from tests.support.worker_kit import ROOT, worker_env, worker_processes
+from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(120)]
 
 TRANSCRIPTS = ROOT / "worker" / "transcripts"
-
-
-@pytest.fixture(scope="module")
-def deployment(redis_url: str) -> Iterator[str]:
-    client = redis.Redis.from_url(redis_url)
-    client.flushall()
-    client.close()
-    with worker_processes(1, worker_env(redis_url)):
-        yield redis_url
 
 
 def accord(url: str, *args: str) -> Ran:

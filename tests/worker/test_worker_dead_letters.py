@@ -8,12 +8,10 @@ sessions were applied (R15: nothing dropped silently).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from contracts.codec import Limits
@@ -25,6 +23,7 @@ from core.lifecycle.state import ScopeState, SessionState
 from store.core_port import CoreStep
 from store.dead_letters import list_dead_letters
 from store.processor import PartitionProcessor
+from tests.support.input_kit import user_turn
 from tests.support.worker_kit import now_s, running_worker, wait_for, worker_settings
 from worker.app import PartitionPort
 from worker.engine import Engine
@@ -36,27 +35,12 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(240)]
 T0 = now_s()
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[Redis]:
-    """An asyncio client on a flushed database (conftest's `aredis` needs strict-mode async)."""
-    connection = Redis.from_url(redis_url)
-    await connection.flushall()
-    yield connection
-    await connection.aclose()
+# No consumer group from conftest's `client`: the workers and tests here make their own.
+GROUP_PARTITIONS: tuple[int, ...] = ()
 
 
 def turn(session: str, seq: int, text: str, user: str = "u1") -> dict[str, Any]:
-    return {
-        "type": "chat_turn",
-        "agent_id": "a1",
-        "user_id": user,
-        "session_id": session,
-        "seq": seq,
-        "ts": (T0 + timedelta(seconds=seq)).isoformat(),
-        "role": "user",
-        "text": text,
-        "message_id": f"m-{session}-{seq}",
-    }
+    return user_turn(("a1", user), session, seq, text, T0 + timedelta(seconds=seq))
 
 
 PROPOSAL = "Let's agree: start every plan with the conclusion."

@@ -6,12 +6,10 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import structlog
 from redis.asyncio import Redis
 
@@ -19,8 +17,9 @@ from contracts.outputs import StateChanged
 from contracts.streams import GROUP, stream_name
 from store.embedded import free_port
 from store.intake import ensure_groups, missing_groups
+from tests.support.input_kit import user_turn
+from tests.support.paths import ROOT
 from tests.support.worker_kit import (
-    ROOT,
     http_get,
     now_s,
     running_worker,
@@ -39,26 +38,12 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(240)]
 PROPOSAL = "Let's agree: start every plan with the conclusion."
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[Redis]:
-    connection = Redis.from_url(redis_url)
-    await connection.flushall()
-    yield connection
-    await connection.aclose()
+# No consumer group from conftest's `client`: the workers and tests here make their own.
+GROUP_PARTITIONS: tuple[int, ...] = ()
 
 
 def turn(session: str, seq: int, user: str = "u1", text: str = PROPOSAL) -> dict[str, Any]:
-    return {
-        "type": "chat_turn",
-        "agent_id": "a1",
-        "user_id": user,
-        "session_id": session,
-        "seq": seq,
-        "ts": (now_s() + timedelta(seconds=seq)).isoformat(),
-        "role": "user",
-        "text": text,
-        "message_id": f"m-{session}-{seq}",
-    }
+    return user_turn(("a1", user), session, seq, text, now_s() + timedelta(seconds=seq))
 
 
 async def _proposed(gateway: Gateway, session: str) -> bool:

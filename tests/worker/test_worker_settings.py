@@ -19,7 +19,7 @@ import pytest
 from contracts.codec import Limits
 from core.lifecycle.context import Policy
 from store.config import StoreConfig
-from tests.support.worker_kit import ROOT
+from tests.support.paths import ROOT
 from worker.settings import REMOVED, VARIABLES, Settings, Variable
 
 INTEGERS = [v for v in VARIABLES if v.least is not None]

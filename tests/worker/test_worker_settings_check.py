@@ -17,7 +17,8 @@ import redis
 
 from store import keys
 from store.layout import Layout
-from tests.support.worker_kit import ROOT, worker_env
+from tests.support.paths import ROOT
+from tests.support.worker_kit import worker_env
 from worker.health import Heartbeat
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]

@@ -13,7 +13,8 @@ import urllib.request
 import pytest
 
 from store.embedded import free_port
-from tests.support.worker_kit import ROOT, worker_env
+from tests.support.paths import ROOT
+from tests.support.worker_kit import worker_env
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(90)]
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from contracts.outputs import StateChanged
@@ -17,12 +15,8 @@ from worker.gateway import Gateway
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.timeout(240)]
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[Redis]:
-    connection = Redis.from_url(redis_url)
-    await connection.flushall()
-    yield connection
-    await connection.aclose()
+# No consumer group from conftest's `client`: the workers and tests here make their own.
+GROUP_PARTITIONS: tuple[int, ...] = ()
 
 
 async def test_two_sweeping_workers_expire_a_past_deadline_exactly_once(

@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
@@ -17,7 +15,6 @@ from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import keys
 from store.config import StoreConfig
-from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 from worker.observability import Metrics
@@ -39,14 +36,8 @@ class Log:
         return record
 
 
-@pytest_asyncio.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_url)
-    await connection.flushall()
-    for partition in (0, 1):
-        await ensure_groups(connection, [partition], GROUP)
-    yield connection
-    await connection.aclose()
+# conftest's `client` makes the consumer group on both partitions the sweepers share.
+GROUP_PARTITIONS = (0, 1)
 
 
 def scope_in(partition: int) -> tuple[str, str]:
