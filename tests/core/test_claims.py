@@ -2,7 +2,7 @@
 """Claims in assistant turns, checked against the state, never acted on (R18).
 
 Its tables of assistant turns are alike in shape on purpose: one behaviour, one
-assertion and one rule each.
+assertion and one rule each (CONTRIBUTING.md, "Repeated shapes").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Numbers in words, Chinese numerals, 12-hour clocks and the lexers of deadlines (R9).
 
 Words and the values they read as, in tables alike in shape on purpose: one reading
-a test.
+a test (CONTRIBUTING.md, "Repeated shapes").
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the issue asked to make and document: normalisation, bidi controls, look-alike l
 what the terms are, and how `interpret` resolves the deadline.
 
 The tests share one shape on purpose: a parametrized table of turns, one assertion,
-and a docstring naming the behaviour and its rule.
+and a docstring naming the behaviour and its rule (CONTRIBUTING.md, "Repeated shapes").
 """
 
 from __future__ import annotations

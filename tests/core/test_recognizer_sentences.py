@@ -7,7 +7,7 @@ turn asks something else. Confirmations and cancellations may carry a reason or 
 polite form; weak, negated, conditional and questioned ones still count for nothing.
 
 Each test is a table of messages and one assertion, alike in shape by design: one
-behaviour and rule a test.
+behaviour and rule a test (CONTRIBUTING.md, "Repeated shapes").
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ that asks the agent to cancel ("能不能帮我取消这个约定？") is a requ
 for permission or not to cancel is not.
 
 Tables of turns with one assertion each, alike in shape by design (one behaviour a
-test).
+test; CONTRIBUTING.md, "Repeated shapes").
 """
 
 from __future__ import annotations

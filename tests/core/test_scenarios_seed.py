@@ -57,7 +57,7 @@ class Phrasebook:
 
 # EN and ZH are parallel on purpose: the same scenarios, said in each language, so the
 # two phrasebooks have one shape line by line (a duplicate scan pairs them; that is the
-# point: every scenario below runs once per phrasebook).
+# point: every scenario below runs once per phrasebook; CONTRIBUTING.md, "Repeated shapes").
 EN = Phrasebook(
     plan="Let's agree: next time we discuss a plan, start with the conclusion "
     "and then explain the reasons.",

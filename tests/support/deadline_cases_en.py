@@ -14,7 +14,7 @@ def c(phrase: str, expected: str | None, said: str = FRI, zone: str = NY) -> Cas
 
 # One row a phrase; the Chinese table (deadline_cases_zh.py) mirrors these families on
 # purpose, so rows of both look alike: the same conventions, said in each language
-# (rows alike in shape are the table's form; a duplicate scan pairs them).
+# (rows alike in shape are the table's form; CONTRIBUTING.md, "Repeated shapes").
 CASES: tuple[Case, ...] = (
     # Clock times with any marker, or bare: that instant, next occurrence if bare.
     c("by 5pm", "2026-11-27T17:00:00-05:00"),

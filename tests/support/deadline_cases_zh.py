@@ -14,7 +14,7 @@ def c(phrase: str, expected: str | None, said: str = FRI, zone: str = SH) -> Cas
 
 
 # One row a phrase, mirroring deadline_cases_en.py family by family on purpose: rows
-# alike in shape, here and there, are the table's form (a duplicate scan pairs them).
+# alike in shape, here and there, are the table's form (CONTRIBUTING.md, "Repeated shapes").
 CASES: tuple[Case, ...] = (
     # Clock times: a part of the day (下午, 晚上 …) fixes 12-hour readings.
     c("下午5点前", "2026-11-27T17:00:00+08:00"),

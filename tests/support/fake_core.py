@@ -19,7 +19,7 @@ and view documents, which copy the same record fields, and any long call by keyw
 such as worker/app.py's). Sharing the core's builders would make the store's tests
 depend on the code they stand apart from, and contracts has no builder of these to
 share; the one shared reading is contracts' own `session_view_as_of`, which every
-client uses.
+client uses (CONTRIBUTING.md, "Repeated shapes").
 """
 
 from __future__ import annotations

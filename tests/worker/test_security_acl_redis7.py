@@ -27,7 +27,8 @@ from redis.exceptions import NoPermissionError, ResponseError
 
 from client import AccordClient
 from contracts.streams import DATA_FIELD, stream_name
-from tests.support.redis_deploy_kit import ACL, DEPLOY, PASSWORDS, production_redis
+from tests.support.paths import DEPLOY
+from tests.support.redis_deploy_kit import ACL, PASSWORDS, production_redis
 from tests.support.worker_kit import running_worker, worker_settings
 from worker.connection import quiet_options
 
