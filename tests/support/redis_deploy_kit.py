@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.exceptions import NoPermissionError, ResponseError
 
 from store.embedded import free_port, redis_server_binary
 from tests.support.paths import DEPLOY
@@ -50,6 +51,19 @@ def production_redis(
             stop_server(process, timeout=10)
             if process.stderr is not None:
                 process.stderr.close()
+
+
+def assert_refused(client: redis.Redis, command: tuple[str, ...]) -> None:
+    """`command` as the client's ACL user is refused (NOPERM, or a script's call refused
+    inside it); the client is closed either way."""
+    try:
+        with pytest.raises(
+            (NoPermissionError, ResponseError),
+            match=r"(?i)no permissions|noperm|can't run this command",
+        ):
+            client.execute_command(*command)  # type: ignore[no-untyped-call]
+    finally:
+        client.close()
 
 
 def stop_server(process: subprocess.Popen[bytes], timeout: float) -> None:
