@@ -7,6 +7,12 @@ snapshot of three items, a proposal bound to one of them, the agent's and the us
 acceptance. Then every session is idle (nothing parked, no gap) and the script prints
 what its keys cost, per session, per scope and per record, and the whole database's
 `used_memory` growth per session (streams and records included) for comparison.
+
+Then every session delivers its bound todo (a successful `todo_write` marking it
+completed: the agreement is fulfilled, R12), through a processor with the session and
+record retention on (docs/store.md, "Retention"), and the sweeper's compaction runs as
+if the retention had passed: the script prints what a compacted session costs, and how
+many records carry a time to live.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 
 import redis.asyncio
 from accord_harness.reading import read_new
-from accord_harness.store_harness import conversation, xadd
+from accord_harness.store_harness import TODOS, conversation, result, xadd
 
 from contracts.streams import GROUP
 from store import keys
@@ -72,8 +78,35 @@ async def main(sessions: int, ziplist_value: int | None) -> None:
         out.append(
             f"used_memory growth per session, everything: {(after - before) / sessions:.0f} B"
         )
+        out += await compacted(client, sessions)
         sys.stdout.write("\n".join(out) + "\n")
         await client.aclose()
+
+
+async def compacted(client: redis.asyncio.Redis, sessions: int) -> list[str]:
+    """Fulfil every agreement with retention on, compact, and measure again."""
+    config = StoreConfig(session_retention_ms=1, record_retention_ms=30 * 86_400_000)
+    processor = PartitionProcessor(client, 0, Engine(), config)
+    for index in range(sessions):
+        scope = (f"agent-{index // 10}", f"user-{index // 10}")
+        session_id = f"session-{index:06d}"
+        delivery = result(scope, session_id, len(conversation(scope, session_id)) + 1)
+        done_first = {**TODOS[0], "status": "completed"}
+        delivery["todos"] = [done_first, *TODOS[1:]]
+        await xadd(client, delivery, 1)
+    while entries := await read_new(client, 0, GROUP, "bench", count=100):
+        await processor.process(entries)
+    done = 0
+    while step := (await processor.retain(now_ms=2**50)).compacted:
+        done += step
+    with_ttl = 0
+    async for key in client.scan_iter(match="record:*", count=1000):
+        with_ttl += int(await client.pttl(key)) > 0
+    return [
+        f"after a delivery each and the session retention: {done} sessions compacted",
+        line("session hash (per compacted session)", await usage(client, "session:*")),
+        f"records with a time to live (record retention): {with_ttl}",
+    ]
 
 
 if __name__ == "__main__":
