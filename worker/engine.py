@@ -95,7 +95,4 @@ class Engine:
         return retained(record)
 
     def needs_session(self, scope: ScopeState, session_id: str) -> bool:
-        return any(
-            record.binding is not None and record.binding.session_id == session_id
-            for record in scope.records
-        )
+        return bool(scope.bindings_in(session_id))

@@ -16,7 +16,7 @@ from datetime import datetime
 import msgspec
 
 from contracts.common import AgreementState, TodoStatus
-from contracts.records import Acceptances, AgreementRecord
+from contracts.records import Acceptances, AgreementRecord, Binding
 from core.lifecycle.transitions import LIVE
 
 # How many closed records a scope remembers for answering the agent (see ClosedRecord).
@@ -59,6 +59,17 @@ class ScopeState(msgspec.Struct, frozen=True, kw_only=True):
             if record.record_id == record_id:
                 return record
         return None
+
+    def bindings_in(self, session_id: str) -> tuple[Binding, ...]:
+        """Every binding of a record the scope keeps that names `session_id`: the
+        record's own and its pending amendment's. Their delivery is verified against
+        that session's todo tracking (R12, R17), so it must keep the items they name."""
+        return tuple(
+            binding
+            for record in self.records
+            for binding in (record.binding, record.amendment.binding if record.amendment else None)
+            if binding is not None and binding.session_id == session_id
+        )
 
     def live_count(self, at: datetime) -> int:
         """Records that count against the scope's limit: live, not past due at `at`.

@@ -106,10 +106,5 @@ def _within_limit(context: Context, session: SessionState) -> SessionState:
     limit = context.policy.max_todo_state_bytes
     if tracked_bytes(session.todos) <= limit:
         return session
-    bound = frozenset(
-        binding.content
-        for record in context.scope.records
-        for binding in (record.binding, record.amendment.binding if record.amendment else None)
-        if binding is not None and binding.session_id == session.session_id
-    )
+    bound = frozenset(b.content for b in context.scope.bindings_in(session.session_id))
     return SessionState(session_id=session.session_id, todos=capped(session.todos, bound, limit))
