@@ -56,6 +56,9 @@ class StoreConfig:
     # checked against Redis's version in the commit, and versions are tokens unique to one
     # commit, so a rolled-back key never matches a cached one (docs/reliability.md).
     cache_size: int = 4096
+    # And the bytes they may take, half for scopes and half for sessions (0: no byte
+    # bound), counted by store.state_cache's weights: about their decoded size.
+    cache_bytes: int = 16 * 1024 * 1024
     # A session may hold this many parked entries (early seqs behind a gap), and this
     # many bytes of them; past either, its gap is skipped at once, as after the gap
     # timeout (recorded in `k`, counted in `stats:{p}`). A flood bound, far above what a

@@ -21,7 +21,13 @@ from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.gate import ParkedEntry, parse_skipped
 from store.scripts import LOAD, AnyRedis
-from store.state_cache import LruCache, ScopeSnapshot, SessionSnapshot
+from store.state_cache import (
+    LruCache,
+    ScopeSnapshot,
+    SessionSnapshot,
+    scope_weight,
+    session_weight,
+)
 from store.work import ScopeId, ScopeWork, SessionId
 
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
@@ -84,9 +90,11 @@ class StateLoader(Generic[ScopeT, SessionT]):
 
     def clear(self) -> None:
         """Forget everything (a new owner token: what was remembered may be stale)."""
-        self.scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(self.config.cache_size)
+        # The byte budget is the partition's, half for scopes and half for sessions.
+        size, half = self.config.cache_size, self.config.cache_bytes // 2
+        self.scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(size, half, scope_weight)
         self.sessions: LruCache[SessionId, SessionSnapshot[SessionT]] = LruCache(
-            self.config.cache_size
+            size, half, session_weight
         )
 
     def remember(
@@ -158,7 +166,10 @@ class StateLoader(Generic[ScopeT, SessionT]):
         raw_version, raw_scope = _reply(reply)
         state = self.core.decode_scope(raw_scope, *scope_id)
         return ScopeSnapshot(
-            _version(raw_version), state, deadline_members(self.core, scope_id, state)
+            _version(raw_version),
+            state,
+            deadline_members(self.core, scope_id, state),
+            len(raw_scope or b""),
         )
 
 
@@ -182,6 +193,7 @@ def _loaded_session(reply: Any, parked: Any) -> SessionSnapshot[Any]:  # noqa: A
         parked=_parked(_reply(parked)),
         raw_core=raw_core,
         gap_seen_ms=int(raw_seen) if raw_seen else None,
+        core_bytes=len(raw_core or b""),
     )
 
 

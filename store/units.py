@@ -125,12 +125,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 if build.scope_changed
                 else before.deadlines
             )
-            self.scope_writes(
+            state_bytes = self.scope_writes(
                 plan, table, scope_id, build.scope, before, deadlines, build.records,
                 build.events, build.scope_changed,
             )  # fmt: skip
             version = plan.new_scope_version or before.version
-            scope_after = ScopeSnapshot(version, build.scope, deadlines)
+            scope_after = ScopeSnapshot(version, build.scope, deadlines, state_bytes)
         return Unit(scope_id, plan, build.outcomes, build.events, scope_after, build.sessions_after)
 
     def isolated(
@@ -186,8 +186,11 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         events: Iterable[Event],
         scope_changed: bool,  # noqa: FBT001
         stale: Iterable[str] = (),
-    ) -> None:
-        """The scope part of a unit: version check, state, records, deadline index, events."""
+    ) -> int:
+        """The scope part of a unit: version check, state, records, deadline index, events.
+
+        Returns the scope state's encoded size after it, for the state cache's budget.
+        """
         plan.scope_key = table(self.names.scope(*scope_id))
         plan.scope_version = before.version
         if deadlines is not before.deadlines or stale:
@@ -195,9 +198,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
             plan.deadlines_removed = sorted(removed)
             plan.deadlines_added = [x for member, ms in sorted(added.items()) for x in (ms, member)]
+        state_bytes = before.state_bytes
         if scope_changed:
             plan.new_scope_version = self._token()
-            plan.scope_state = table.blob(self.core.encode_scope(scope))
+            encoded = self.core.encode_scope(scope)
+            state_bytes = len(encoded)
+            plan.scope_state = table.blob(encoded)
             # The language-neutral view document changes only with the records.
             plan.view_key = table(self.names.view(*scope_id))
             plan.view_document = table.json(self.core.scope_view(scope))
@@ -208,6 +214,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             written = plan.final_records if final else plan.records
             written += (table(keys.record_key(self.partition, rid)), table.json(record))
         plan.events = [table.json(event) for event in events if not isinstance(event, DeadLetter)]
+        return state_bytes
 
     def _gate(
         self, session_id: str, work: ScopeWork, before: SessionSnapshot[SessionT]
@@ -275,6 +282,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             parked=parked_after,
             raw_core=None,
             core=session,
+            core_bytes=before.core_bytes if encoded is None else len(encoded),
         )
 
     def _apply_ready(

@@ -244,6 +244,13 @@ def _streams_memory(raw: str) -> tuple[int, int]:
     return stream_maxlens(megabytes * 2**20)
 
 
+def _mebibytes(raw: str) -> int:
+    megabytes = _integer(raw)
+    if megabytes < 0:
+        raise ValueError("must be at least 0")
+    return megabytes * 2**20
+
+
 class Variable(NamedTuple):
     """One environment variable: the field (or fields) it sets and how its text is read."""
 
@@ -279,6 +286,7 @@ VARIABLES: tuple[Variable, ...] = (
     _int("ACCORD_RECLAIM_IDLE_MS", "reclaim_idle_ms", least=1),
     _int("ACCORD_PRUNE_IDLE_MS", "prune_idle_ms"),
     _int("ACCORD_STATE_CACHE_SIZE", "store.cache_size"),
+    Variable("ACCORD_STATE_CACHE_MB", "store.cache_bytes", _mebibytes),
     _int("ACCORD_GC_THRESHOLD", "gc_threshold"),
     _int("ACCORD_SWEEP_INTERVAL_MS", "sweep_interval_ms", least=1),
     Variable("ACCORD_DEFAULT_TIMEZONE", "default_timezone", _string),
