@@ -59,8 +59,14 @@ class Sweeper:
             try:
                 expired += await self._sweep_partition(partition, target)
             except LeaseLost as lost:
-                # Another worker owns the partition now: it sweeps it (store/ownership.py).
-                self.log.warning("lease_lost", partition=lost.partition)
+                if lost.partition in self.targets:
+                    # Another worker owns the partition now: it sweeps it
+                    # (store/ownership.py).
+                    self.log.warning("lease_lost", partition=lost.partition)
+                else:
+                    # This worker released it while the pass ran (a clean stop, or its
+                    # share moved to a joining worker): nothing was lost.
+                    self.log.info("sweep_ended_by_release", partition=lost.partition)
         return expired
 
     async def _step(self, name: str, partition: int, step: Callable[[], Awaitable[T]]) -> T | None:

@@ -13,8 +13,9 @@ from accord_harness.store_harness import chat
 
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, GROUP, stream_name
-from store import keys
+from store import keys, ownership
 from store.config import StoreConfig
+from store.ownership import Fence
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 from worker.observability import Metrics
@@ -146,3 +147,75 @@ async def test_a_broken_idle_index_is_logged_and_expiry_still_runs(
     assert failures == [("sweep_failed", 0), ("retention_failed", 0)]
     assert await client.zcard(keys.deadlines_key(0)) == 1, "nothing of partition 0 written"
     assert not await client.zcard(keys.deadlines_key(1))
+
+
+class ReleasedDuringSweep:
+    """The partition's store, released by this worker's ownership as its sweep starts
+    (a clean stop, or a rebalance): the partition leaves the sweep targets and its lease
+    is handed back, so the store's fenced commit is refused."""
+
+    def __init__(
+        self, store: PartitionProcessor[Any, Any], targets: dict[int, Any], fence: Fence
+    ) -> None:
+        self.store, self.targets, self.fence = store, targets, fence
+
+    async def skip_stale_gaps(self) -> int:
+        self.targets.pop(self.store.partition)
+        await ownership.release(self.store.redis, self.fence)
+        return await self.store.skip_stale_gaps()
+
+    async def sweep_expired(self) -> Any:
+        return await self.store.sweep_expired()
+
+    async def retain(self) -> Any:
+        return await self.store.retain()
+
+    def take_isolated(self) -> dict[tuple[str, str], str]:
+        return self.store.take_isolated()
+
+
+async def fenced_store_with_an_expired_proposal(
+    client: redis.asyncio.Redis,
+) -> tuple[PartitionProcessor[Any, Any], Fence]:
+    """Partition 0's store holding the lease, with a proposal already past its deadline."""
+    store = PartitionProcessor(client, 0, FakeCore(), StoreConfig(partitions=2, gap_timeout_ms=0))
+    held = await ownership.acquire(client, 0, "me", 60_000)
+    fence = Fence(0, held.owner)
+    store.set_fence(fence)
+    document = chat(scope_in(0), "s", 1, f"propose terms deadline={PAST_MS}")
+    await client.xadd(stream_name("chat-turn", 0), {DATA_FIELD: json.dumps(document)})
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    return store, fence
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_sweep_refused_by_a_lease_taken_over_is_a_warning_r9(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R9: another worker took partition 0's lease over: the expiry is refused (that
+    worker expires the record), and the loss is a warning an operator should see."""
+    store, fence = await fenced_store_with_an_expired_proposal(client)
+    await ownership.release(client, fence)
+    assert (await ownership.acquire(client, 0, "other", 60_000)).held
+    log = Log()
+    assert await Sweeper({0: store}, Metrics(), log).sweep_once() == 0
+    assert ("warning", "lease_lost", {"partition": 0}) in log.calls
+    assert await client.zcard(keys.deadlines_key(0)) == 1, "nothing expired by the loser"
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_sweep_cut_short_by_this_workers_own_release_is_no_warning_r9(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R9: this worker handed partition 0 back while its sweep ran (a clean stop): the
+    fenced expiry is refused as before, but nothing was lost, so no warning is logged,
+    only an info line; the record stays due for the partition's next owner."""
+    store, fence = await fenced_store_with_an_expired_proposal(client)
+    targets: dict[int, Any] = {}
+    targets[0] = ReleasedDuringSweep(store, targets, fence)
+    log = Log()
+    assert await Sweeper(targets, Metrics(), log).sweep_once() == 0
+    assert [(level, event) for level, event, _ in log.calls] == [("info", "sweep_ended_by_release")]
+    assert await client.zcard(keys.deadlines_key(0)) == 1, "left for the next owner"
