@@ -51,8 +51,10 @@ async def _group_bounds(redis: AnyRedis, stream: str, group: str) -> list[tuple[
     the stream or accord's own group is missing (nothing was ever applied)."""
     try:
         groups: list[dict[str, Any]] = await redis.xinfo_groups(stream)
-    except ResponseError:
-        return []
+    except ResponseError as error:
+        if "WRONGTYPE" in str(error):
+            raise  # a key of another type is a fault to report, not an empty stream
+        return []  # no such stream: nothing written, nothing applied
     if not any(as_text(g["name"]) == group for g in groups):
         return []
     bounds: list[tuple[EntryId, str]] = []

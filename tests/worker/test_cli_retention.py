@@ -73,6 +73,22 @@ def test_a_dry_run_counts_per_partition_and_the_trim_removes_that(
     assert redis_client.xlen("chat-turn:{1}") == 0
 
 
+def test_a_partition_that_cannot_be_trimmed_is_reported_and_the_others_are_trimmed(
+    redis_client: redis.Redis, redis_url: str
+) -> None:
+    """Partition 1's input stream is a key of another type: its line says it failed
+    (exit 1), partition 0 is trimmed all the same."""
+    applied(redis_client, "chat-turn:{0}", 4)
+    redis_client.set("chat-turn:{1}", b"not a stream")
+    done = accord_here("trim", "--json", env=command_env(redis_url, ACCORD_PARTITIONS="2"))
+    assert done.returncode == 1, done.stderr
+    first, second = lines(done.stdout)
+    assert {t["stream"]: t["removed"] for t in first["streams"]}["chat-turn:{0}"] == 4
+    assert second["partition"] == 1
+    assert "WRONGTYPE" in second["error"]
+    assert redis_client.xlen("chat-turn:{0}") == 0
+
+
 def test_a_user_that_may_not_trim_gets_one_line_and_exit_2(
     redis_client: redis.Redis, redis_url: str
 ) -> None:
