@@ -120,6 +120,9 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
     letters: list[LetterWrite] = msgspec.field(default_factory=list, name="d")
     # Parked entries the core refused (acked when they were parked): #letter json.
     parked_letters: list[int] = msgspec.field(default_factory=list, name="dp")
+    # How much the unit grows the partition's parked totals (negative: shrinks them).
+    parked_entries: int = msgspec.field(default=0, name="pe")
+    parked_bytes: int = msgspec.field(default=0, name="pb")
     gaps_skipped: int = msgspec.field(default=0, name="nk")
     seqs_skipped: int = msgspec.field(default=0, name="nq")
 

@@ -65,6 +65,10 @@ class StoreConfig:
     # conversation parks while a seq is in flight (docs/operations.md, memory model).
     max_parked_entries: int = 2_000
     max_parked_bytes: int = 8 * 1024 * 1024
+    # The same for all sessions of a partition together: a flood that opens gaps in many
+    # sessions at once gives them up early past these (0 entries or bytes: no parking).
+    max_partition_parked_entries: int = 50_000
+    max_partition_parked_bytes: int = 64 * 1024 * 1024
     # Retention (docs/store.md, "Retention"; 0 switches each off, the default).
     # A record that left the scope's state for good (cancelled, fulfilled, expired with
     # nothing left to deliver) keeps its `record:` key this long after its last change,

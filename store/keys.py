@@ -100,7 +100,8 @@ def deadlines_key(partition: int) -> str:
 
 
 def stats_key(partition: int) -> str:
-    """Hash of counters: `gaps_skipped`, `seqs_skipped`, `dead_letters`."""
+    """Hash of counters: `gaps_skipped`, `seqs_skipped`, `dead_letters`, `dl:<reason>`,
+    and the partition's parked totals `parked_entries`, `parked_bytes` (store/parked_limits.py)."""
     return f"stats:{hash_tag(partition)}"
 
 

@@ -56,6 +56,7 @@ from store.core_port import CorePort, ScopeT, SessionT
 from store.crash import CrashHook, no_crash
 from store.loading import KeyNames, StateLoader
 from store.ownership import Fence
+from store.parked_limits import room_left
 from store.retention import trim_applied
 from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
@@ -102,6 +103,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         self.fence: Fence | None = None
         # Redis ms of this processor's last input trim (ACCORD_TRIM_INTERVAL_MS).
         self._trimmed_at: int | None = None
+        # The partition's parked (entries, bytes) as `stats:{p}` counts them: read when
+        # unknown (at first, and again after each sweep period), then kept up to date
+        # with this processor's commits (store/parked_limits.py).
+        self._parked: tuple[int, int] | None = None
 
     def set_fence(self, fence: Fence | None) -> None:
         """Fence every later commit with `fence` (None: unfenced); see `self.fence`.
@@ -144,6 +149,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         `trim_interval_ms` trim the input streams below what every group finished
         (store/retention.py). `now_ms` (tests) stands for Redis's clock."""
         config = self.config
+        self._parked = None  # read the partition's parked totals afresh, once a period
         if not (config.session_retention_ms or config.trim_interval_ms):
             return Compaction()
         now = now_ms if now_ms is not None else await server_ms(self.redis)
@@ -210,6 +216,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         async def commit_round(todo: list[ScopeId], attempt: int) -> list[ScopeId]:
             scopes, sessions = await self.state.load(todo, work, broken)
             self.crash("after_load")
+            parked = await self._parked_totals()
+            self.planner.room = room_left(self.config, *parked)
             table = KeyTable()
             units = [self._unit(table, s, work[s], scopes, sessions, broken) for s in todo]
             self.crash("before_commit")
@@ -226,6 +234,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     if index in result.refused:
                         broken[unit.scope_id] = result.refused[index]
                     continue
+                parked = (parked[0] + unit.plan.parked_entries, parked[1] + unit.plan.parked_bytes)
+                self._parked = parked
                 report.outcomes.update(unit.outcomes)
                 report.events.extend(unit.events)
                 report.gap_skips += unit.plan.gaps_skipped
@@ -239,6 +249,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # Still contended: leave them pending; redelivery or reclaim brings them back.
         if left:
             report.outcomes["retry_exhausted"] += sum(work[s].entries() for s in left)
+
+    async def _parked_totals(self) -> tuple[int, int]:
+        """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""
+        if self._parked is None:
+            raw: Any = await self.redis.hmget(
+                keys.stats_key(self.partition), "parked_entries", "parked_bytes"
+            )
+            self._parked = (int(raw[0] or 0), int(raw[1] or 0))
+        return self._parked
 
     def _unit(  # noqa: PLR0913, PLR0917  (what planning needs, and what is broken)
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Generic
 
@@ -27,6 +27,12 @@ from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.gate import UNLIMITED, Arrival, GatePlan, ParkedEntry, plan_session
 from store.loading import KeyNames, deadline_members, gap_stale
+from store.parked_limits import (
+    PartitionRoom,
+    over_partition_room,
+    over_session_limits,
+    parked_delta,
+)
 from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.work import ScopeId, ScopeWork, SessionId
 
@@ -96,6 +102,9 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         # appendfsync everysec, a failover to a lagging replica) a count is reached again
         # with other content and would pass a stale check; a token never comes back.
         self._token_prefix = secrets.token_hex(8) + "."
+        # What the partition may still park in the batch being planned (the processor
+        # sets it before each round; None: the partition limits are off).
+        self.room: PartitionRoom | None = None
         self._tokens = itertools.count(1)
 
     def _token(self) -> str:
@@ -223,7 +232,14 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         arrivals = work.arrivals.get(session_id, ())
         skip = session_id in work.skip_gap and gap_stale(before, work.skip_seen_by)
         plan = plan_session(before.next_seq, before.skipped, before.parked, arrivals, skip_gap=skip)
-        if plan.park and not plan.skipped_now and self._over_parked_limits(before, plan):
+        if (
+            plan.park
+            and not plan.skipped_now
+            and (
+                over_session_limits(self.config, before, plan)
+                or over_partition_room(self.room, plan)
+            )
+        ):
             # A flood of early entries behind one gap: give the gap up now rather than
             # hold them all (past the limits memory, not time, is what runs out).
             plan = plan_session(
@@ -268,6 +284,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             parked_after.update(
                 (seq, ParkedEntry(a.stream, a.entry_id, parked_data(a))) for seq, a in plan.park
             )
+            self._count_parked(build.plan, before.parked, parked_after)
         encoded = self.core.encode_session(session) if session_changed else None
         token = self._token()
         write = session_write(table, names, before, plan, encoded, parked_after, token)
@@ -363,14 +380,16 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 build.ack(arrival)
                 build.count("parked")
 
-    def _over_parked_limits(self, before: SessionSnapshot[SessionT], plan: GatePlan) -> bool:
-        """Whether the session would hold more parked entries, or bytes, than allowed."""
-        waiting = [e for seq, e in before.parked.items() if seq >= plan.next_seq]
-        count = len(waiting) + len(plan.park)
-        if count > self.config.max_parked_entries:
-            return True
-        size = sum(len(e.data) for e in waiting) + sum(len(a.data) for _, a in plan.park)
-        return size > self.config.max_parked_bytes
+    def _count_parked(
+        self, plan: UnitPlan, before: Mapping[int, ParkedEntry], after: Mapping[int, ParkedEntry]
+    ) -> None:
+        """The unit's change of the partition's parked totals, taken from the room left."""
+        entries, size = parked_delta(before, after)
+        plan.parked_entries += entries
+        plan.parked_bytes += size
+        if self.room is not None:
+            self.room.entries -= entries
+            self.room.size -= size
 
     def _not_applied(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
         """Ack the plan's duplicates; turn its late arrivals into dead letters."""

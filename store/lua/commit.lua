@@ -232,6 +232,15 @@ local function write_view(unit)
   chunked('HSET', KEYS[unit.vk], nil, fields, 2)
 end
 
+-- The partition's parked totals (store/parked_limits.py), kept by every commit that
+-- parks or drains. At or below 0 the field goes (entries parked before they were
+-- counted drain too), so a partition with nothing parked keeps no such field.
+local function parked_count(field, delta)
+  if redis.call('HINCRBY', KEYS[plan.tk], field, delta) <= 0 then
+    redis.call('HDEL', KEYS[plan.tk], field)
+  end
+end
+
 local function write(unit)
   -- First: the one key outside the store's state, so a missing ACL grant (NOPERM)
   -- fails the unit before it has written anything.
@@ -261,6 +270,8 @@ local function write(unit)
   for _, data in ipairs(unit.dp or {}) do
     dead_letter(ARGV[data], 'uncommittable')
   end
+  if unit.pe then parked_count('parked_entries', unit.pe) end
+  if unit.pb then parked_count('parked_bytes', unit.pb) end
   if unit.nk and unit.nk > 0 then
     redis.call('HINCRBY', KEYS[plan.tk], 'gaps_skipped', unit.nk)
     redis.call('HINCRBY', KEYS[plan.tk], 'seqs_skipped', unit.nq)

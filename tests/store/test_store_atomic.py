@@ -38,7 +38,14 @@ def processor(client: redis.asyncio.Redis, **config: Any) -> PartitionProcessor[
 
 def unbounded(client: redis.asyncio.Redis, **config: Any) -> PartitionProcessor[Any, Any]:
     """A processor that parks 10,000 entries of one session (far past the defaults)."""
-    return processor(client, max_parked_entries=10**6, max_parked_bytes=2**40, **config)
+    return processor(
+        client,
+        max_parked_entries=10**6,
+        max_parked_bytes=2**40,
+        max_partition_parked_entries=10**6,
+        max_partition_parked_bytes=2**40,
+        **config,
+    )
 
 
 async def write(
