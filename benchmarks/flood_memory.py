@@ -2,15 +2,17 @@
 
     uv run --frozen python benchmarks/flood_memory.py [FLOODED_SESSIONS] [ROUNDS] [unbounded]
 
-`unbounded` lifts the parked limits, for the figure without them.
+`unbounded` lifts the parked limits (per session and per partition), for the figure
+without them.
 
 One partition, the real core, the store's default limits (2,000 parked entries or 8 MiB
-per session, 64 KiB of text per turn). Each round, every flooded session leaves out one
-seq and gets 400 early entries of 8 KB behind it (so each reaches the 8 MiB parked bound
-every third round and has its gap skipped), plus 20 oversize turns (70 KB, refused in
-their place); one ordinary session gets a proposal, which must be applied in the same
-round. Applied input is trimmed every round (`store.retention.trim_applied`, the
-operator's retention), so what is measured is what accord itself holds. The same rounds
+per session, 50,000 or 64 MiB per partition, 64 KiB of text per turn). Each round,
+every flooded session leaves out one seq and gets 400 early entries of 8 KB behind it
+(so each reaches the 8 MiB parked bound every third round and has its gap skipped),
+plus 20 oversize turns (70 KB, refused in their place); one ordinary session gets a
+proposal, which must be applied in the same round. Input is trimmed every round
+(`store.retention.trim_applied`, the operator's retention: below what is finished and
+below the oldest parked entry), so what is measured is what accord itself holds. The same rounds
 without the flood run first as the baseline; the figures are printed side by side, as
 ratios, never asserted. Findings: docs/performance.md, "Memory under a flood".
 """
@@ -118,7 +120,12 @@ def main(flooded: int, rounds: int, config: StoreConfig) -> None:
 
 
 if __name__ == "__main__":
-    unbounded = StoreConfig(max_parked_entries=2**62, max_parked_bytes=2**62)
+    unbounded = StoreConfig(
+        max_parked_entries=2**62,
+        max_parked_bytes=2**62,
+        max_partition_parked_entries=2**62,
+        max_partition_parked_bytes=2**62,
+    )
     main(
         int(sys.argv[1]) if len(sys.argv) > 1 else 4,
         int(sys.argv[2]) if len(sys.argv) > 2 else 8,
