@@ -36,9 +36,10 @@ from accord_harness.bench.endtoend import until_acked, write
 from accord_harness.bench.loops import redis_cpu_s
 from accord_harness.chaos.workload import EN, ZH
 from accord_harness.documents import Document, Session, encode, stream_of
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
-from contracts.streams import GROUP
+from contracts.streams import DATA_FIELD, GROUP, EntryId
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from worker import gc_tuning
@@ -127,6 +128,22 @@ async def _drain(redis: Redis, documents: list[Document]) -> dict[str, list[tupl
     return ids
 
 
+def _write_blocking(url: str, documents: list[Document]) -> dict[str, list[tuple[int, int]]]:
+    """XADD the backlog with a synchronous client: the event loop, and so the worker
+    running in it, does nothing meanwhile, so the whole drain happens after the CPU
+    counters are read (an async write would let the worker drain part of it unmeasured)."""
+    ids: dict[str, list[tuple[int, int]]] = {}
+    with SyncRedis.from_url(url) as client:
+        for start in range(0, len(documents), 500):
+            chunk = [(stream_of(d, PARTITIONS), encode(d)) for d in documents[start : start + 500]]
+            pipe = client.pipeline(transaction=False)
+            for stream, data in chunk:
+                pipe.xadd(stream, {DATA_FIELD: data})
+            for (stream, _), entry_id in zip(chunk, pipe.execute(), strict=True):
+                ids.setdefault(stream, []).append(EntryId.parse(entry_id))
+    return ids
+
+
 async def cost(shape: Shape, blocks: int) -> tuple[int, float, float]:
     """(entries, worker CPU us per entry, Redis CPU us per entry) of the measured drain."""
     setup, measured = build(shape, blocks)
@@ -140,9 +157,9 @@ async def cost(shape: Shape, blocks: int) -> tuple[int, float, float]:
         gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
         await worker.start()
         await _drain(redis, setup)
-        ids = await write(redis, [(stream_of(d, PARTITIONS), encode(d)) for d in measured])
+        ids = _write_blocking(server.url, measured)
         cpu, server_cpu = time.process_time(), await redis_cpu_s(redis)
-        await until_acked(redis, ids, len(measured), poll_s=0.01)
+        await until_acked(redis, ids, len(measured), poll_s=0.05)
         cpu, server_cpu = time.process_time() - cpu, await redis_cpu_s(redis) - server_cpu
         await worker.stop()
         await redis.aclose()
