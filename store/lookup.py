@@ -13,8 +13,10 @@ from typing import Any
 
 from redis.exceptions import NoPermissionError
 
+from contracts.records import AgreementRecord
 from contracts.streams import as_text
 from store import keys
+from store.reads import record_history
 from store.scripts import AnyRedis
 
 # Enough to show a person what an ambiguous prefix matches; more is never useful.
@@ -73,3 +75,15 @@ async def session_exists(
     """True once any input of the session was committed (its next expected seq is set)."""
     raw: Any = await redis.hget(keys.session_key(partition, agent_id, user_id, session_id), "n")
     return raw is not None
+
+
+async def one_record_named(
+    redis: AnyRedis, partitions: int, name: str
+) -> AgreementRecord | list[str]:
+    """The one record `name` (a full id or its start) names, with its revisions; else the
+    ids it names: several (ambiguous) or none. Raises what `records_named` raises."""
+    matches = await records_named(redis, partitions, name)
+    if len(matches) != 1:
+        return [record_id for _, record_id in matches]
+    found = await record_history(redis, *matches[0])
+    return [] if found is None else found

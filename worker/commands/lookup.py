@@ -12,8 +12,7 @@ import typer
 from rich.markup import escape
 
 from contracts.records import AgreementRecord
-from store.lookup import PrefixLookupError, records_named
-from store.reads import record_history
+from store.lookup import PrefixLookupError, one_record_named
 from store.scripts import AnyRedis
 from worker.commands._shared import err_console, run_with_redis
 from worker.settings import Settings
@@ -37,11 +36,8 @@ def one_record(
     """
 
     async def body(redis: AnyRedis) -> AgreementRecord | list[str]:
-        matches = await records_named(redis, settings.partitions, name)
-        if len(matches) != 1:
-            return [record_id for _, record_id in matches]
-        found = await record_history(redis, *matches[0])
-        return [] if found is None or not wanted(found) else found
+        found = await one_record_named(redis, settings.partitions, name)
+        return [] if isinstance(found, AgreementRecord) and not wanted(found) else found
 
     try:
         found = run_with_redis(settings, body, timeout_s=timeout_s)

@@ -26,8 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from store.lookup import PrefixLookupError, records_named
-from store.reads import record_history
+from store.lookup import PrefixLookupError, one_record_named
 from store.scripts import AnyRedis
 from store.status import fleet_status
 from worker.connection import connect
@@ -179,15 +178,11 @@ class Console:
         where = zone(tz)
         prefix = query.get("id", "").strip()
         try:
-            matches = await records_named(redis, self.settings.partitions, prefix)
+            found = await one_record_named(redis, self.settings.partitions, prefix)
         except PrefixLookupError as error:
             return 404, pages.problem("Record", str(error), tz)
-        if len(matches) != 1:
-            ids = [record_id for _, record_id in matches]
-            return (404 if not ids else 300), pages.record_choice(prefix, ids, tz)
-        found = await record_history(redis, *matches[0])
-        if found is None:
-            return 404, pages.record_choice(prefix, [], tz)
+        if isinstance(found, list):
+            return (404 if not found else 300), pages.record_choice(prefix, found, tz)
         return 200, pages.record(found, where, tz)
 
     async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
