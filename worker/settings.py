@@ -2,9 +2,10 @@
 
 `Settings` holds what the worker itself needs and composes the store's `StoreConfig`
 and the core's `Policy`: each default is written once, in the Struct that uses it.
-`VARIABLES` is the one table from environment variable to field (docs/cli.md lists
-them); `Settings.from_env` reads it and `Settings.checked` refuses, in one line naming
-the variable, a value or a combination the worker must not run with (exit 2).
+`VARIABLES` (worker/variables.py) is the one table from environment variable to field
+(docs/cli.md lists them); `Settings.from_env` reads it and `Settings.checked` refuses,
+in one line naming the variable, a value or a combination the worker must not run with
+(exit 2).
 The one composition root (worker/app.py) reads these; nothing else reads os.environ.
 """
 
@@ -15,13 +16,14 @@ import functools
 import os
 import socket
 import zoneinfo
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from core.lifecycle.context import Policy
-from store.config import StoreConfig, stream_maxlens
+from store.config import StoreConfig
+from worker.variables import VARIABLES, refuse_removed
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -128,7 +130,7 @@ class Settings:
         order, so ACCORD_EVENTS_MAXLEN overrides the length ACCORD_STREAMS_MEMORY_MB derives.
         """
         e = os.environ if env is None else env
-        _refuse_removed(e)
+        refuse_removed(e)
         settings = cls()
         for variable in VARIABLES:
             raw = e.get(variable.name, "")
@@ -195,149 +197,6 @@ def _path_of(name: str) -> str:
         if name in {f.name for f in dataclasses.fields(owner)}:
             return prefix + name
     raise TypeError(f"no setting named {name!r}")
-
-
-# Parsers: each returns the value or raises ValueError saying what the text must be.
-
-
-def _integer(raw: str) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError("must be an integer") from None
-
-
-_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
-
-
-def _flag(raw: str) -> bool:
-    lowered = raw.strip().lower()
-    if lowered not in _TRUE | _FALSE:
-        raise ValueError("must be 1 or 0 (true/false, yes/no, on/off)")
-    return lowered in _TRUE
-
-
-def _string(raw: str) -> str:
-    return raw
-
-
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
-
-def _log_level(raw: str) -> str:
-    if raw.upper() not in LOG_LEVELS:
-        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
-    return raw.upper()
-
-
-def _partition_list(raw: str) -> tuple[int, ...] | None:
-    parts = [p.strip() for p in raw.split(",") if p.strip()]
-    if not all(p.isdigit() for p in parts):
-        raise ValueError("must be partition numbers separated by commas")
-    return tuple(int(p) for p in parts) or None
-
-
-def _streams_memory(raw: str) -> tuple[int, int]:
-    megabytes = _integer(raw)
-    if megabytes < 1:
-        raise ValueError("must be at least 1")
-    return stream_maxlens(megabytes * 2**20)
-
-
-def _mebibytes(raw: str) -> int:
-    megabytes = _integer(raw)
-    if megabytes < 0:
-        raise ValueError("must be at least 0")
-    return megabytes * 2**20
-
-
-class Variable(NamedTuple):
-    """One environment variable: the field (or fields) it sets and how its text is read."""
-
-    name: str
-    # Dotted path into Settings; a tuple when the parser returns one value per path.
-    path: str | tuple[str, ...]
-    parse: Callable[[str], Any]
-    # For integers: the least value that makes sense (checked on any Settings).
-    least: int | None = None
-
-
-def _int(name: str, path: str, least: int = 0) -> Variable:
-    return Variable(name, path, _integer, least)
-
-
-VARIABLES: tuple[Variable, ...] = (
-    Variable("REDIS_URL", "redis_url", _string),
-    Variable("ACCORD_REDIS_CLUSTER", "redis_cluster", _flag),
-    Variable("ACCORD_REDIS_INSECURE_TLS", "redis_insecure_tls", _flag),
-    _int("ACCORD_PARTITIONS", "store.partitions", least=1),
-    Variable("ACCORD_SERVE_PARTITIONS", "serve_partitions", _partition_list),
-    # Workers beat every quarter of it: shorter, and a busy process loses its leases.
-    _int("ACCORD_LEASE_MS", "lease_ms", least=500),
-    Variable("ACCORD_GROUP", "store.group", _string),
-    Variable("ACCORD_CONSUMER", "consumer", _string),
-    _int("ACCORD_BATCH_SIZE", "batch_size", least=1),
-    # BLOCK 0 would wait for ever: a stop would wait for the next entry.
-    _int("ACCORD_BLOCK_MS", "block_ms", least=1),
-    _int("ACCORD_GAP_TIMEOUT_MS", "store.gap_timeout_ms", least=1),
-    _int("ACCORD_MAX_PARKED_ENTRIES", "store.max_parked_entries"),
-    _int("ACCORD_MAX_PARKED_BYTES", "store.max_parked_bytes"),
-    _int("ACCORD_MAX_PARTITION_PARKED_ENTRIES", "store.max_partition_parked_entries"),
-    _int("ACCORD_MAX_PARTITION_PARKED_BYTES", "store.max_partition_parked_bytes"),
-    _int("ACCORD_DELIVERY_LIMIT", "store.delivery_limit"),
-    _int("ACCORD_RECLAIM_IDLE_MS", "reclaim_idle_ms", least=1),
-    _int("ACCORD_PRUNE_IDLE_MS", "prune_idle_ms"),
-    _int("ACCORD_STATE_CACHE_SIZE", "store.cache_size"),
-    Variable("ACCORD_STATE_CACHE_MB", "store.cache_bytes", _mebibytes),
-    _int("ACCORD_GC_THRESHOLD", "gc_threshold"),
-    _int("ACCORD_SWEEP_INTERVAL_MS", "sweep_interval_ms", least=1),
-    Variable("ACCORD_DEFAULT_TIMEZONE", "default_timezone", _string),
-    Variable("ACCORD_LOG_LEVEL", "log_level", _log_level),
-    _int("ACCORD_METRICS_PORT", "metrics_port"),
-    Variable("ACCORD_METRICS_HOST", "metrics_host", _string),
-    # The budget first: an explicit length below overrides what it derives.
-    Variable(
-        "ACCORD_STREAMS_MEMORY_MB",
-        ("store.events_maxlen", "store.dead_letters_maxlen"),
-        _streams_memory,
-    ),
-    _int("ACCORD_EVENTS_MAXLEN", "store.events_maxlen"),
-    _int("ACCORD_DEAD_LETTERS_MAXLEN", "store.dead_letters_maxlen"),
-    Variable("ACCORD_DEAD_LETTER_KEEP_TEXT", "store.dead_letter_keep_text", _flag),
-    # Retention (docs/operations.md, "Memory model"): 0, the default, keeps everything.
-    _int("ACCORD_RECORD_RETENTION_MS", "store.record_retention_ms"),
-    _int("ACCORD_SESSION_RETENTION_MS", "store.session_retention_ms"),
-    _int("ACCORD_TRIM_INTERVAL_MS", "store.trim_interval_ms"),
-    _int("ACCORD_MAX_RECORDS_PER_SCOPE", "policy.max_records_per_scope", least=1),
-    _int("ACCORD_MAX_TERMS_CHARS", "policy.max_terms_chars", least=1),
-    _int("ACCORD_MAX_TODO_STATE_BYTES", "policy.max_todo_state_bytes"),
-    _int("ACCORD_MAX_ENTRY_BYTES", "store.limits.max_entry_bytes", least=1),
-    _int("ACCORD_MAX_TEXT_BYTES", "store.limits.max_text_bytes", least=1),
-    _int("ACCORD_MAX_TODOS", "store.limits.max_todos"),
-    _int("ACCORD_MAX_TODO_CONTENT_BYTES", "store.limits.max_todo_content_bytes", least=1),
-    _int("ACCORD_MAX_ARGUMENT_BYTES", "store.limits.max_argument_bytes", least=1),
-    _int("ACCORD_MAX_TS_BEHIND_S", "store.limits.max_ts_behind_s"),
-    _int("ACCORD_MAX_TS_AHEAD_S", "store.limits.max_ts_ahead_s"),
-)
-
-# Variables that no longer exist: set to anything but their one remaining meaning, the
-# worker would silently run otherwise than asked, so it refuses to start.
-REMOVED: dict[str, tuple[str, str]] = {
-    "ACCORD_READER": (
-        "merged",
-        (
-            "the FastStream per-stream subscribers were removed, every worker reads with"
-            " the merged reader (docs/store.md, 'Reading the input streams'): unset it"
-        ),
-    ),
-}
-
-
-def _refuse_removed(env: Mapping[str, str]) -> None:
-    for name, (harmless, why) in REMOVED.items():
-        raw = env.get(name, "")
-        if raw not in {"", harmless}:
-            raise ValueError(f"{name}={raw}: {why}")
 
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")

@@ -20,7 +20,8 @@ from contracts.codec import Limits
 from core.lifecycle.context import Policy
 from store.config import StoreConfig
 from tests.support.paths import ROOT
-from worker.settings import REMOVED, VARIABLES, Settings, Variable
+from worker.settings import Settings
+from worker.variables import REMOVED, VARIABLES, Variable
 
 INTEGERS = [v for v in VARIABLES if v.least is not None]
 
