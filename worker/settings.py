@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from core.lifecycle.context import Policy
+from core.lifecycle.todo import ITEM_OVERHEAD_BYTES
 from store.config import StoreConfig
 from worker.variables import VARIABLES, refuse_removed
 
@@ -263,6 +264,14 @@ def _paired(s: Settings) -> str | None:
         return (
             f"ACCORD_BLOCK_MS={s.block_ms} must be below ACCORD_RECLAIM_IDLE_MS="
             f"{s.reclaim_idle_ms}: a live worker's entries would be reclaimed from it"
+        )
+    one_item = s.store.limits.max_todo_content_bytes + ITEM_OVERHEAD_BYTES
+    if s.policy.max_todo_state_bytes < one_item:
+        return (
+            f"ACCORD_MAX_TODO_STATE_BYTES={s.policy.max_todo_state_bytes} is below one todo"
+            f" item at ACCORD_MAX_TODO_CONTENT_BYTES={s.store.limits.max_todo_content_bytes}"
+            f" (+{ITEM_OVERHEAD_BYTES}): a session's todos could not be tracked, so no"
+            f" agreement could be bound to one (use at least {one_item})"
         )
     if s.store.delivery_limit < 2:
         return (

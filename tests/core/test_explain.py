@@ -414,18 +414,22 @@ def test_an_amendment_revision_stored_without_its_amendment_still_explains_r16()
 
 
 def test_the_view_document_carries_pending_amendments_r6_r17() -> None:
-    """R17 in the stored view: the document read at an instant gives the core's view,
-    pending amendments included, for the amending session only."""
+    """R6, R17 in the stored view: read at an instant, the document shows the agreement
+    as current to every session, its pending amendment to the amending session only,
+    and neither once the agreement's deadline has passed (R9)."""
     talk = Conversation()
     record_id = created(talk.say("Let's agree: send the summary within 30 minutes."))
     talk.agent_accepts(record_id)
     talk.say("I accept this agreement.")
     talk.say("Let's change our agreement: send the full draft within 2 hours.", session="s2")
     document = scope_view_document(talk.scope)
-    for session in ("s1", "s2"):
-        for at in (talk.now, talk.now + timedelta(minutes=31)):
-            assert session_view_as_of(document, session, at) == session_view(
-                talk.scope, session, at
-            )
     assert [a.session_id for a in document.amendments] == ["s2"]
-    assert session_view_as_of(document, "s2", talk.now).pending_amendments[0].revision == 4
+    s1, s2 = (session_view_as_of(document, s, talk.now) for s in ("s1", "s2"))
+    assert [a.record_id for a in s1.current_agreements] == [record_id], "terms stay current"
+    assert [a.record_id for a in s2.current_agreements] == [record_id]
+    assert s1.pending_amendments == (), "only the amending session sees the amendment"
+    assert [(a.record_id, a.revision) for a in s2.pending_amendments] == [(record_id, 4)]
+    later = talk.now + timedelta(minutes=31)  # past the agreement's 30-minute deadline
+    for session in ("s1", "s2"):
+        gone = session_view_as_of(document, session, later)
+        assert (gone.current_agreements, gone.pending_amendments) == ((), ())

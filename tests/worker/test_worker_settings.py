@@ -103,6 +103,14 @@ def test_an_empty_variable_is_unset() -> None:
         ({"ACCORD_METRICS_PORT": "70000"}, "ACCORD_METRICS_PORT must be a TCP port"),
         ({"ACCORD_READER": "faststream"}, "ACCORD_READER=faststream: the FastStream"),
         (
+            {"ACCORD_MAX_TODO_STATE_BYTES": "0"},
+            "ACCORD_MAX_TODO_STATE_BYTES=0 is below one todo item",
+        ),
+        (
+            {"ACCORD_MAX_TODO_STATE_BYTES": "2000", "ACCORD_MAX_TODO_CONTENT_BYTES": "2048"},
+            "(use at least 2073)",
+        ),
+        (
             {"REDIS_URL": "rediss://h:1/0?ssl_cert_reqs=none"},
             "REDIS_URL turns TLS verification off (ssl_cert_reqs=none)",
         ),
