@@ -256,11 +256,14 @@ async def test_live_record_cap_refuses_a_proposal_with_an_event_across_sessions(
 async def test_stored_todo_state_is_capped_and_a_bound_item_still_delivers_r11_r12(
     client: redis.asyncio.Redis,
 ) -> None:
-    """ACCORD_MAX_TODO_STATE_BYTES=200: a write of 20 fillers and the bound item stores
+    """ACCORD_MAX_TODO_STATE_BYTES=200 (with 100-byte todo contents, so one item fits): a
+    write of 20 fillers and the bound item stores
     the bound item and the fillers that fit before it (counted bytes within the limit),
     says so in a `todo_state_capped` warning with counts only, and completing the bound
     item in the next oversize write still fulfils the open agreement (R12)."""
-    settings = Settings.from_env({"ACCORD_MAX_TODO_STATE_BYTES": "200"})
+    settings = Settings.from_env(
+        {"ACCORD_MAX_TODO_STATE_BYTES": "200", "ACCORD_MAX_TODO_CONTENT_BYTES": "100"}
+    )
     assert settings.policy.max_todo_state_bytes == 200
     fillers = [f"filler {n:02d} " + "x" * 40 for n in range(20)]
     notes = "Organize reading notes"
