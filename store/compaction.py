@@ -10,9 +10,12 @@ is still applied in order, from an empty core state (R15; docs/store.md, "Retent
 
 A session is not compacted while a record its scope keeps depends on its state (a todo
 binding whose delivery R12 verifies there: `CorePort.needs_session`), nor while entries
-are parked behind a gap (its commits keep the index); nor when it committed since the
-read (the script checks its version). A kept session is scored anew and looked at again
-after another retention.
+are parked behind a gap; nor when it committed since its score was set (the commit that
+scores a session records the version it wrote, `iv`: a commit made with retention off
+moves the version without scoring) or since the read here. A session not compacted is
+scored anew and looked at again after another retention. A member whose session hash is
+gone (an operator's DEL) or of another type is removed from the index, so it can neither
+fail nor hold up the passes after it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class Compaction(msgspec.Struct, frozen=True):
     compacted: int = 0
     kept: int = 0
     trimmed: int = 0
+    # Members of the idle index whose session hash was gone or of another type: removed.
+    stale: int = 0
 
 
 async def compact_idle_sessions(
@@ -62,14 +67,15 @@ async def compact_idle_sessions(
     args: list[Any] = [secrets.token_hex(8) + ".c", now_ms]
     for n, (agent_id, user_id, session_id) in enumerate(ids):
         version, scope_raw = replies[2 * n], replies[2 * n + 1]
-        if isinstance(version, Exception) or isinstance(scope_raw, Exception):
-            continue  # a key of another type: the script would pass over it too
+        # No session there, or a key of another type: sent with no version read, for
+        # the script to remove its member from the index if it is still stale then.
+        read = version if isinstance(version, bytes) else b""
+        compact = bool(read) and not isinstance(scope_raw, Exception)
+        compact = compact and not _needed(core, scope_raw, ids[n])
         session_keys.append(keys.session_key(partition, agent_id, user_id, session_id))
-        args += [version or b"", members[n], "0" if _needed(core, scope_raw, ids[n]) else "1"]
-    if not session_keys:
-        return Compaction()
-    compacted, kept = await COMPACT.run(redis, [index, *session_keys], args)
-    return Compaction(int(compacted), int(kept))
+        args += [read, members[n], "1" if compact else "0"]
+    compacted, kept, stale = await COMPACT.run(redis, [index, *session_keys], args)
+    return Compaction(int(compacted), int(kept), stale=int(stale))
 
 
 def _needed(core: CorePort[Any, Any], scope_raw: bytes | None, ids: tuple[str, str, str]) -> bool:

@@ -97,12 +97,13 @@ class Sweeper:
             self.metrics.count_events(events)
             log_events(self.log, events)
         retained = await self._step("retention_failed", partition, target.retain)
-        if retained and (retained.compacted or retained.trimmed):
+        if retained and (retained.compacted or retained.trimmed or retained.stale):
             self.log.info(
                 "retention",
                 partition=partition,
                 sessions_compacted=retained.compacted,
                 entries_trimmed=retained.trimmed,
+                stale_members_removed=retained.stale,
             )
         for (agent_id, user_id), reason in target.take_isolated().items():
             self.log.error(

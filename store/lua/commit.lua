@@ -186,8 +186,13 @@ local function write_session(s)
     redis.call('HSET', key, 'n', s.n, 'v', s.nv)
   end
   if s.kk then redis.call('HSET', key, 'k', s.kk) end
-  -- Session retention: when the session last committed (store/compaction.py).
-  if s.im then redis.call('ZADD', KEYS[plan.yk], server_ms(), s.im) end
+  -- Session retention: when the session last committed, and the version that commit
+  -- wrote (`iv`): compaction passes over a session whose version is not `iv`, moved by
+  -- a commit that did not score it (retention off there). Nothing extra when off.
+  if s.im then
+    redis.call('ZADD', KEYS[plan.yk], server_ms(), s.im)
+    redis.call('HSET', key, 'iv', s.nv)
+  end
   local ps = s.ps or {}
   if #ps > 0 then
     local fields = {}

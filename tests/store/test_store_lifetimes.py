@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 import redis.asyncio
 from accord_harness.reading import read_new
-from accord_harness.store_harness import chat, result
+from accord_harness.store_harness import call, chat, result
 
 from contracts.outputs import StateChanged
 from contracts.streams import GROUP
+from contracts.tools import ACCEPT_TOOL_NAME
 from store import keys
 from store.config import StoreConfig
 from store.processor import BatchReport, PartitionProcessor
@@ -36,7 +37,9 @@ async def send(
     client: redis.asyncio.Redis, processor: PartitionProcessor[Any, Any], *documents: Any
 ) -> BatchReport:
     for document in documents:
-        stream = "tool-result:{0}" if document["type"] == "tool_result" else "chat-turn:{0}"
+        stream = {"tool_result": "tool-result:{0}", "tool_call": "tool-call:{0}"}.get(
+            document["type"], "chat-turn:{0}"
+        )
         await client.xadd(stream, {"__data__": json.dumps(document)})
     return await processor.process(await read_new(client, 0, GROUP, "c"))
 
@@ -172,3 +175,94 @@ async def test_a_session_with_parked_entries_is_not_compacted(
     report = await send(client, processor, chat(SCOPE, "s", 2, "hi"))
     assert report.outcomes == {"applied": 1, "drained": 1}
     assert len(changes(report)) == 1
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_stale_members_of_the_idle_index_are_removed_and_block_nothing(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: a member of the idle index whose session hash is gone (an operator's DEL) or
+    holds another type, at the head of the index, is removed from it; the idle session
+    behind it is compacted in the same pass, to its watermark, and the next pass has
+    nothing left to fail on."""
+    processor = PartitionProcessor(client, 0, Engine(), StoreConfig(session_retention_ms=1000))
+    for session in ("gone", "typed", "s"):
+        await send(client, processor, result(SCOPE, session, 1), chat(SCOPE, session, 2, "hi"))
+    index = keys.idle_key(0)
+    await client.zadd(index, {keys.session_member(*SCOPE, "gone"): 1})
+    await client.zadd(index, {keys.session_member(*SCOPE, "typed"): 2})
+    await client.delete(keys.session_key(0, *SCOPE, "gone"))
+    typed = keys.session_key(0, *SCOPE, "typed")
+    await client.delete(typed)
+    await client.set(typed, "not a hash")
+    done = await processor.retain(now_ms=LATER_MS)
+    assert (done.compacted, done.kept, done.stale) == (1, 0, 2)
+    assert await client.zrange(index, 0, -1) == []
+    assert await session_fields(client, "gone") == {}
+    assert await client.get(typed) == b"not a hash"
+    compacted = await session_fields(client)
+    assert "c" not in compacted
+    assert compacted["n"] == b"3"
+    assert await processor.retain(now_ms=LATER_MS) == type(done)()
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_session_committed_with_retention_off_is_not_compacted_on_its_old_score(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R11, R15: a commit made with session retention off (another worker's setting, or
+    this one's before) moves the session's version without scoring it. The pass that
+    finds it under its old score does not compact it but scores it anew, so a todo
+    proposal right after still binds to the todo its session tracks; a session left
+    idle for another retention after that is compacted."""
+    config = StoreConfig(session_retention_ms=1000)
+    on = PartitionProcessor(client, 0, Engine(), config)
+    off = PartitionProcessor(client, 0, Engine(), StoreConfig())
+    await send(client, on, result(SCOPE, "s", 1), result(SCOPE, "u", 1))
+    await send(client, off, result(SCOPE, "s", 2), result(SCOPE, "u", 2))
+    done = await on.retain(now_ms=LATER_MS)
+    assert (done.compacted, done.kept) == (0, 2)
+    assert "c" in await session_fields(client)
+    assert "c" in await session_fields(client, "u")
+    index = keys.idle_key(0)
+    assert await client.zscore(index, keys.session_member(*SCOPE, "u")) == LATER_MS
+    bound = 'Let\'s agree: mark todo "notes" as completed.'
+    report = await send(client, on, chat(SCOPE, "s", 3, bound))
+    record = await record_history(client, 0, changes(report)[0].record_id)
+    assert record is not None
+    assert record.binding is not None, "the todo tracking was kept"
+    done = await on.retain(now_ms=LATER_MS + config.session_retention_ms)
+    assert (done.compacted, done.kept) == (1, 1)
+    assert "c" not in await session_fields(client, "u")
+    assert "c" in await session_fields(client), "a kept record is bound to it"
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_session_a_pending_amendment_is_bound_to_keeps_its_todo_state(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R11, R12: an amendment proposed in another session than its record's, bound to a
+    todo of that session, keeps that session's todo tracking however long it is idle
+    (the amendment's delivery is verified there); the record's own session, on which
+    nothing kept depends, is compacted."""
+    processor = PartitionProcessor(client, 0, Engine(), StoreConfig(session_retention_ms=1000))
+    first = await send(client, processor, chat(SCOPE, "s1", 1, PROPOSE))
+    record_id = changes(first)[0].record_id
+    accept = {"record_id": record_id, "expected_revision": 1}
+    await send(client, processor, call(SCOPE, "s1", 2, ACCEPT_TOOL_NAME, accept))
+    await send(client, processor, chat(SCOPE, "s1", 3, "I accept this agreement."))
+    amend = 'Let\'s change our agreement: mark todo "notes" as completed.'
+    await send(client, processor, result(SCOPE, "s2", 1), chat(SCOPE, "s2", 2, amend))
+    record = await record_history(client, 0, record_id)
+    assert record is not None
+    assert record.binding is None
+    assert record.amendment is not None
+    assert record.amendment.binding is not None
+    assert record.amendment.binding.session_id == "s2"
+    done = await processor.retain(now_ms=LATER_MS)
+    assert (done.compacted, done.kept) == (1, 1)
+    assert "c" in await session_fields(client, "s2")
+    assert "c" not in await session_fields(client, "s1")
