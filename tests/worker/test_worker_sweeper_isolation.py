@@ -103,7 +103,8 @@ async def test_the_sweeper_trims_and_compacts_as_configured_and_logs_it(
 ) -> None:
     """R15: with ACCORD_TRIM_INTERVAL_MS and ACCORD_SESSION_RETENTION_MS set, a sweep
     trims the applied input entry and compacts the idle session (its next seq stays),
-    and logs both; the next sweep within the interval trims nothing more."""
+    and logs both; an entry applied after that stays through a sweep within the
+    interval (the trim runs once per interval, not once per sweep)."""
     config = StoreConfig(partitions=1, trim_interval_ms=3_600_000, session_retention_ms=1)
     store = PartitionProcessor(client, 0, FakeCore(), config)
     await client.xadd("chat-turn:{0}", {DATA_FIELD: json.dumps(chat(("a", "u"), "s", 1, "hi"))})
@@ -123,6 +124,14 @@ async def test_the_sweeper_trims_and_compacts_as_configured_and_logs_it(
     session: Any = await client.hgetall(keys.session_key(0, "a", "u", "s"))
     assert session[b"n"] == b"2"
     assert b"c" not in session
+    await client.xadd("chat-turn:{0}", {DATA_FIELD: json.dumps(chat(("a", "u"), "s", 2, "hi"))})
+    await store.process(await read_new(client, 0, GROUP, "c"))
+    pending: Any = await client.xpending("chat-turn:{0}", GROUP)
+    assert pending["pending"] == 0, "applied and acked: below every group's bound"
+    await sweeper.sweep_once()
+    trimmed = [f["entries_trimmed"] for _, event, f in log.calls if event == "retention"]
+    assert sum(trimmed) == 0
+    assert await client.xlen("chat-turn:{0}") == 1
 
 
 @pytest.mark.redis
