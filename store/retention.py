@@ -63,7 +63,8 @@ async def _group_bounds(redis: AnyRedis, stream: str, group: str) -> list[tuple[
         bounds.append((EntryId.parse(info["last-delivered-id"]).successor(), name))
         if int(info["pending"]):
             summary: Any = await redis.xpending(stream, name)
-            bounds.append((EntryId.parse(summary["min"]), name))
+            if summary["min"] is not None:  # None: acked since XINFO (applied or parked)
+                bounds.append((EntryId.parse(summary["min"]), name))
     return bounds
 
 
@@ -94,15 +95,18 @@ async def trim_partition(
 
     With `dry_run`, nothing is removed: `removed` counts the entries that would be. The
     bound is computed before the trim; entries only ever become finished, so a bound
-    that is a moment old is still safe.
+    that is a moment old is still safe. The parked bound is read after the group bounds,
+    per stream: an entry pending when the groups are read but parked (acked, in the
+    same script) before its pending list is read is below the group bounds, and only a
+    parked read made after that holds it.
     """
-    parked = await _parked_bound(redis, partition)
     trims: list[StreamTrim] = []
     for stream in input_streams(partition):
         bounds = await _group_bounds(redis, stream, group)
         if not bounds:
             trims.append(StreamTrim(stream=stream, minid=None, held_by=None, removed=0))
             continue
+        parked = await _parked_bound(redis, partition)
         if parked is not None:
             bounds.append((parked, "parked"))
         minid, held_by = min(bounds)

@@ -153,3 +153,53 @@ async def test_nothing_is_trimmed_where_accord_never_read(client: redis.asyncio.
     assert trims["chat-turn:{0}"].minid is None
     assert "chat-turn:{0}" not in await trim_applied(client, 0, GROUP)
     assert await client.xlen("chat-turn:{0}") == 1
+
+
+class ParksDuringXpending:
+    """The client, except that the first XPENDING first runs `park` (a commit that parks
+    an entry, acking it): the moment between the trim's XINFO GROUPS and its XPENDING."""
+
+    def __init__(self, client: redis.asyncio.Redis, park: Any) -> None:
+        self._client = client
+        self._park = park
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def xpending(self, *args: Any, **kwargs: Any) -> Any:
+        if self._park is not None:
+            park, self._park = self._park, None
+            await park()
+        return await self._client.xpending(*args, **kwargs)
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+@pytest.mark.parametrize("another_pending", [True, False])
+async def test_an_entry_parked_between_the_group_read_and_xpending_is_not_trimmed(
+    client: redis.asyncio.Redis, *, another_pending: bool
+) -> None:
+    """R15: seq 3 (behind a missing 2) is pending when the trim reads the groups, and
+    parked (acked) before it reads the pending list: the parked bound is read after the
+    group bounds, so it holds the entry, whether another entry is still pending (the
+    pending bound is then above seq 3) or none is (XPENDING then has no minimum)."""
+    processor = PartitionProcessor(client, 0, FakeCore(), StoreConfig())
+    await write(client, 1)
+    await processor.process(await read_new(client, 0, GROUP, "c"))
+    held = await write(client, 3)
+    batch = await read_new(client, 0, GROUP, "c")
+    if another_pending:
+        document = json.dumps(chat(SCOPE, "t", 1, "x"))
+        await client.xadd("chat-turn:{0}", {"__data__": document})
+        await read_new(client, 0, GROUP, "other")  # delivered to another consumer
+
+    async def park() -> None:
+        report = await processor.process(batch)
+        assert report.outcomes == {"parked": 1}
+
+    racing: Any = ParksDuringXpending(client, park)
+    trims = await trim_partition(racing, 0, GROUP)
+    remaining: Any = await client.xrange("chat-turn:{0}")
+    assert held in [entry_id.decode() for entry_id, _ in remaining]
+    chat_trim = next(t for t in trims if t.stream == "chat-turn:{0}")
+    assert chat_trim.held_by == "parked"
