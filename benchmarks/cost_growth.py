@@ -10,7 +10,8 @@ Chinese, two partitions, default settings), each drained by the worker as
 - base: SCOPES scopes (default 50) of 4 sessions, 1 open agreement per scope;
 - scopes x10: ten times the scopes, the same sessions per scope;
 - sessions x10: ten times the sessions per scope (40), the same scopes;
-- open x10: 10 open agreements per scope.
+- open x10: 10 open agreements per scope;
+- longer: the base's sessions ten times as long (as many entries as the x10 shapes).
 
 Each scope's agreements are opened first (proposal, the agent's accept, the user's
 confirmation) and drained unmeasured; then the ordinary blocks are written as a backlog
@@ -86,6 +87,8 @@ class Shape:
     scopes: int
     sessions_per_scope: int
     open_per_scope: int
+    # Blocks per session, as a multiple of the command line's BLOCKS.
+    length: int = 1
 
 
 def build(shape: Shape, blocks: int) -> tuple[list[Document], list[Document]]:
@@ -105,7 +108,7 @@ def build(shape: Shape, blocks: int) -> tuple[list[Document], list[Document]]:
                     session.accept(seq, 1)
                     session.say(phrases.confirm)
             opened = len(session.documents)
-            for block in range(blocks):
+            for block in range(blocks * shape.length):
                 session.say(USER[zh][block % len(USER[zh])])
                 session.say(ASSISTANT[zh], "assistant")
                 todos = [{"content": c, "status": "in_progress"} for c in TODOS[zh]]
@@ -172,6 +175,9 @@ def main(scopes: int, blocks: int, rounds: int) -> None:
         Shape("scopes", scopes * 10, 4, 1),
         Shape("sessions", scopes, 40, 1),
         Shape("open", scopes, 4, 10),
+        # The base's sessions, ten times as long: as many entries as the x10 shapes, so
+        # what a larger backlog costs by itself is told apart from more state.
+        Shape("longer", scopes, 4, 1, length=10),
     ]
     print(f"load average {os.getloadavg()[0]:.2f}; {blocks} blocks per session, {rounds} rounds")
     worker_us: dict[str, list[float]] = {s.name: [] for s in shapes}
@@ -187,14 +193,15 @@ def main(scopes: int, blocks: int, rounds: int) -> None:
                   f" {micros:6.1f} us worker + {server:5.1f} us Redis per entry")  # fmt: skip
     base_w = statistics.median(worker_us["base"])
     base_r = statistics.median(redis_us["base"])
-    print("\n| workload | scopes | sessions/scope | open/scope | entries | worker us/entry |"
-          " Redis us/entry | vs base (worker, Redis) |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| workload | scopes | sessions/scope | open/scope | blocks/session | entries |"
+          " worker us/entry | Redis us/entry | vs base (worker, Redis) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for shape in shapes:
         w = statistics.median(worker_us[shape.name])
         r = statistics.median(redis_us[shape.name])
         print(f"| {shape.name} | {shape.scopes} | {shape.sessions_per_scope} |"
-              f" {shape.open_per_scope} | {entries[shape.name]:,} | {w:.1f} | {r:.1f} |"
+              f" {shape.open_per_scope} | {blocks * shape.length} | {entries[shape.name]:,} |"
+              f" {w:.1f} | {r:.1f} |"
               f" {w / base_w:.2f}x, {r / base_r:.2f}x |")  # fmt: skip
 
 
