@@ -22,6 +22,7 @@ from contracts.outputs import StateChanged
 from contracts.streams import GROUP
 from contracts.tools import ACCEPT_TOOL_NAME
 from store import keys
+from store.compaction import Compaction
 from store.config import StoreConfig
 from store.processor import BatchReport, PartitionProcessor
 from store.reads import record_history
@@ -63,22 +64,26 @@ async def test_a_final_record_expires_after_the_retention_and_a_live_one_stays(
     client: redis.asyncio.Redis,
 ) -> None:
     """R16, R6: with record retention on, a cancelled record's key gets the retention as
-    its time to live and then goes; the open view never showed it; a proposal still
-    pending keeps its key without a time to live."""
-    config = StoreConfig(record_retention_ms=300)
-    processor = PartitionProcessor(client, 0, Engine(), config)
+    its time to live (30 s here, so a loaded machine cannot expire it before it is
+    looked at) and the open view never showed it; a proposal still pending keeps its
+    key without a time to live. With a 300 ms retention (another scope), a cancelled
+    record's key then goes, and its history says so."""
+    processor = PartitionProcessor(client, 0, Engine(), StoreConfig(record_retention_ms=30_000))
     first = await send(client, processor, chat(SCOPE, "s", 1, PROPOSE))
     cancelled = changes(first)[0].record_id
     await send(client, processor, chat(SCOPE, "s", 2, "Cancel this agreement."))
     pending = changes(await send(client, processor, chat(SCOPE, "s", 3, PROPOSE)))[0].record_id
-    cancelled_key = keys.record_key(0, cancelled)
-    assert 0 < await client.pttl(cancelled_key) <= 300
+    assert 0 < await client.pttl(keys.record_key(0, cancelled)) <= 30_000
     assert await client.pttl(keys.record_key(0, pending)) == -1, "a live record has no TTL"
     document: Any = await client.hget(keys.view_key(0, *SCOPE), "doc")
     assert cancelled not in document.decode()
     assert pending in document.decode()
-    assert await gone(client, cancelled_key)
-    assert await record_history(client, 0, cancelled) is None
+    short = PartitionProcessor(client, 0, Engine(), StoreConfig(record_retention_ms=300))
+    other = ("agent", "other")
+    expiring = changes(await send(client, short, chat(other, "s", 1, PROPOSE)))[0].record_id
+    await send(client, short, chat(other, "s", 2, "Cancel this agreement."))
+    assert await gone(client, keys.record_key(0, expiring))
+    assert await record_history(client, 0, expiring) is None
     assert (await record_history(client, 0, pending)) is not None
 
 
@@ -152,7 +157,9 @@ async def test_a_session_a_kept_record_is_bound_to_keeps_its_todo_state(
     record = await record_history(client, 0, changes(report)[0].record_id)
     assert record is not None
     assert record.binding is not None
-    assert (await processor.retain()).compacted == 0, "idle for less than the retention"
+    # Redis's clock, with a retention no loaded machine can pass in between: not looked at.
+    patient = PartitionProcessor(client, 0, Engine(), StoreConfig(session_retention_ms=60_000))
+    assert await patient.retain() == Compaction(), "idle for less than the retention"
     done = await processor.retain(now_ms=LATER_MS)
     assert (done.compacted, done.kept) == (0, 1)
     assert "c" in await session_fields(client)
