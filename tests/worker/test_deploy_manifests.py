@@ -69,8 +69,11 @@ NOT_FOR_SETTINGS = {"ACCORD_REDIS_ADDRESS", "ACCORD_REDIS_CLUSTER_ADDRESSES", "A
 
 
 def settings_variables() -> set[str]:
-    """Every environment variable worker/settings.py reads."""
-    source = (ROOT / "worker" / "settings.py").read_text()
+    """Every environment variable the worker's settings read (worker/variables.py holds
+    the table, worker/settings.py the rest)."""
+    source = "".join(
+        (ROOT / "worker" / name).read_text() for name in ("settings.py", "variables.py")
+    )
     return set(re.findall(r'"((?:ACCORD_|REDIS_)[A-Z_]+)"', source))
 
 
