@@ -5,10 +5,10 @@
 -- then per session (KEYS[i + 1]): the version the caller read ('' for none), its member
 -- in the index, and '1' to compact it or '0' to keep its state (a kept record depends on
 -- it).
--- A member whose hash is gone or holds another type is stale: it is removed from the
--- index (a later commit of the session adds it again), so it cannot hold the head of
--- the index and fail or starve every later pass. A session with a gap open (`g`:
--- entries parked) is left as it is and scored anew. A session is compacted only when it
+-- A member whose hash is gone, lacks `v` or `n`, or holds another type is stale: it is
+-- removed from the index (a later commit of the session adds it again), so it cannot
+-- hold the head of the index and fail or starve every later pass. A session with a gap
+-- open (`g`: entries parked) keeps its state and is scored anew. One is compacted only when it
 -- has not committed since its score was set: the commit that scores it records the
 -- version it wrote (`iv`), so a version other than `iv` means a commit that did not
 -- score it (one made with session retention off, on this worker or another) and a
