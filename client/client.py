@@ -30,6 +30,8 @@ class AccordClient:
     `redis` is a `redis.asyncio.Redis` or `RedisCluster` (either `decode_responses`).
     `partitions` must be the workers' `ACCORD_PARTITIONS`; `limits` their input limits,
     so an input they would dead-letter is refused here, before anything is written.
+    `functions=True` appends by `FCALL` from the function library an operator loaded
+    (Redis 7; docs/security.md, "Redis 6.2 and Redis 7") instead of EVALSHA/EVAL.
     """
 
     def __init__(  # noqa: PLR0913  (each knob is the deployment's)
@@ -42,6 +44,7 @@ class AccordClient:
         retry_backoff_s: float = 0.05,
         idempotency_window: int = 256,
         idempotency_ttl_s: int = 7 * 24 * 3600,
+        functions: bool = False,
     ) -> None:
         if not 1 <= partitions <= 16384:
             raise InvalidInputError("partitions", "must be 1 to 16384")
@@ -54,6 +57,9 @@ class AccordClient:
         self.retry_backoff_s = retry_backoff_s
         self.idempotency_window = idempotency_window
         self.idempotency_ttl_s = idempotency_ttl_s
+        # Redis 7 function mode: append by `FCALL accord_append` (loaded by an operator
+        # with `accord functions load`), so the gateway's user needs no EVAL.
+        self.functions = functions
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, **options: Any) -> AccordClient:  # noqa: ANN401  (AccordClient's keyword options)

@@ -1,4 +1,6 @@
-"""The client's one server-side script, run by EVALSHA with an EVAL fallback."""
+"""The client's one server-side script, run by EVALSHA with an EVAL fallback, or, in
+function mode (Redis 7, `AccordClient(..., functions=True)`), by `FCALL accord_append`
+from the library an operator loaded (`accord functions load`)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,21 @@ AnyRedis = Redis | RedisCluster
 
 APPEND_SOURCE = resources.files("client").joinpath("lua", "append.lua").read_text("utf-8")
 APPEND_SHA = hashlib.sha1(APPEND_SOURCE.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
+# Its name in the function library (worker/functions.py builds the library).
+APPEND_FUNCTION = "accord_append"
 
 
-async def run_append(redis: AnyRedis, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (Lua replies are untyped)
-    """EVALSHA; on NOSCRIPT (a restarted server, a new cluster node) EVAL, which caches it."""
+async def run_append(
+    redis: AnyRedis,
+    keys: list[str],
+    args: list[Any],
+    *,
+    functions: bool = False,
+) -> Any:  # noqa: ANN401  (Lua replies are untyped)
+    """FCALL in function mode; else EVALSHA, and on NOSCRIPT (a restarted server, a new
+    cluster node) EVAL, which caches it."""
+    if functions:
+        return await redis.fcall(APPEND_FUNCTION, len(keys), *keys, *args)
     try:
         return await redis.evalsha(APPEND_SHA, len(keys), *keys, *args)
     except NoScriptError:

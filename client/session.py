@@ -233,7 +233,9 @@ class Session:
         attempt = 0
         while True:
             try:
-                reply = await run_append(self.client.redis, keys, args)
+                reply = await run_append(
+                    self.client.redis, keys, args, functions=self.client.functions
+                )
                 break
             except RETRYABLE as error:
                 attempt += 1

@@ -1,14 +1,21 @@
-"""The store's Lua scripts: read once from `store/lua/`, run by EVALSHA.
+"""The store's Lua scripts: read once from `store/lua/`, run by EVALSHA, or by FCALL.
 
 On NOSCRIPT (a restarted or failed-over server, or a cluster node that has not seen
 the script yet) the script is sent once with EVAL, which also caches it there.
 Every script touches only keys of one partition (tag `{p}`), so it runs on one node
 of a cluster and never raises CROSSSLOT.
+
+Function mode (Redis 7, `ACCORD_REDIS_FUNCTIONS=1`): an operator loads every script as
+one function library (worker/functions.py, `accord functions load`), and a client marked
+by `use_functions` runs each as `FCALL accord_<name>`, so its Redis user needs `+fcall`
+and no `+eval`/`+evalsha` (deploy/redis/users-redis7.acl). Unmarked clients pay one set
+look-up per call for the choice.
 """
 
 from __future__ import annotations
 
 import hashlib
+import weakref
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -18,29 +25,54 @@ from redis.exceptions import NoScriptError
 
 AnyRedis = Redis | RedisCluster
 
+# The clients whose scripts run as loaded functions (weak: a closed client just goes).
+_FUNCTION_CLIENTS: weakref.WeakSet[Redis | RedisCluster] = weakref.WeakSet()
+
+
+def use_functions(redis: AnyRedis) -> AnyRedis:
+    """Mark `redis`: every script run through it from now on is an FCALL."""
+    _FUNCTION_CLIENTS.add(redis)
+    return redis
+
+
+def uses_functions(redis: AnyRedis) -> bool:
+    return redis in _FUNCTION_CLIENTS
+
 
 @dataclass(frozen=True, slots=True)
 class LuaScript:
     name: str
     source: str
     sha: str
+    # Only reads: loaded as a `no-writes` function (it runs on a full Redis too).
+    read_only: bool = False
 
     @classmethod
-    def load(cls, name: str) -> LuaScript:
+    def load(cls, name: str, *, read_only: bool = False) -> LuaScript:
         source = resources.files("store").joinpath("lua", f"{name}.lua").read_text("utf-8")
-        return cls(name, source, hashlib.sha1(source.encode()).hexdigest())  # noqa: S324  (Redis names scripts by SHA-1)
+        sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
+        return cls(name, source, sha, read_only)
+
+    @property
+    def function(self) -> str:
+        """Its name in the function library."""
+        return f"accord_{self.name}"
 
     async def run(self, redis: AnyRedis, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (Lua replies are untyped)
+        if redis in _FUNCTION_CLIENTS:
+            return await redis.fcall(self.function, len(keys), *keys, *args)
         try:
             return await redis.evalsha(self.sha, len(keys), *keys, *args)
         except NoScriptError:
             return await redis.eval(self.source, len(keys), *keys, *args)
 
 
-LOAD = LuaScript.load("load")
+LOAD = LuaScript.load("load", read_only=True)
 COMMIT = LuaScript.load("commit")
 REQUEUE = LuaScript.load("requeue")
 RECLAIM = LuaScript.load("reclaim")
 LEASE = LuaScript.load("lease")
 MEMBERS = LuaScript.load("members")
 COMPACT = LuaScript.load("compact")
+# Every script above: the function library is made of these (and the client's append).
+SCRIPTS = (LOAD, COMMIT, REQUEUE, RECLAIM, LEASE, MEMBERS, COMPACT)

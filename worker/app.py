@@ -30,6 +30,7 @@ from store.scripts import AnyRedis
 from worker.connection import DEFAULT_URL, broker_connection_options, connect
 from worker.consumer import Dispatcher, Processor
 from worker.engine import Engine
+from worker.functions import LibraryMismatch, check_library
 from worker.health import Health, Watchdog, start_http
 from worker.merged_reader import merged_loop
 from worker.observability import FRAMEWORK_LOGGER, Metrics, get_logger
@@ -132,7 +133,7 @@ class Worker:
         """Run until SIGINT/SIGTERM (graceful) or a fatal condition; the exit code."""
         try:
             await self.app.run()
-        except LayoutMismatch as error:
+        except (LayoutMismatch, LibraryMismatch) as error:
             # A configuration error, like a bad setting: one line, exit 2.
             self.log.critical("worker_refused", error=str(error))
             await self._abandon()
@@ -277,6 +278,9 @@ def _wire_lifecycle(worker: Worker) -> None:
     async def create_groups() -> None:
         # First the layout: a worker with another partition count must not read a thing.
         await claim_layout(worker.redis, settings.partitions, settings.group)
+        if settings.redis_functions:
+            # Nor may one call functions of another release (or none at all).
+            await check_library(worker.redis)
         # At id 0 before anything reads: entries written before the first start count.
         created = await ensure_groups(worker.redis, settings.served(), settings.group)
         worker.log.info(

@@ -21,7 +21,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
-from store.scripts import AnyRedis
+from store.scripts import AnyRedis, use_functions
 from worker.settings import Settings
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
@@ -75,9 +75,13 @@ def answer_options(timeout_s: float) -> dict[str, Any]:
 
 
 def connect(settings: Settings, *, timeout_s: float | None = None) -> AnyRedis:
-    """The client for `settings`; with `timeout_s`, no answer waits longer than that."""
+    """The client for `settings`; with `timeout_s`, no answer waits longer than that.
+    In function mode its scripts run by FCALL (store/scripts.py)."""
     url = settings.redis_url or DEFAULT_URL
     options = quiet_options() | (answer_options(timeout_s) if timeout_s is not None else {})
-    if settings.redis_cluster:
-        return RedisCluster.from_url(url, **options)
-    return Redis.from_url(url, **options)
+    redis: AnyRedis = (
+        RedisCluster.from_url(url, **options)
+        if settings.redis_cluster
+        else Redis.from_url(url, **options)
+    )
+    return use_functions(redis) if settings.redis_functions else redis

@@ -108,6 +108,9 @@ class Settings:
     # A REDIS_URL that turns TLS certificate or host-name verification off is refused
     # unless this is set (a test rig with a throwaway certificate, never production).
     redis_insecure_tls: bool = False
+    # Redis 7 function mode: every script runs as `FCALL accord_<name>` from the library
+    # an operator loaded (`accord functions load`), so the Redis user needs no EVAL.
+    redis_functions: bool = False
     # The store's own configuration (partitions, group, gap timeout, delivery limit,
     # output stream lengths, input limits, state cache) and the core's scope limits.
     store: StoreConfig = field(default_factory=StoreConfig)

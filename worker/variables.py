@@ -85,6 +85,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("REDIS_URL", "redis_url", _string),
     Variable("ACCORD_REDIS_CLUSTER", "redis_cluster", _flag),
     Variable("ACCORD_REDIS_INSECURE_TLS", "redis_insecure_tls", _flag),
+    Variable("ACCORD_REDIS_FUNCTIONS", "redis_functions", _flag),
     _int("ACCORD_PARTITIONS", "store.partitions", least=1),
     Variable("ACCORD_SERVE_PARTITIONS", "serve_partitions", _partition_list),
     # Workers beat every quarter of it: shorter, and a busy process loses its leases.

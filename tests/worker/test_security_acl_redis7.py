@@ -9,10 +9,17 @@ user append inputs, wait for the accept tool's outcome and read the view, while 
 and any read of an input stream are still refused (docs/security.md, "Redis 6.2 and
 Redis 7"). Run on Debian's `redis-server` (7.x), which `./dev test` installs; without
 it these tests fail with a message saying so, like the TLS tests.
+
+The Redis 7 variant also runs no script by EVAL: the worker and the gateway run in
+function mode (ACCORD_REDIS_FUNCTIONS=1, `AccordClient(functions=True)`), calling the
+library an operator loaded (`accord functions load` as `ops`) by FCALL, so `accord` and
+`gateway` hold `+fcall` instead of `+eval +evalsha`: neither can run Lua of its own (a
+busy loop that blocks Redis), nor load any.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import AsyncIterator, Iterator
@@ -25,11 +32,15 @@ import redis
 import redis.asyncio
 
 from client import AccordClient
+from client.scripts import APPEND_SOURCE
 from contracts.streams import DATA_FIELD, stream_name
+from store.scripts import SCRIPTS
+from tests.support.cli_kit import accord_here, accord_process, command_env
 from tests.support.paths import DEPLOY
 from tests.support.redis_deploy_kit import ACL, PASSWORDS, assert_refused, production_redis
-from tests.support.worker_kit import running_worker, worker_settings
+from tests.support.worker_kit import running_worker, worker_env, worker_settings
 from worker.connection import quiet_options
+from worker.functions import LIBRARY, VERSION, function_names, library_source
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
 
@@ -71,47 +82,74 @@ def url(port: int, user: str) -> str:
 @pytest.fixture
 def ops(port: int) -> Iterator[redis.Redis]:
     client = redis.Redis.from_url(url(port, "ops"), **quiet_options())
-    client.flushall()
+    client.flushall()  # (functions survive it)
     client.acl_log_reset()
+    client.config_resetstat()
     yield client
     client.close()
 
 
 @pytest_asyncio.fixture
 async def gateway(port: int, ops: redis.Redis) -> AsyncIterator[AccordClient]:  # noqa: ARG001  (ops flushes first)
-    client = AccordClient(redis.asyncio.Redis.from_url(url(port, "gateway"), **quiet_options()))
+    client = AccordClient(
+        redis.asyncio.Redis.from_url(url(port, "gateway"), **quiet_options()), functions=True
+    )
     yield client
     await client.aclose()
 
 
-def test_the_variant_differs_from_users_acl_only_by_the_gateways_read_selector() -> None:
-    """The two files cannot drift: every user but `gateway` is the same line, and the
-    Redis 7 `gateway` is the 6.2 one plus one selector: read-only keys of the events,
-    views and records, with only the read commands the client library sends."""
+@pytest.fixture
+def library(port: int, ops: redis.Redis) -> str:  # noqa: ARG001  (ops flushes first)
+    """This release's function library, loaded by an operator: `accord functions load`
+    as `ops`; its version."""
+    loaded = accord_here("functions", "load", "--json", env=command_env(url(port, "ops")))
+    assert loaded.returncode == 0, loaded.stderr
+    version: str = json.loads(loaded.stdout)["version"]
+    return version
+
+
+def test_the_variant_differs_from_users_acl_by_fcall_and_the_gateways_read_selector() -> None:
+    """The two files cannot drift: every user is the same line but two. `accord` and
+    `gateway` hold `+fcall` where 6.2 grants `+eval +evalsha` (they run the loaded
+    functions only, 6.2 has none), and the Redis 7 `gateway` adds one selector:
+    read-only keys of the events, views and records, with only the read commands the
+    client library sends."""
     six = dict(line.split(" ", 2)[1:] for line in ACL.read_text().splitlines() if line)
     seven = dict(line.split(" ", 2)[1:] for line in ACL7.read_text().splitlines() if line)
     assert six.keys() == seven.keys()
-    assert {u: r for u, r in six.items() if u != "gateway"} == {
-        u: r for u, r in seven.items() if u != "gateway"
+    scripted = {"accord", "gateway"}
+    assert {u: r for u, r in six.items() if u not in scripted} == {
+        u: r for u, r in seven.items() if u not in scripted
     }
     root, selector = seven["gateway"].split(" (", 1)
-    assert root == six["gateway"]
+    for user, rules in [("accord", seven["accord"]), ("gateway", root)]:
+        assert rules.split() == _with_fcall(six[user].split()), user
     assert selector.rstrip(")").split() == [
         "%R~agreement-events:{*}", "%R~view:{*}:*", "%R~record:{*}:*", "resetchannels",
         "-@all", "+xread", "+hget", "+hmget", "+get",
     ]  # fmt: skip
 
 
+def _with_fcall(rules: list[str]) -> list[str]:
+    """6.2's rules with its first `+eval`/`+evalsha` turned into `+fcall`, the other gone."""
+    at = min(rules.index("+eval"), rules.index("+evalsha"))
+    kept = [rule for rule in rules if rule not in {"+eval", "+evalsha"}]
+    return [*kept[:at], "+fcall", *kept[at:]]
+
+
 @pytest.mark.asyncio
 async def test_one_gateway_user_appends_waits_for_the_outcome_and_reads_the_view_r3_r6(
-    port: int, ops: redis.Redis, gateway: AccordClient
+    port: int, ops: redis.Redis, library: str, gateway: AccordClient
 ) -> None:
     """With the gateway's one credential: the user's proposal is appended, the agent's
     accept call is appended and its outcome read from the event stream (R3), the view
     read shows the agreement awaiting the user (R6), then open once the user confirms;
-    the record's explanation is readable. Nothing was refused (ACL LOG is empty)."""
+    the record's explanation is readable. A whole worker (as `accord`) and the gateway
+    run in function mode: every script ran by FCALL, none by EVAL or EVALSHA, and nothing
+    was refused (ACL LOG is empty)."""
+    assert library == VERSION
     session = gateway.session("a1", "u1", "acl7")
-    async with running_worker(worker_settings(url(port, "accord"))):
+    async with running_worker(worker_settings(url(port, "accord"), redis_functions=True)):
         proposed = await session.user("Let's agree: reply in metric units.")
         await session.wait_applied(proposed.seq, timeout=90)
         [pending] = (await session.view()).pending_proposals
@@ -125,6 +163,9 @@ async def test_one_gateway_user_appends_waits_for_the_outcome_and_reads_the_view
         assert explained.state == "open"
     log: Any = ops.acl_log()
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+    stats: Any = ops.info("commandstats")
+    assert stats["cmdstat_fcall"]["calls"] > 0
+    assert not {"cmdstat_eval", "cmdstat_evalsha"} & stats.keys()
 
 
 FORGED_EVENT = '{"type": "agreement.state_changed", "record_id": "agr-0", "state": "open"}'
@@ -164,3 +205,99 @@ def test_the_redis7_gateway_still_cannot_write_events_views_or_records(
     assert (ops.xlen(CHAT), ops.xlen(EVENTS)) == (1, 1)
     assert (ops.hget(VIEW, "doc"), ops.get(RECORD)) == (b"kept", b"kept")
     assert not ops.exists("scope:{0}:x")
+
+
+# Every script the worker and the gateway run, and the script commands themselves: with
+# `+fcall` and no `+eval`/`+evalsha`, neither user runs or loads Lua of its own.
+SCRIPT_SOURCES = [(s.name, s.source) for s in SCRIPTS] + [("append", APPEND_SOURCE)]
+SCRIPTED: list[tuple[str, ...]] = [
+    *(("EVAL", source, "0") for _, source in SCRIPT_SOURCES),
+    ("EVAL", "while true do end", "0"),
+    ("EVALSHA", SCRIPTS[0].sha, "0"),
+    ("SCRIPT", "LOAD", "return 1"),
+    ("FUNCTION", "LOAD", "REPLACE", "#!lua name=mine\nredis.register_function('f', load)"),
+    ("FUNCTION", "DELETE", LIBRARY),
+    ("FUNCTION", "FLUSH"),
+]
+SCRIPTED_IDS = [*(f"EVAL {name}" for name, _ in SCRIPT_SOURCES), "EVAL loop", "EVALSHA",
+                "SCRIPT LOAD", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH"]  # fmt: skip
+
+
+@pytest.mark.parametrize("user", ["accord", "gateway"])
+@pytest.mark.parametrize("command", SCRIPTED, ids=SCRIPTED_IDS)
+def test_neither_the_worker_nor_the_gateway_runs_or_loads_a_script_of_its_own(
+    port: int, library: str, user: str, command: tuple[str, ...]
+) -> None:
+    """EVAL of any of accord's scripts (or of a busy loop), EVALSHA, SCRIPT LOAD and any
+    change to the function library are refused to both users; the loaded library is
+    still there afterwards and FCALL of it is allowed."""
+    assert_refused(redis.Redis.from_url(url(port, user), **quiet_options()), command)
+    client = redis.Redis.from_url(url(port, user), **quiet_options())
+    try:
+        assert client.fcall("accord_version", 0) == library.encode()
+    finally:
+        client.close()
+
+
+def test_functions_load_loads_the_library_as_ops_and_is_refused_to_the_worker(
+    port: int, ops: redis.Redis
+) -> None:
+    """`accord functions load` as `ops` loads this release's library, every function
+    named (FUNCTION LIST agrees), and loads it again over an older one (REPLACE); as
+    `accord` it is refused with one line and exit 2, and nothing is loaded."""
+    ops.function_flush()
+    refused = accord_here("functions", "load", env=command_env(url(port, "accord")))
+    assert refused.returncode == 2
+    assert [line for line in refused.stderr.splitlines() if line.strip()] == [
+        refused.stderr.strip()
+    ]
+    assert "may not load functions" in refused.stderr
+    assert ops.function_list() == []
+    ops.function_load(OLDER_LIBRARY)
+    loaded = accord_here("functions", "load", "--json", env=command_env(url(port, "ops")))
+    assert loaded.returncode == 0, loaded.stderr
+    assert json.loads(loaded.stdout) == {
+        "library": LIBRARY, "version": VERSION, "functions": function_names(),
+    }  # fmt: skip
+    libraries: Any = ops.function_list(library=LIBRARY, withcode=True)
+    [listed] = libraries
+    entry = dict(zip(listed[::2], listed[1::2], strict=True))
+    assert entry[b"library_code"].decode() == library_source()
+    names = [dict(zip(f[::2], f[1::2], strict=True))[b"name"].decode() for f in entry[b"functions"]]
+    assert sorted(names) == sorted(function_names())
+    human = accord_here("functions", "load", env=command_env(url(port, "ops")))
+    assert human.stdout.strip() == (
+        f"loaded function library {LIBRARY} {VERSION} ({len(function_names())} functions)"
+    )
+
+
+# An earlier release's library: the same name, another version.
+OLDER_LIBRARY = (
+    f"#!lua name={LIBRARY}\n"
+    "redis.register_function{function_name='accord_version', flags={'no-writes'},\n"
+    "callback=function(KEYS, ARGV) return '0123456789abcdef' end}\n"
+)
+
+
+@pytest.mark.parametrize("loaded", ["missing", "older"])
+def test_a_worker_in_function_mode_refuses_a_missing_or_older_library(
+    port: int, ops: redis.Redis, loaded: str
+) -> None:
+    """`accord worker` with ACCORD_REDIS_FUNCTIONS=1, as `accord`, against no library or
+    another release's: one line naming the cause and the command that fixes it, exit 2,
+    and nothing read (the consumer groups were not created)."""
+    ops.function_flush()
+    if loaded == "older":
+        ops.function_load(OLDER_LIBRARY)
+    env = worker_env(url(port, "accord"), ACCORD_REDIS_FUNCTIONS="1")
+    done = accord_process("worker", env=env, timeout=120)
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert done.returncode == 2, lines
+    assert len(lines) == 1, lines
+    assert "accord functions load" in lines[0]
+    if loaded == "older":
+        assert "0123456789abcdef" in lines[0]
+        assert VERSION in lines[0]
+    else:
+        assert "no accord function library is loaded" in lines[0]
+    assert ops.exists(CHAT) == 0

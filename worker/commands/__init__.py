@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
         dlq,
         events,
         explain,
+        functions,
         history,
         recognize,
         replay,
@@ -42,6 +43,7 @@ def register(app: typer.Typer) -> None:
     dlq.register(app)
     events.register(app)
     explain.register(app)
+    functions.register(app)
     history.register(app)
     recognize.register(app)
     replay.register(app)

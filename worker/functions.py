@@ -1,0 +1,100 @@
+"""The Redis 7 function library: every Lua script of the store and the client's append,
+loaded once by an operator (`accord functions load`, FUNCTION LOAD REPLACE) and called
+by FCALL, so the worker's and the gateway's Redis users need no EVAL.
+
+The library is generated from the same script files EVALSHA runs (no second copy): each
+body becomes the callback of `redis.register_function('accord_<name>', ...)`, with
+`KEYS` and `ARGV` as its parameters, so the body runs unchanged. Its version is a digest
+of those sources; `accord_version` returns it, and a worker in function mode refuses to
+start (exit 2) against a library that is missing or another version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from client.scripts import APPEND_FUNCTION, APPEND_SOURCE
+from store.scripts import SCRIPTS, AnyRedis
+
+LIBRARY = "accord"
+VERSION_FUNCTION = "accord_version"
+
+
+def _bodies() -> list[tuple[str, str, bool]]:
+    """(function name, script source, read-only) of every script, in a fixed order."""
+    store = [(script.function, script.source, script.read_only) for script in SCRIPTS]
+    return [*store, (APPEND_FUNCTION, APPEND_SOURCE, False)]
+
+
+def _version() -> str:
+    digest = hashlib.sha256()
+    for name, source, read_only in _bodies():
+        digest.update(f"{name}\0{int(read_only)}\0{source}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+VERSION = _version()
+
+
+def _registration(name: str, source: str, *, read_only: bool) -> str:
+    flags = "{'no-writes'}" if read_only else "{}"
+    # A newline before `end`: a body may end in a comment line.
+    return (
+        f"redis.register_function{{function_name='{name}', flags={flags},\n"
+        f"callback=function(KEYS, ARGV)\n{source}\nend}}\n"
+    )
+
+
+def function_names() -> list[str]:
+    """Every function the library registers."""
+    return [*(name for name, _, _ in _bodies()), VERSION_FUNCTION]
+
+
+def library_source() -> str:
+    """The library's code, as FUNCTION LOAD takes it."""
+    parts = [f"#!lua name={LIBRARY}\n"]
+    parts += [_registration(n, s, read_only=r) for n, s, r in _bodies()]
+    parts.append(_registration(VERSION_FUNCTION, f"return '{VERSION}'", read_only=True))
+    return "".join(parts)
+
+
+class LibraryMismatch(ValueError):  # noqa: N818  (a refusal, read as a sentence)
+    """Function mode is on, but the loaded library is missing or another version."""
+
+
+LOAD_HINT = "load this release's with `accord functions load` (an operator's Redis user)"
+
+
+async def loaded_version(redis: AnyRedis) -> str | None:
+    """The loaded library's version, or None when no accord library is loaded."""
+    try:
+        raw: Any = await redis.fcall(VERSION_FUNCTION, 0)
+    except ResponseError as error:
+        if "function not found" in str(error).lower():
+            return None
+        raise
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+async def check_library(redis: AnyRedis) -> None:
+    """Raise LibraryMismatch unless this release's library is loaded."""
+    loaded = await loaded_version(redis)
+    if loaded is None:
+        raise LibraryMismatch(
+            f"ACCORD_REDIS_FUNCTIONS=1, but no accord function library is loaded: {LOAD_HINT}"
+        )
+    if loaded != VERSION:
+        raise LibraryMismatch(
+            f"ACCORD_REDIS_FUNCTIONS=1, but the loaded accord function library is version"
+            f" {loaded} and this release needs {VERSION}: {LOAD_HINT}"
+        )
+
+
+async def load_library(redis: AnyRedis) -> str:
+    """FUNCTION LOAD REPLACE this release's library (every primary of a cluster); its
+    version."""
+    await redis.function_load(library_source(), replace=True)
+    return VERSION
