@@ -49,18 +49,16 @@ def load_(
 
     try:
         version = run_with_redis(settings, body, timeout_s=timeout)
-    except NoPermissionError as error:
-        err_console.print(
-            f"[red]this Redis user may not load functions:[/] {escape(str(error))} "
-            "(FUNCTION LOAD: an operator's user, such as `ops`)",
-            soft_wrap=True,
-        )
-        raise typer.Exit(2) from error
     except ResponseError as error:
-        # Redis 6.2 has no functions (unknown command), or the library did not compile.
+        # Not an operator's user (NOPERM), Redis 6.2 (no FUNCTION), or a library that
+        # did not compile: one line either way.
+        needs = (
+            "FUNCTION LOAD: an operator's user, such as `ops`"
+            if isinstance(error, NoPermissionError)
+            else "functions need Redis 7"
+        )
         err_console.print(
-            f"[red]the function library was not loaded:[/] {escape(str(error))} "
-            "(functions need Redis 7)",
+            f"[red]the function library was not loaded:[/] {escape(str(error))} ({needs})",
             soft_wrap=True,
         )
         raise typer.Exit(2) from error
