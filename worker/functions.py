@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from redis.exceptions import ResponseError
+from redis.exceptions import NoPermissionError, ResponseError
 
 from client.scripts import APPEND_FUNCTION, APPEND_SOURCE
 from store.scripts import SCRIPTS, AnyRedis
@@ -69,12 +69,26 @@ LOAD_HINT = "load this release's with `accord functions load` (an operator's Red
 
 
 async def loaded_version(redis: AnyRedis) -> str | None:
-    """The loaded library's version, or None when no accord library is loaded."""
+    """The loaded library's version, or None when no accord library is loaded.
+
+    Raises LibraryMismatch when FCALL itself is refused: a user without `+fcall`, or a
+    server without functions (Redis 6.2)."""
     try:
         raw: Any = await redis.fcall(VERSION_FUNCTION, 0)
+    except NoPermissionError as error:
+        raise LibraryMismatch(
+            f"ACCORD_REDIS_FUNCTIONS=1, but this Redis user may not FCALL ({error}): grant"
+            " it +fcall (deploy/redis/users-redis7.acl)"
+        ) from error
     except ResponseError as error:
-        if "function not found" in str(error).lower():
+        cause = str(error).lower()
+        if "function not found" in cause:
             return None
+        if "unknown command" in cause:
+            raise LibraryMismatch(
+                "ACCORD_REDIS_FUNCTIONS=1 needs Redis 7 or later (functions); this server"
+                " has none: unset it (scripts then run by EVALSHA)"
+            ) from error
         raise
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 

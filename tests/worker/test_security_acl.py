@@ -28,8 +28,15 @@ from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
+from tests.support.cli_kit import accord_here, accord_process, command_env
 from tests.support.redis_deploy_kit import PASSWORDS, assert_refused, production_redis
-from tests.support.worker_kit import now_s, running_worker, wait_for, worker_settings
+from tests.support.worker_kit import (
+    now_s,
+    running_worker,
+    wait_for,
+    worker_env,
+    worker_settings,
+)
 from worker.connection import quiet_options
 from worker.engine import Engine
 from worker.health import Health, Watchdog, live_workers
@@ -308,3 +315,31 @@ async def test_the_worker_user_may_run_every_retention_step_r15(
     assert 0 < ops.pttl(records[0]) <= 3_600_000
     log: Any = ops.acl_log()
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+
+
+# Function mode on 6.2, which has no functions: users.acl (+eval +evalsha) is the
+# fallback (docs/security.md, "Redis 6.2 and Redis 7"), and turning function mode on
+# here is a configuration error said in one line, never a worker failing every call.
+
+
+def _lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def test_functions_load_on_redis_62_is_refused_in_one_line(port: int) -> None:
+    """`accord functions load`, even as `ops`: exit 2, one line saying functions need
+    Redis 7."""
+    done = accord_here("functions", "load", env=command_env(url(port, "ops")))
+    assert done.returncode == 2
+    [line] = _lines(done.stderr)
+    assert "functions need Redis 7" in line
+
+
+def test_a_worker_in_function_mode_on_redis_62_refuses_to_start(port: int) -> None:
+    """ACCORD_REDIS_FUNCTIONS=1 on 6.2: one line naming the setting and Redis 7, exit 2."""
+    env = worker_env(url(port, "accord"), ACCORD_REDIS_FUNCTIONS="1")
+    done = accord_process("worker", env=env, timeout=120)
+    lines = _lines(done.stdout + done.stderr)
+    assert done.returncode == 2, lines
+    [line] = lines
+    assert "ACCORD_REDIS_FUNCTIONS=1 needs Redis 7" in line

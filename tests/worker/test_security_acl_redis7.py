@@ -280,25 +280,37 @@ OLDER_LIBRARY = (
 )
 
 
-@pytest.mark.parametrize("loaded", ["missing", "older"])
+NO_FCALL_USER = "accord-without-fcall"
+
+
+@pytest.mark.parametrize("loaded", ["missing", "older", "no fcall"])
 def test_a_worker_in_function_mode_refuses_a_missing_or_older_library(
     port: int, ops: redis.Redis, loaded: str
 ) -> None:
-    """`accord worker` with ACCORD_REDIS_FUNCTIONS=1, as `accord`, against no library or
-    another release's: one line naming the cause and the command that fixes it, exit 2,
-    and nothing read (the consumer groups were not created)."""
+    """`accord worker` with ACCORD_REDIS_FUNCTIONS=1 against no library, another
+    release's, or as a user without `+fcall`: one line naming the cause and what fixes
+    it, exit 2, and nothing read (the consumer groups were not created)."""
     ops.function_flush()
+    user_url = url(port, "accord")
     if loaded == "older":
         ops.function_load(OLDER_LIBRARY)
-    env = worker_env(url(port, "accord"), ACCORD_REDIS_FUNCTIONS="1")
+    if loaded == "no fcall":
+        ops.function_load(library_source())
+        # `accord`'s rules of the Redis 7 file, but `+fcall`.
+        accord = next(u for u in ACL7.read_text().splitlines() if u.startswith("user accord "))
+        rules = [r for r in accord.split()[2:] if r != "+fcall" and not r.startswith("#")]
+        ops.execute_command("ACL", "SETUSER", NO_FCALL_USER, "reset", *rules, ">no-fcall-pw")  # type: ignore[no-untyped-call]
+        user_url = f"redis://{NO_FCALL_USER}:no-fcall-pw@127.0.0.1:{port}/0"
+    env = worker_env(user_url, ACCORD_REDIS_FUNCTIONS="1")
     done = accord_process("worker", env=env, timeout=120)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert done.returncode == 2, lines
     assert len(lines) == 1, lines
-    assert "accord functions load" in lines[0]
-    if loaded == "older":
-        assert "0123456789abcdef" in lines[0]
-        assert VERSION in lines[0]
+    if loaded == "no fcall":
+        assert "may not FCALL" in lines[0]
+        assert "+fcall" in lines[0]
     else:
-        assert "no accord function library is loaded" in lines[0]
+        assert "accord functions load" in lines[0]
+        expected = ["0123456789abcdef", VERSION] if loaded == "older" else ["no accord function"]
+        assert all(part in lines[0] for part in expected), lines[0]
     assert ops.exists(CHAT) == 0
