@@ -60,7 +60,8 @@ from store.parked_limits import room_left
 from store.retention import trim_applied
 from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
-from store.units import Event, Unit, UnitPlanner
+from store.unit import Event, Unit
+from store.units import UnitPlanner
 from store.watermark import server_ms, unfinished_ms, watermark_ms
 from store.work import ScopeId, ScopeWork, SessionId
 

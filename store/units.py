@@ -18,7 +18,7 @@ import msgspec
 
 from contracts.codec import decode_event
 from contracts.inputs import InputEvent
-from contracts.outputs import AgreementEvent, DeadLetter, DeadLetterReason
+from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.records import AgreementRecord
 from store import keys
 from store.admission import Admission, error_text, provenance_of
@@ -34,51 +34,12 @@ from store.parked_limits import (
     parked_delta,
 )
 from store.state_cache import ScopeSnapshot, SessionSnapshot
+from store.unit import Event, Unit, UnitBuild
 from store.work import ScopeId, ScopeWork, SessionId
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
 # limit must not strand them, so they are decoded again without limits.
 _NO_LIMITS = UNLIMITED
-Event = AgreementEvent | DeadLetter
-
-
-# Unit and _Build are msgspec Structs, not dataclasses: each batch builds one of each
-# per scope, and a Struct is several times cheaper to build.
-class Unit(msgspec.Struct, Generic[ScopeT, SessionT]):
-    """One scope's planned commit, with what to report and remember if it passes."""
-
-    scope_id: ScopeId
-    plan: UnitPlan
-    outcomes: dict[str, int]
-    events: list[Event]
-    scope_after: ScopeSnapshot[ScopeT] | None = None
-    sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
-
-
-class _Build(msgspec.Struct, Generic[ScopeT, SessionT]):
-    """One unit while it is being planned: the scope threaded through its sessions."""
-
-    scope: ScopeT
-    table: KeyTable
-    plan: UnitPlan
-    scope_changed: bool = False
-    applied_any: bool = False
-    records: dict[str, AgreementRecord] = msgspec.field(default_factory=dict)
-    events: list[Event] = msgspec.field(default_factory=list)
-    sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
-    outcomes: dict[str, int] = msgspec.field(default_factory=dict)
-
-    def count(self, name: str, by: int = 1) -> None:
-        if by:
-            self.outcomes[name] = self.outcomes.get(name, 0) + by
-
-    def ack(self, arrival: Arrival) -> None:
-        self.plan.acks += (self.table(arrival.stream), arrival.entry_id)
-
-    def letter(self, letter: DeadLetter) -> None:
-        """XACK the letter's entry and write the letter (late, refused or isolated)."""
-        self.plan.letters.append(self.table.letter(letter))
-        self.events.append(letter)
 
 
 class UnitPlanner(Generic[ScopeT, SessionT]):
@@ -118,7 +79,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         before: ScopeSnapshot[ScopeT],
         sessions: dict[SessionId, SessionSnapshot[SessionT]],
     ) -> Unit[ScopeT, SessionT]:
-        build: _Build[ScopeT, SessionT] = _Build(before.state, table, UnitPlan())
+        build: UnitBuild[ScopeT, SessionT] = UnitBuild(before.state, table, UnitPlan())
         for session_id in sorted(work.sessions()) if work.skip_gap else sorted(work.arrivals):
             self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
         plan = build.plan
@@ -249,7 +210,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
 
     def _session(
         self,
-        build: _Build[ScopeT, SessionT],
+        build: UnitBuild[ScopeT, SessionT],
         scope_id: ScopeId,
         session_id: str,
         work: ScopeWork,
@@ -304,7 +265,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
 
     def _apply_ready(
         self,
-        build: _Build[ScopeT, SessionT],
+        build: UnitBuild[ScopeT, SessionT],
         plan: GatePlan,
         session: SessionT,
         session_id: str,
@@ -351,7 +312,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
 
     def _refuse(
         self,
-        build: _Build[ScopeT, SessionT],
+        build: UnitBuild[ScopeT, SessionT],
         source: Arrival | ParkedEntry,
         seq: int,
         session_id: str,
@@ -370,7 +331,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             build.plan.parked_letters.append(build.table.json(letter))
             build.events.append(letter)
 
-    def _park(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
+    def _park(self, build: UnitBuild[ScopeT, SessionT], plan: GatePlan) -> None:
         """Ack the entries the plan parks (their payload goes to the parked hash)."""
         for _, arrival in plan.park:
             if arrival.letter is not None:
@@ -391,7 +352,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             self.room.entries -= entries
             self.room.size -= size
 
-    def _not_applied(self, build: _Build[ScopeT, SessionT], plan: GatePlan) -> None:
+    def _not_applied(self, build: UnitBuild[ScopeT, SessionT], plan: GatePlan) -> None:
         """Ack the plan's duplicates; turn its late arrivals into dead letters."""
         for arrival in plan.duplicates:
             if arrival.letter is not None:

@@ -39,7 +39,7 @@ from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.view import SessionView
 from store.embedded import EmbeddedCluster
 from store.processor import PartitionProcessor
-from store.units import Event
+from store.unit import Event
 from tests.support.paths import ROOT
 from worker.app import PartitionFactory, Worker, build_worker, store_partition
 from worker.settings import Settings

@@ -1,0 +1,58 @@
+"""One scope's unit: what its planning builds (`UnitBuild`) and what it hands to the
+commit (`Unit`), with the events and outcomes to report if the commit passes.
+"""
+
+from __future__ import annotations
+
+from typing import Generic
+
+import msgspec
+
+from contracts.outputs import AgreementEvent, DeadLetter
+from contracts.records import AgreementRecord
+from store.commit_plan import KeyTable, UnitPlan
+from store.core_port import ScopeT, SessionT
+from store.gate import Arrival
+from store.state_cache import ScopeSnapshot, SessionSnapshot
+from store.work import ScopeId
+
+Event = AgreementEvent | DeadLetter
+
+
+# Unit and UnitBuild are msgspec Structs, not dataclasses: each batch builds one of each
+# per scope, and a Struct is several times cheaper to build.
+class Unit(msgspec.Struct, Generic[ScopeT, SessionT]):
+    """One scope's planned commit, with what to report and remember if it passes."""
+
+    scope_id: ScopeId
+    plan: UnitPlan
+    outcomes: dict[str, int]
+    events: list[Event]
+    scope_after: ScopeSnapshot[ScopeT] | None = None
+    sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
+
+
+class UnitBuild(msgspec.Struct, Generic[ScopeT, SessionT]):
+    """One unit while it is being planned: the scope threaded through its sessions."""
+
+    scope: ScopeT
+    table: KeyTable
+    plan: UnitPlan
+    scope_changed: bool = False
+    applied_any: bool = False
+    records: dict[str, AgreementRecord] = msgspec.field(default_factory=dict)
+    events: list[Event] = msgspec.field(default_factory=list)
+    sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
+    outcomes: dict[str, int] = msgspec.field(default_factory=dict)
+
+    def count(self, name: str, by: int = 1) -> None:
+        if by:
+            self.outcomes[name] = self.outcomes.get(name, 0) + by
+
+    def ack(self, arrival: Arrival) -> None:
+        self.plan.acks += (self.table(arrival.stream), arrival.entry_id)
+
+    def letter(self, letter: DeadLetter) -> None:
+        """XACK the letter's entry and write the letter (late, refused or isolated)."""
+        self.plan.letters.append(self.table.letter(letter))
+        self.events.append(letter)
