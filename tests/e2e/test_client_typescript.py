@@ -61,7 +61,7 @@ def test_typescript_client_plays_the_seed_scenarios_and_reads_the_stored_state(
         "ACCORD_EXPECTED": json.dumps(expected),
         "ACCORD_RESULT_FILE": str(result_file),
     }
-    done = run_in_client([built, "--test", "--test-reporter=tap", "dist/test/"], env)
+    done = run_in_client([built, "--test", "--test-reporter=tap", "dist/test/client.test.js"], env)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert "# skipped 0" in done.stdout, "no TypeScript test may be skipped here"
     results = json.loads(result_file.read_text("utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import tempfile
 import time
@@ -51,6 +52,26 @@ def production_redis(
             stop_server(process, timeout=10)
             if process.stderr is not None:
                 process.stderr.close()
+
+
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def redis7_binary() -> Path:
+    """An installed redis-server of major version 7 or later (the virtualenv's PATH may
+    shadow the system's, so system paths are searched too)."""
+    found = [shutil.which("redis-server"), shutil.which("redis-server", path=SYSTEM_PATH)]
+    for path in dict.fromkeys(p for p in found if p):
+        version = subprocess.run(  # noqa: S603  (a path found by which)
+            [path, "--version"], capture_output=True, text=True, check=False, timeout=30
+        ).stdout
+        major = version.split("v=", 1)[1].split(".", 1)[0] if "v=" in version else "0"
+        if major.isdigit() and int(major) >= 7:  # Redis 7: ACL selectors
+            return Path(path)
+    pytest.fail(
+        "no redis-server 7.x installed: `./dev test` installs Debian's redis-server as "
+        "root (apt-get install redis-server); the Redis 7 ACL variant needs it"
+    )
 
 
 def assert_refused(client: redis.Redis, command: tuple[str, ...]) -> None:

@@ -20,10 +20,7 @@ busy loop that blocks Redis), nor load any.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,7 +34,13 @@ from contracts.streams import DATA_FIELD, stream_name
 from store.scripts import SCRIPTS
 from tests.support.cli_kit import accord_here, accord_process, command_env
 from tests.support.paths import DEPLOY
-from tests.support.redis_deploy_kit import ACL, PASSWORDS, assert_refused, production_redis
+from tests.support.redis_deploy_kit import (
+    ACL,
+    PASSWORDS,
+    assert_refused,
+    production_redis,
+    redis7_binary,
+)
 from tests.support.worker_kit import running_worker, worker_env, worker_settings
 from worker.connection import quiet_options
 from worker.functions import LIBRARY, VERSION, function_names, library_source
@@ -49,24 +52,6 @@ EVENTS = stream_name("agreement-events", 0)
 CHAT = stream_name("chat-turn", 0)
 VIEW = "view:{0}:2:a1:2:u1"
 RECORD = "record:{0}:agr-0"
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-
-
-def redis7_binary() -> Path:
-    """An installed redis-server of major version 7 or later (the virtualenv's PATH may
-    shadow the system's, so system paths are searched too)."""
-    found = [shutil.which("redis-server"), shutil.which("redis-server", path=SYSTEM_PATH)]
-    for path in dict.fromkeys(p for p in found if p):
-        version = subprocess.run(  # noqa: S603  (a path found by which)
-            [path, "--version"], capture_output=True, text=True, check=False, timeout=30
-        ).stdout
-        major = version.split("v=", 1)[1].split(".", 1)[0] if "v=" in version else "0"
-        if major.isdigit() and int(major) >= 7:  # Redis 7: ACL selectors
-            return Path(path)
-    pytest.fail(
-        "no redis-server 7.x installed: `./dev test` installs Debian's redis-server as "
-        "root (apt-get install redis-server); the Redis 7 ACL variant needs it"
-    )
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,9 @@
 //
 // The same operations as the Python client (client/): every write allocates the
 // session's next seq and XADDs its entry in ONE server-side script (client/lua/append.lua,
-// embedded by scripts/generate.mjs) whose keys share the partition's hash tag, so it runs
-// on Redis Cluster too; writes are idempotent by message id / call id. Types come from
+// embedded by scripts/generate.mjs; with `functions: true`, the same script as the Redis 7
+// function `accord_append`) whose keys share the partition's hash tag, so it runs on
+// Redis Cluster too; writes are idempotent by message id / call id. Types come from
 // contracts/schemas (src/generated/contracts.ts), never written by hand.
 import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -45,6 +46,21 @@ export class AppendUnavailableError extends AccordClientError {
   constructor(readonly idempotencyKey: string, override readonly cause: unknown) {
     super(`append ${JSON.stringify(idempotencyKey)} not confirmed: ${String(cause)}`);
     this.name = "AppendUnavailableError";
+  }
+}
+
+/**
+ * Function mode (`functions: true`), but Redis has no `accord_append` to call: the library
+ * is not loaded (or is a release without it). Nothing was written and nothing is retried:
+ * an operator loads it with `accord functions load`.
+ */
+export class FunctionMissingError extends AccordClientError {
+  constructor(readonly functionName: string, override readonly cause: unknown) {
+    super(
+      `FCALL ${functionName}: no such function on this Redis (${String(cause)}); load this release's` +
+        " library with `accord functions load` (an operator's Redis user)",
+    );
+    this.name = "FunctionMissingError";
   }
 }
 
@@ -104,6 +120,8 @@ export const keys = {
 };
 
 export const ACCEPT_TOOL_NAME = "soul_agreement_accept";
+/** client/lua/append.lua's name in the function library (worker/functions.py). */
+export const APPEND_FUNCTION = "accord_append";
 const MAX_SEQ = 2 ** 53 - 1;
 
 // --------------------------------------------------------------------------- limits
@@ -214,6 +232,12 @@ export interface ClientOptions {
   retryBackoffMs?: number;
   idempotencyWindow?: number;
   idempotencyTtlS?: number;
+  /**
+   * Redis 7 function mode: append by `FCALL accord_append` from the library an operator
+   * loaded (`accord functions load`) instead of EVALSHA/EVAL, so the gateway's Redis user
+   * needs `+fcall`, not `+eval +evalsha` (deploy/redis/users-redis7.acl).
+   */
+  functions?: boolean;
 }
 
 export interface Appended {
@@ -241,6 +265,7 @@ export class AccordClient {
   readonly retryBackoffMs: number;
   readonly idempotencyWindow: number;
   readonly idempotencyTtlS: number;
+  readonly functions: boolean;
 
   constructor(readonly redis: AnyRedis, options: ClientOptions = {}) {
     this.partitions = options.partitions ?? 1;
@@ -252,15 +277,29 @@ export class AccordClient {
     this.retryBackoffMs = options.retryBackoffMs ?? 50;
     this.idempotencyWindow = options.idempotencyWindow ?? 256;
     this.idempotencyTtlS = options.idempotencyTtlS ?? 7 * 24 * 3600;
+    this.functions = options.functions ?? false;
     // ioredis runs it by EVALSHA and falls back to EVAL on NOSCRIPT.
-    if (!("accordAppend" in redis)) {
+    if (!this.functions && !("accordAppend" in redis)) {
       redis.defineCommand("accordAppend", { numberOfKeys: 3, lua: APPEND_LUA });
     }
   }
 
   /** @internal */
   get append(): AppendCommand {
+    if (this.functions) return (...args) => this.callAppend(args);
     return (this.redis as unknown as { accordAppend: AppendCommand }).accordAppend.bind(this.redis);
+  }
+
+  private async callAppend(args: Parameters<AppendCommand>): Promise<[number, string, number]> {
+    try {
+      return (await this.redis.fcall(APPEND_FUNCTION, 3, ...args)) as [number, string, number];
+    } catch (error) {
+      // Redis 7's answer to an FCALL of a name no loaded library registers.
+      if ((error as Error).name === "ReplyError" && /function not found/i.test((error as Error).message)) {
+        throw new FunctionMissingError(APPEND_FUNCTION, error);
+      }
+      throw error;
+    }
   }
 
   session(agentId: string, userId: string, sessionId: string): Session {
@@ -449,8 +488,9 @@ export class Session {
         );
         return { seq: Number(seq), entryId: String(entryId), stream, repeated: Number(repeated) === 1 };
       } catch (error) {
-        // A reply error is the server's answer (WRONGTYPE, NOPERM): retrying changes nothing.
-        if ((error as Error).name === "ReplyError") throw error;
+        // A reply error is the server's answer (WRONGTYPE, NOPERM, a missing function):
+        // retrying changes nothing.
+        if ((error as Error).name === "ReplyError" || error instanceof FunctionMissingError) throw error;
         if (attempt >= c.retries) throw new AppendUnavailableError(key, error);
         await sleep(c.retryBackoffMs * 2 ** attempt);
       }
