@@ -39,7 +39,8 @@ class Compaction(msgspec.Struct, frozen=True):
     compacted: int = 0
     kept: int = 0
     trimmed: int = 0
-    # Members of the idle index whose session hash was gone or of another type: removed.
+    # Members of the idle index whose session hash was gone or of another type, or that
+    # name no session at all: removed.
     stale: int = 0
 
 
@@ -57,6 +58,13 @@ async def compact_idle_sessions(
     )
     if not members:
         return Compaction()
+    members, malformed = _well_formed(members)
+    if malformed:
+        # Not a member accord wrote (a hand edit, a restore gone wrong): removed, so it
+        # cannot hold the head of the index and fail every later pass.
+        await redis.zrem(index, *malformed)
+    if not members:
+        return Compaction(stale=len(malformed))
     ids = [keys.parse_member(member) for member in members]
     async with redis.pipeline(transaction=False) as pipe:
         for agent_id, user_id, session_id in ids:
@@ -75,7 +83,20 @@ async def compact_idle_sessions(
         session_keys.append(keys.session_key(partition, agent_id, user_id, session_id))
         args += [read, members[n], "1" if compact else "0"]
     compacted, kept, stale = await COMPACT.run(redis, [index, *session_keys], args)
-    return Compaction(int(compacted), int(kept), stale=int(stale))
+    return Compaction(int(compacted), int(kept), stale=int(stale) + len(malformed))
+
+
+def _well_formed(members: list[Any]) -> tuple[list[Any], list[Any]]:
+    """(members that name a session, members that do not)."""
+    good, bad = [], []
+    for member in members:
+        try:
+            keys.parse_member(member)
+        except (ValueError, TypeError, UnicodeDecodeError):
+            bad.append(member)
+        else:
+            good.append(member)
+    return good, bad
 
 
 def _needed(core: CorePort[Any, Any], scope_raw: bytes | None, ids: tuple[str, str, str]) -> bool:

@@ -46,12 +46,15 @@ class LuaScript:
     sha: str
     # Only reads: loaded as a `no-writes` function (it runs on a full Redis too).
     read_only: bool = False
+    # Its writes free memory overall: loaded as an `allow-oom` function, so it still runs
+    # past maxmemory, as the same script does by EVAL (a remedy for a full Redis).
+    frees_memory: bool = False
 
     @classmethod
-    def load(cls, name: str, *, read_only: bool = False) -> LuaScript:
+    def load(cls, name: str, *, read_only: bool = False, frees_memory: bool = False) -> LuaScript:
         source = resources.files("store").joinpath("lua", f"{name}.lua").read_text("utf-8")
         sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
-        return cls(name, source, sha, read_only)
+        return cls(name, source, sha, read_only, frees_memory)
 
     @property
     def function(self) -> str:
@@ -73,6 +76,6 @@ REQUEUE = LuaScript.load("requeue")
 RECLAIM = LuaScript.load("reclaim")
 LEASE = LuaScript.load("lease")
 MEMBERS = LuaScript.load("members")
-COMPACT = LuaScript.load("compact")
+COMPACT = LuaScript.load("compact", frees_memory=True)
 # Every script above: the function library is made of these (and the client's append).
 SCRIPTS = (LOAD, COMMIT, REQUEUE, RECLAIM, LEASE, MEMBERS, COMPACT)

@@ -17,35 +17,48 @@ from typing import Any
 from redis.exceptions import NoPermissionError, ResponseError
 
 from client.scripts import APPEND_FUNCTION, APPEND_SOURCE
-from store.scripts import SCRIPTS, AnyRedis
+from store.scripts import SCRIPTS, AnyRedis, LuaScript
 
 LIBRARY = "accord"
 VERSION_FUNCTION = "accord_version"
 
 
-def _bodies() -> list[tuple[str, str, bool]]:
-    """(function name, script source, read-only) of every script, in a fixed order."""
-    store = [(script.function, script.source, script.read_only) for script in SCRIPTS]
-    return [*store, (APPEND_FUNCTION, APPEND_SOURCE, False)]
+# A function's flags (Redis 7): what it may do on a full Redis.
+NO_WRITES = "no-writes"
+ALLOW_OOM = "allow-oom"
+
+
+def _bodies() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(function name, script source, flags) of every script, in a fixed order."""
+    store = [(script.function, script.source, _flags(script)) for script in SCRIPTS]
+    return [*store, (APPEND_FUNCTION, APPEND_SOURCE, ())]
+
+
+def _flags(script: LuaScript) -> tuple[str, ...]:
+    if script.read_only:
+        return (NO_WRITES,)
+    return (ALLOW_OOM,) if script.frees_memory else ()
+
+
+def _registration(name: str, source: str, flags: tuple[str, ...]) -> str:
+    listed = ", ".join(f"'{flag}'" for flag in flags)
+    # A newline before `end`: a body may end in a comment line.
+    return (
+        f"redis.register_function{{function_name='{name}', flags={{{listed}}},\n"
+        f"callback=function(KEYS, ARGV)\n{source}\nend}}\n"
+    )
 
 
 def _version() -> str:
+    """A digest of every registration as loaded (sources and flags alike), so a library
+    that differs in anything but its version line is another version."""
     digest = hashlib.sha256()
-    for name, source, read_only in _bodies():
-        digest.update(f"{name}\0{int(read_only)}\0{source}\0".encode())
+    for name, source, flags in _bodies():
+        digest.update(_registration(name, source, flags).encode())
     return digest.hexdigest()[:16]
 
 
 VERSION = _version()
-
-
-def _registration(name: str, source: str, *, read_only: bool) -> str:
-    flags = "{'no-writes'}" if read_only else "{}"
-    # A newline before `end`: a body may end in a comment line.
-    return (
-        f"redis.register_function{{function_name='{name}', flags={flags},\n"
-        f"callback=function(KEYS, ARGV)\n{source}\nend}}\n"
-    )
 
 
 def function_names() -> list[str]:
@@ -56,8 +69,8 @@ def function_names() -> list[str]:
 def library_source() -> str:
     """The library's code, as FUNCTION LOAD takes it."""
     parts = [f"#!lua name={LIBRARY}\n"]
-    parts += [_registration(n, s, read_only=r) for n, s, r in _bodies()]
-    parts.append(_registration(VERSION_FUNCTION, f"return '{VERSION}'", read_only=True))
+    parts += [_registration(n, s, f) for n, s, f in _bodies()]
+    parts.append(_registration(VERSION_FUNCTION, f"return '{VERSION}'", (NO_WRITES,)))
     return "".join(parts)
 
 

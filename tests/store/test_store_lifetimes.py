@@ -190,21 +190,22 @@ async def test_stale_members_of_the_idle_index_are_removed_and_block_nothing(
     client: redis.asyncio.Redis,
 ) -> None:
     """R15: a member of the idle index whose session hash is gone (an operator's DEL) or
-    holds another type, at the head of the index, is removed from it; the idle session
-    behind it is compacted in the same pass, to its watermark, and the next pass has
-    nothing left to fail on."""
+    holds another type, or that names no session at all (not accord's JSON), at the head
+    of the index, is removed from it; the idle session behind it is compacted in the same
+    pass, to its watermark, and the next pass has nothing left to fail on."""
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig(session_retention_ms=1000))
     for session in ("gone", "typed", "s"):
         await send(client, processor, result(SCOPE, session, 1), chat(SCOPE, session, 2, "hi"))
     index = keys.idle_key(0)
     await client.zadd(index, {keys.session_member(*SCOPE, "gone"): 1})
     await client.zadd(index, {keys.session_member(*SCOPE, "typed"): 2})
+    await client.zadd(index, {"not-json": 0, '["two", "parts"]': 0})
     await client.delete(keys.session_key(0, *SCOPE, "gone"))
     typed = keys.session_key(0, *SCOPE, "typed")
     await client.delete(typed)
     await client.set(typed, "not a hash")
     done = await processor.retain(now_ms=LATER_MS)
-    assert (done.compacted, done.kept, done.stale) == (1, 0, 2)
+    assert (done.compacted, done.kept, done.stale) == (1, 0, 4)
     assert await client.zrange(index, 0, -1) == []
     assert await session_fields(client, "gone") == {}
     assert await client.get(typed) == b"not a hash"

@@ -43,7 +43,16 @@ def test_only_the_read_only_scripts_are_flagged_no_writes() -> None:
     assert flagged == ["accord_load", VERSION_FUNCTION]
 
 
-def test_the_version_is_a_digest_of_the_sources_and_the_version_function_returns_it(
+def test_only_session_compaction_may_run_past_maxmemory() -> None:
+    """A function without `allow-oom` is refused on a full Redis before it starts, where
+    the same script by EVAL runs until a write that needs memory. Compaction frees memory
+    (a remedy docs/operations.md gives for a full Redis), so it alone carries the flag;
+    the commit and the rest are refused there, as `noeviction` intends."""
+    flagged = re.findall(r"function_name='([a-z_]+)', flags=\{'allow-oom'\}", library_source())
+    assert flagged == ["accord_compact"]
+
+
+def test_the_version_is_a_digest_of_the_registrations_and_the_version_function_returns_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A changed script changes the version, so a worker refuses another release's
@@ -52,5 +61,11 @@ def test_the_version_is_a_digest_of_the_sources_and_the_version_function_returns
     assert functions._version() == VERSION
     changed = (dataclasses.replace(SCRIPTS[0], source=SCRIPTS[0].source + "\n"), *SCRIPTS[1:])
     monkeypatch.setattr(functions, "SCRIPTS", changed)
+    assert functions._version() != VERSION
+    # A function's flags are part of what is loaded, so they change the version too.
+    assert not SCRIPTS[1].read_only
+    assert not SCRIPTS[1].frees_memory
+    reflagged = (SCRIPTS[0], dataclasses.replace(SCRIPTS[1], frees_memory=True), *SCRIPTS[2:])
+    monkeypatch.setattr(functions, "SCRIPTS", reflagged)
     assert functions._version() != VERSION
     assert f"callback=function(KEYS, ARGV)\nreturn '{VERSION}'\nend}}" in library_source()

@@ -27,11 +27,17 @@ import pytest
 import pytest_asyncio
 import redis
 import redis.asyncio
+from accord_harness.reading import read_new
+from accord_harness.store_harness import chat, result
 
 from client import AccordClient
 from client.scripts import APPEND_SOURCE
-from contracts.streams import DATA_FIELD, stream_name
-from store.scripts import SCRIPTS
+from contracts.streams import DATA_FIELD, GROUP, stream_name
+from store import keys
+from store.config import StoreConfig
+from store.intake import ensure_groups
+from store.processor import PartitionProcessor
+from store.scripts import SCRIPTS, use_functions
 from tests.support.cli_kit import accord_here, accord_process, command_env
 from tests.support.paths import DEPLOY
 from tests.support.redis_deploy_kit import (
@@ -43,6 +49,7 @@ from tests.support.redis_deploy_kit import (
 )
 from tests.support.worker_kit import running_worker, worker_env, worker_settings
 from worker.connection import quiet_options
+from worker.engine import Engine
 from worker.functions import LIBRARY, VERSION, function_names, library_source
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
@@ -299,3 +306,41 @@ def test_a_worker_in_function_mode_refuses_a_missing_or_older_library(
         expected = ["0123456789abcdef", VERSION] if loaded == "older" else ["no accord function"]
         assert all(part in lines[0] for part in expected), lines[0]
     assert ops.exists(CHAT) == 0
+
+
+@pytest.mark.asyncio
+async def test_compaction_by_fcall_still_runs_on_a_full_redis_r15(
+    port: int, ops: redis.Redis, library: str
+) -> None:
+    """A function without `allow-oom` is refused past maxmemory before it starts; the
+    same script by EVAL is not, as long as its writes need no memory. Session compaction
+    frees memory (docs/operations.md gives retention as a remedy for a full Redis), so in
+    function mode it must still run there: a session idle past its retention is
+    compacted as `accord` by FCALL while Redis is over maxmemory (noeviction), and keeps
+    its ordering watermark (R15), while a commit is refused as noeviction intends."""
+    assert library == VERSION
+    client = redis.asyncio.Redis.from_url(url(port, "accord"), **quiet_options())
+    use_functions(client)
+    config = StoreConfig(session_retention_ms=1000)
+    processor = PartitionProcessor(client, 0, Engine(), config)
+    try:
+        await ensure_groups(client, [0], GROUP)
+        for document in (result(("a1", "u1"), "s1", 1), chat(("a1", "u1"), "s1", 2, "hi")):
+            await client.xadd(stream_name(document["type"].replace("_", "-"), 0), {
+                DATA_FIELD: json.dumps(document)})  # fmt: skip
+        await processor.process(await read_new(client, 0, GROUP, "c"))
+        session = keys.session_key(0, "a1", "u1", "s1")
+        assert ops.hexists(session, "c"), "the session tracks its todos"
+        ops.config_set("maxmemory-policy", "noeviction")
+        ops.config_set("maxmemory", 1)  # over the limit from now on
+        try:
+            compaction = await processor.retain(now_ms=2**50)
+            with pytest.raises(redis.exceptions.ResponseError, match=r"OOM|maxmemory"):
+                await client.xadd(CHAT, {DATA_FIELD: "{}"})
+        finally:
+            ops.config_set("maxmemory", 0)
+        assert compaction.compacted == 1
+        assert not ops.hexists(session, "c"), "its todo tracking went"
+        assert ops.hget(session, "n") == b"3", "its next seq stayed"
+    finally:
+        await client.aclose()
