@@ -30,6 +30,7 @@ import os
 import statistics
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import structlog
@@ -37,10 +38,9 @@ from accord_harness.bench.endtoend import until_acked, write
 from accord_harness.bench.loops import redis_cpu_s
 from accord_harness.chaos.workload import EN, ZH
 from accord_harness.documents import Document, Session, encode, stream_of
-from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
-from contracts.streams import DATA_FIELD, GROUP, EntryId
+from contracts.streams import GROUP
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from worker import gc_tuning
@@ -132,19 +132,17 @@ async def _drain(redis: Redis, documents: list[Document]) -> dict[str, list[tupl
 
 
 def _write_blocking(url: str, documents: list[Document]) -> dict[str, list[tuple[int, int]]]:
-    """XADD the backlog with a synchronous client: the event loop, and so the worker
-    running in it, does nothing meanwhile, so the whole drain happens after the CPU
-    counters are read (an async write would let the worker drain part of it unmeasured)."""
-    ids: dict[str, list[tuple[int, int]]] = {}
-    with SyncRedis.from_url(url) as client:
-        for start in range(0, len(documents), 500):
-            chunk = [(stream_of(d, PARTITIONS), encode(d)) for d in documents[start : start + 500]]
-            pipe = client.pipeline(transaction=False)
-            for stream, data in chunk:
-                pipe.xadd(stream, {DATA_FIELD: data})
-            for (stream, _), entry_id in zip(chunk, pipe.execute(), strict=True):
-                ids.setdefault(stream, []).append(EntryId.parse(entry_id))
-    return ids
+    """XADD the backlog (the bench's own `write`) on a loop of its own in another thread,
+    waited for without yielding: the worker, which runs on this thread's loop, does
+    nothing meanwhile, so the whole drain happens after the CPU counters are read (an
+    awaited write would let the worker drain part of it unmeasured)."""
+
+    async def writing() -> dict[str, list[tuple[int, int]]]:
+        async with Redis.from_url(url) as client:
+            return await write(client, [(stream_of(d, PARTITIONS), encode(d)) for d in documents])
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, writing()).result()
 
 
 async def cost(shape: Shape, blocks: int) -> tuple[int, float, float]:

@@ -10,7 +10,6 @@ order (docs/store.md, "Retention").
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from store.compaction import Compaction
 from store.config import StoreConfig
 from store.processor import BatchReport, PartitionProcessor
 from store.reads import record_history
+from tests.support.worker_kit import gateway_xadd
 from worker.engine import Engine
 
 SCOPE = ("agent", "user")
@@ -38,10 +38,7 @@ async def send(
     client: redis.asyncio.Redis, processor: PartitionProcessor[Any, Any], *documents: Any
 ) -> BatchReport:
     for document in documents:
-        stream = {"tool_result": "tool-result:{0}", "tool_call": "tool-call:{0}"}.get(
-            document["type"], "chat-turn:{0}"
-        )
-        await client.xadd(stream, {"__data__": json.dumps(document)})
+        await gateway_xadd(client, document)
     return await processor.process(await read_new(client, 0, GROUP, "c"))
 
 

@@ -3,7 +3,6 @@ compaction and the trim each touch only keys of the partition's slot (no CROSSSL
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -13,13 +12,13 @@ from redis.asyncio import RedisCluster
 
 from contracts.outputs import StateChanged
 from contracts.partition import partition_of
-from contracts.streams import GROUP, stream_name
+from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.retention import trim_partition
-from tests.support.worker_kit import redis_cluster
+from tests.support.worker_kit import gateway_xadd, redis_cluster
 from worker.engine import Engine
 
 pytestmark = [pytest.mark.redis, pytest.mark.cluster, pytest.mark.asyncio, pytest.mark.slow]
@@ -54,9 +53,7 @@ async def test_every_retention_step_runs_in_each_partitions_slot_r15() -> None:
                     chat(scope, "s", 3, "Cancel this agreement."),
                 ]
                 for document in documents:
-                    family = "tool-result" if document["type"] == "tool_result" else "chat-turn"
-                    entry = {"__data__": json.dumps(document)}
-                    await client.xadd(stream_name(family, partition), entry)  # type: ignore[arg-type]
+                    await gateway_xadd(client, document, partition)
                 report = await store.process(await read_new(client, partition, GROUP, "c"))
                 assert report.outcomes == {"applied": 3}
                 record = next(e for e in report.events if isinstance(e, StateChanged)).record_id

@@ -39,6 +39,7 @@ from contracts.streams import DATA_FIELD, GROUP, stream_name
 from contracts.view import SessionView
 from store.embedded import EmbeddedCluster
 from store.processor import PartitionProcessor
+from store.scripts import AnyRedis
 from store.unit import Event
 from tests.support.paths import ROOT
 from worker.app import PartitionFactory, Worker, build_worker, store_partition
@@ -361,9 +362,7 @@ async def wait_for(predicate: Callable[[], Awaitable[bool]], seconds: float = 15
     raise AssertionError("condition not reached in time")
 
 
-async def gateway_xadd(
-    client: redis.asyncio.Redis, document: dict[str, Any], partition: int = 0
-) -> None:
+async def gateway_xadd(client: AnyRedis, document: dict[str, Any], partition: int = 0) -> None:
     """XADD an input document as a gateway does: to its type's stream (an undecodable
     document still has a type), as UTF-8 JSON (the byte limits count what was sent)."""
     stream = stream_name(FAMILY_OF_TYPE[document["type"]], partition)

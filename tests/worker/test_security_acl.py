@@ -31,6 +31,7 @@ from store.processor import PartitionProcessor
 from tests.support.cli_kit import accord_here, accord_process, command_env
 from tests.support.redis_deploy_kit import PASSWORDS, assert_refused, production_redis
 from tests.support.worker_kit import (
+    gateway_xadd,
     now_s,
     running_worker,
     wait_for,
@@ -303,8 +304,7 @@ async def test_the_worker_user_may_run_every_retention_step_r15(
             chat(scope, "s", 3, "Cancel this agreement."),
         ]
         for document in documents:
-            stream = "tool-result" if document["type"] == "tool_result" else "chat-turn"
-            await accord.xadd(stream_name(stream, 0), {DATA_FIELD: json.dumps(document)})
+            await gateway_xadd(accord, document)
         await store.process(await read_new(accord, 0, "accord", "c"))
         done = await store.retain(now_ms=2**50)
     finally:

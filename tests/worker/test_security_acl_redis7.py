@@ -47,7 +47,7 @@ from tests.support.redis_deploy_kit import (
     production_redis,
     redis7_binary,
 )
-from tests.support.worker_kit import running_worker, worker_env, worker_settings
+from tests.support.worker_kit import gateway_xadd, running_worker, worker_env, worker_settings
 from worker.connection import quiet_options
 from worker.engine import Engine
 from worker.functions import LIBRARY, VERSION, function_names, library_source
@@ -326,8 +326,7 @@ async def test_compaction_by_fcall_still_runs_on_a_full_redis_r15(
     try:
         await ensure_groups(client, [0], GROUP)
         for document in (result(("a1", "u1"), "s1", 1), chat(("a1", "u1"), "s1", 2, "hi")):
-            await client.xadd(stream_name(document["type"].replace("_", "-"), 0), {
-                DATA_FIELD: json.dumps(document)})  # fmt: skip
+            await gateway_xadd(client, document)
         await processor.process(await read_new(client, 0, GROUP, "c"))
         session = keys.session_key(0, "a1", "u1", "s1")
         assert ops.hexists(session, "c"), "the session tracks its todos"
