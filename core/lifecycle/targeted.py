@@ -1,8 +1,8 @@
 """The user's acts on a record already there: confirm (R4), cancel (R8), withdraw (R17).
 
 Each act has its candidates (the states the table lets its cause act on, narrowed by
-session), resolves the one record meant (`targets.resolve`) or asks which, and then
-decides its changes.
+session, and never a record or amendment proposed after the act's `ts`, R5), resolves
+the one record meant (`targets.resolve`) or asks which, and then decides its changes.
 """
 
 from __future__ import annotations
@@ -75,18 +75,25 @@ def _candidates(
             )
         )
     if isinstance(intent, Cancellation):
-        # Any current agreement of the scope, and this session's own proposals.
+        # Any current agreement of the scope, and this session's own proposals, proposed
+        # at or before the turn's time: a cancellation stamped earlier is no evidence
+        # against a record that did not exist yet (R5, R8), as for a confirmation. The
+        # agreement is what closes, so a pending amendment's later time does not matter.
         return ClarificationKind.CANCELLATION, tuple(
             r
             for r in live
-            if r.state in _CANCELLABLE and (r.state != PROPOSED or r.session_id == session_id)
+            if r.created_at <= ts
+            and r.state in _CANCELLABLE
+            and (r.state != PROPOSED or r.session_id == session_id)
         )
+    # This session's pending amendments, proposed at or before the turn's time (R5, R17).
     return ClarificationKind.AMENDMENT_CANCELLATION, tuple(
         r
         for r in live
         if r.amendment is not None
         and r.state in _WITHDRAWABLE
         and r.amendment.session_id == session_id
+        and not before_proposal(r, ts)
     )
 
 

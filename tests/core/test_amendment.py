@@ -197,6 +197,44 @@ def test_acceptances_stamped_before_the_amendment_do_not_count_r3_r5_r17() -> No
     assert (record.terms, record.revision) == (BLACK, 6)
 
 
+def test_a_withdrawal_stamped_before_the_amendment_does_not_withdraw_it_r5_r17() -> None:
+    """R17 with R5: "cancel the change" stamped before the amendment was proposed is no
+    withdrawal of it (a clarification without candidates, nothing changes), although
+    the agreement itself is older; at the amendment's time it withdraws it."""
+    talk = Conversation()
+    record_id = _agreed(talk)
+    talk.advance(minutes=10)
+    talk.say(f"Let's change our agreement: {BLACK}.")
+    talk.advance(minutes=-5)
+    talk.say("Cancel the change.")
+    asked = only(talk.last.events, ClarificationRequested)  # type: ignore[union-attr]
+    assert (asked.kind, asked.candidates) == (ClarificationKind.AMENDMENT_CANCELLATION, ())
+    assert _changes(talk) == ()
+    talk.advance(minutes=5)
+    assert [a.terms for a in talk.view().pending_amendments] == [BLACK]
+    talk.say("Cancel the change.")
+    (withdrawn,) = _changes(talk)
+    assert (withdrawn.record_id, withdrawn.cause) == (record_id, Cause.AMENDMENT_CANCELLED)
+
+
+def test_a_cancellation_stamped_between_agreement_and_amendment_closes_the_agreement_r8_r17() -> (
+    None
+):
+    """R8: what a cancellation closes is the agreement, which existed at the turn's time
+    even though its pending amendment did not yet: it is cancelled (the amendment lapses
+    first, R17)."""
+    talk = Conversation()
+    record_id = _agreed(talk)
+    talk.advance(minutes=10)
+    talk.say(f"Let's change our agreement: {BLACK}.")
+    talk.advance(minutes=-5)
+    talk.say("Cancel this agreement.")
+    lapsed, cancelled = _changes(talk)
+    assert (lapsed.cause, cancelled.cause) == (Cause.AMENDMENT_LAPSED, Cause.USER_CANCELLED)
+    assert cancelled.record_id == record_id
+    assert cancelled.to_state == AgreementState.CANCELLED
+
+
 def test_an_open_record_without_amendment_is_wrong_state_for_the_agent_r3() -> None:
     """R3 unchanged: accepting an open agreement with nothing pending is wrong_state."""
     talk = Conversation()

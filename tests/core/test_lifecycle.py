@@ -399,6 +399,53 @@ def test_cancellation_never_reaches_another_sessions_pending_proposal_r8() -> No
     assert talk.state_of(rid) == PRO
 
 
+def test_a_cancellation_stamped_before_its_proposal_does_not_close_it_r5_r8() -> None:
+    """R8 closes only on hard evidence, and an act on a record comes after the record
+    (R5): a cancellation stamped earlier than a proposal, though its seq is later, does
+    not count that proposal among its candidates, as a confirmation stamped that early
+    does not (and as a record past its deadline is left out). Naming it gets a
+    clarification without it and the record stays at revision 1; a proposal made
+    before the turn's time is still cancelled by it; with nothing left, the
+    clarification lists no candidates."""
+    talk = Conversation()
+    older = created(talk.turn(TEA))
+    talk.advance(minutes=10)
+    newer = created(talk.turn(PLAN))
+    talk.advance(minutes=-5)
+    step = talk.turn(Cancellation(target_hint="conclusion"))
+    asked = only(step.events, ClarificationRequested)
+    assert asked.kind == ClarificationKind.CANCELLATION
+    assert [c.record_id for c in asked.candidates] == [older]
+    assert not step.scope_changed
+    assert talk.state_of(newer) == PRO
+    assert talk.changes_of(newer)[-1].revision == 1
+    cancelled = only(talk.turn(Cancellation()).events, StateChanged)
+    assert (cancelled.record_id, cancelled.to_state) == (older, CAN)
+    assert only(talk.turn(Cancellation()).events, ClarificationRequested).candidates == ()
+    assert talk.state_of(newer) == PRO
+    talk.advance(minutes=5)
+    closed = only(talk.turn(Cancellation()).events, StateChanged)
+    assert (closed.record_id, closed.to_state) == (newer, CAN)
+
+
+def test_a_cancellation_stamped_before_an_agreement_was_proposed_leaves_it_open_r5_r8() -> None:
+    """R8 from another session: an open agreement is cancellable from any session of
+    the scope, but not by a turn stamped before the agreement was proposed. The
+    agreement stays current memory (R6)."""
+    talk = Conversation()
+    talk.advance(minutes=10)
+    rid = created(talk.turn(PLAN))
+    talk.agent_accepts(rid)
+    talk.turn(Acceptance())
+    talk.advance(minutes=-5)
+    step = talk.turn(Cancellation(), session="s2")
+    assert only(step.events, ClarificationRequested).candidates == ()
+    assert not step.scope_changed
+    assert talk.state_of(rid) == OPN
+    talk.advance(minutes=5)
+    assert [c.record_id for c in talk.view("s2").current_agreements] == [rid]
+
+
 # --- R9: deadlines ---
 
 

@@ -5,9 +5,10 @@ deadline), agent acceptances with right and wrong revisions and malformed
 arguments, user confirmations and cancellations with and without a hint, amendments
 of open agreements (R17: proposed, accepted by either side in either order,
 withdrawn, lapsing when the agreement closes), todo writes that succeed or fail,
-time steps, sweeps, noise, redelivery of the last input and acceptances stamped
-behind the clock, in two sessions of one scope. The model below is written from the
-rules (R2-R13, R17), not from the reducer: plain mutable records and a few loops.
+time steps, sweeps, noise, redelivery of the last input, and acceptances,
+cancellations and withdrawals stamped behind the clock, in two sessions of one scope.
+The model below is written from the rules (R2-R13, R17), not from the reducer: plain
+mutable records and a few loops.
 
 Invariants at every step: the reducer agrees with the model on every record's state,
 revision and acceptances and on every answer; revisions rise by exactly one per
@@ -100,6 +101,11 @@ class Model:
             self.change = None
             self.revision += 1
         self.move(state)
+
+    def existed_at(self, now: datetime) -> bool:
+        """Whether the record had been proposed at `now`: a cancellation stamped earlier
+        does not close it (R5, R8)."""
+        return now >= self.proposed_at
 
     def awaited_since(self) -> datetime:
         """When what an acceptance would accept was proposed: the amendment, else the record."""
@@ -437,9 +443,18 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), session=st.sampled_from(SESSIONS))
     def user_cancels(self, data: st.DataObject, session: str) -> None:
-        hint = self._hint(data)
+        self._cancel(session, self._hint(data))
+
+    def _cancel(self, session: str, hint: str | None) -> None:
+        """R8: an open record of the scope or a proposal of this session, made at or
+        before the turn's time (R5)."""
+        now = self.talk.now
         candidates = self._targets(
-            session, lambda r: r.state == OPEN or (r.state == PROPOSED and r.session == session)
+            session,
+            lambda r: (
+                r.existed_at(now)
+                and (r.state == OPEN or (r.state == PROPOSED and r.session == session))
+            ),
         )
         step = self.talk.turn(Cancellation(target_hint=hint), "cancel", session=session)
         target = self._expect_targeted(candidates, hint, step.events)
@@ -495,9 +510,16 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), session=st.sampled_from(SESSIONS))
     def user_withdraws_amendment(self, data: st.DataObject, session: str) -> None:
-        hint = self._hint(data)
+        self._withdraw(session, self._hint(data))
+
+    def _withdraw(self, session: str, hint: str | None) -> None:
+        """R17: this session's pending amendment, proposed at or before the turn's time (R5)."""
+        now = self.talk.now
         candidates = self._targets(
-            session, lambda r: r.change is not None and r.change.session == session
+            session,
+            lambda r: (
+                r.change is not None and r.change.session == session and now >= r.change.proposed_at
+            ),
         )
         withdrawal = AmendmentCancellation(target_hint=hint)
         step = self.talk.turn(withdrawal, "cancel the change", session=session)
@@ -572,19 +594,29 @@ class LifecycleMachine(RuleBasedStateMachine):
         assert not step.session_changed
 
     @precondition(lambda self: any(m.live() for m in self.world.records.values()))
-    @rule(data=st.data(), minutes=st.sampled_from([1, 15, 30]), agent=st.booleans())
-    def acceptance_stamped_earlier(self, data: st.DataObject, minutes: int, *, agent: bool) -> None:
-        """An acceptance whose `ts` lags the clock (a gateway's clock behind): it counts
-        only for what was proposed at or before its time (R5)."""
+    @rule(
+        data=st.data(),
+        minutes=st.sampled_from([1, 15, 30]),
+        act=st.sampled_from(["agent", "confirm", "cancel", "withdraw"]),
+    )
+    def act_stamped_earlier(self, data: st.DataObject, minutes: int, act: str) -> None:
+        """An acceptance, cancellation or withdrawal whose `ts` lags the clock (a
+        gateway's clock behind): it counts only for what was proposed at or before its
+        time (R5, R8, R17)."""
         live = [m for m in self.world.records.values() if m.live()]
         model = data.draw(st.sampled_from(live))
+        amending = model.session if model.change is None else model.change.session
+        hint = data.draw(st.sampled_from([None, *model.texts()]))
         self.talk.advance(minutes=-minutes)
         try:
-            if agent:
-                session = model.session if model.change is None else model.change.session
-                self._agent_call(model.record_id, session, model.revision, malformed=False)
+            if act == "agent":
+                self._agent_call(model.record_id, amending, model.revision, malformed=False)
+            elif act == "confirm":
+                self._confirm(model.session, hint)
+            elif act == "cancel":
+                self._cancel(data.draw(st.sampled_from(SESSIONS)), hint)
             else:
-                self._confirm(model.session, data.draw(st.sampled_from([None, *model.texts()])))
+                self._withdraw(amending, hint)
         finally:
             self.talk.advance(minutes=minutes)
         self.fresh = False

@@ -17,6 +17,7 @@ from contracts.codec import ContractError, Limits, check_ts, decode_entry
 from contracts.common import AgreementState
 from contracts.outputs import (
     AgreementEvent,
+    ClarificationKind,
     ClarificationRequested,
     DeadLetter,
     DeadLetterReason,
@@ -28,6 +29,7 @@ from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from store import keys
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
+from store.reads import record_history
 from worker.engine import Engine
 from worker.observability import log_events
 
@@ -253,6 +255,42 @@ async def test_acceptances_stamped_before_their_proposal_are_refused_through_the
     assert isinstance(asked, ClarificationRequested)
     assert asked.candidates == ()
     assert await next_seq(client) == 4
+    assert await letters(client) == []
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_cancellation_stamped_before_its_proposal_does_not_close_it_through_the_store(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R5, R8: after a proposal (seq 1), "Cancel this agreement." (seq 2) stamped a
+    minute before it is no cancellation of it: a clarification without candidates is
+    published, the stored record stays proposed at revision 1 and both inputs are
+    applied in order. The same words stamped after the proposal (seq 3) cancel it."""
+    proposed_at = datetime.now(UTC)
+    earlier = (proposed_at - timedelta(minutes=1)).isoformat()
+    await write(client, turn(1, "Let's agree: start with the conclusion.", proposed_at.isoformat()))
+    await write(client, turn(2, "Cancel this agreement.", earlier))
+    report = await processor(client).process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 2}
+    proposal, asked = await published(client)
+    assert isinstance(proposal, StateChanged)
+    assert isinstance(asked, ClarificationRequested)
+    assert (asked.kind, asked.candidates) == (ClarificationKind.CANCELLATION, ())
+    stored = await record_history(client, 0, proposal.record_id)
+    assert stored is not None
+    assert (stored.state, stored.revision) == (AgreementState.PROPOSED, 1)
+    assert await next_seq(client) == 3
+    later = (proposed_at + timedelta(seconds=1)).isoformat()
+    await write(client, turn(3, "Cancel this agreement.", later))
+    report = await processor(client).process(await read_new(client, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 1}
+    cancelled = (await published(client))[-1]
+    assert isinstance(cancelled, StateChanged)
+    assert (cancelled.record_id, cancelled.to_state) == (
+        proposal.record_id,
+        AgreementState.CANCELLED,
+    )
     assert await letters(client) == []
 
 
