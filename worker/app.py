@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker
 
+from core import native
 from store.intake import ensure_groups, missing_groups
 from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
@@ -289,6 +290,9 @@ def _wire_lifecycle(worker: Worker) -> None:
             group=settings.group,
             groups_created=created,
             cluster=settings.redis_cluster,
+            # Compiled or Python recognizer, and why (core/native.py; ACCORD_NATIVE).
+            native=native.state().active,
+            native_reason=native.state().reason,
         )
 
     @app.after_startup

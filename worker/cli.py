@@ -28,4 +28,13 @@ def application() -> typer.Typer:
 
 
 def main() -> None:
-    application()()
+    # The one error at import time: ACCORD_NATIVE=1 without a current compiled build
+    # (core/native.py). Said in one line, like every other refusal to start.
+    from core.native import NativeUnavailableError  # noqa: PLC0415
+
+    try:
+        commands = application()
+    except NativeUnavailableError as error:
+        typer.echo(f"accord: {error}", err=True)
+        raise SystemExit(2) from None
+    commands()

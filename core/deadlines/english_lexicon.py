@@ -19,8 +19,16 @@ from core.deadlines.numerals import (
     EN_ORDINAL_WORDS,
 )
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTH_NAMES = (
+WEEKDAYS: tuple[str, ...] = (
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+)
+MONTH_NAMES: tuple[str, ...] = (
     "january",
     "february",
     "march",

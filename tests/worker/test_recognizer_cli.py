@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo
 import pytest
 from typer.testing import CliRunner
 
-from core.recognition import recognizer as recognizer_module
 from worker.cli import application
 from worker.commands import recognize as command
 
@@ -114,7 +113,6 @@ def _fake_deadline(monkeypatch: pytest.MonkeyPatch) -> list[tuple[datetime, Zone
         seen.append((ts, zone))
         return datetime(2026, 12, 1, 0, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 
-    monkeypatch.setattr(recognizer_module, "find_deadline_phrase", lambda _terms: "by Friday")
     monkeypatch.setattr("core.interpret.resolve_spec", resolve)
     return seen
 

@@ -1,0 +1,128 @@
+"""The compiled build of the recognizer and the deadline grammar, used only when it is current.
+
+`scripts/build_native.py` compiles `core/recognition` and `core/deadlines` with mypyc into
+`core/_native/` (never committed) and writes a manifest: the interpreter's cache tag
+and the SHA-256 of every source it compiled. Each of the two packages calls `search_path`
+from its `__init__`, which puts the compiled modules ahead of the sources on the
+package's `__path__` only if the manifest matches the interpreter and every source as it
+is now. A source edited after the build makes the whole build stale, so a stale `.so`
+never shadows newer Python. The pure-Python modules are the reference: the compiled
+ones must give the same results (tests/e2e/test_native_build.py compares them).
+
+`ACCORD_NATIVE` chooses: `auto` (default) uses a current build and otherwise the
+sources; `0` always the sources; `1` requires a current build and refuses to start
+without one (an image built to run compiled must not quietly run slower).
+
+This is the core's one loader, not logic: it reads files and the environment at import
+time, which the import-linter contract for the core allows for this module alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+# The compiled packages, by directory under core/.
+PACKAGES: Final = ("recognition", "deadlines")
+CORE_DIR: Final = Path(__file__).resolve().parent
+NATIVE_DIR: Final = CORE_DIR / "_native"
+MANIFEST: Final = "manifest.json"
+# mypyc's shared runtime for the group; imported by its dotted name from each module.
+GROUP: Final = "core._native.accord"
+
+
+class NativeState(msgspec.Struct, frozen=True):
+    """Whether the compiled modules are in use, and why (the worker logs it at start)."""
+
+    active: bool
+    reason: str
+
+
+class NativeUnavailableError(RuntimeError):
+    """ACCORD_NATIVE=1, and there is no current compiled build."""
+
+
+class Manifest(msgspec.Struct, frozen=True):
+    cache_tag: str
+    sources: dict[str, str]  # path under core/ -> SHA-256 of the source compiled
+
+
+def source_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def compiled_sources(core_dir: Path = CORE_DIR) -> list[str]:
+    """The sources a build compiles: every module of PACKAGES but the package `__init__`s."""
+    return sorted(
+        str(path.relative_to(core_dir))
+        for package in PACKAGES
+        for path in (core_dir / package).glob("*.py")
+        if path.name != "__init__.py"
+    )
+
+
+def check(native_dir: Path, core_dir: Path, cache_tag: str | None) -> NativeState:
+    """Whether the build in `native_dir` is current for the sources in `core_dir`."""
+    try:
+        raw = (native_dir / MANIFEST).read_bytes()
+    except FileNotFoundError:
+        return NativeState(active=False, reason="not built (scripts/build_native.py)")
+    try:
+        manifest = msgspec.json.decode(raw, type=Manifest)
+    except msgspec.DecodeError as error:
+        return NativeState(active=False, reason=f"unreadable manifest: {error}")
+    if manifest.cache_tag != cache_tag:
+        return NativeState(
+            active=False, reason=f"built for {manifest.cache_tag}, running {cache_tag}"
+        )
+    expected = compiled_sources(core_dir)
+    if sorted(manifest.sources) != expected:
+        return NativeState(active=False, reason="stale: the set of modules changed")
+    for name in expected:
+        if source_digest(core_dir / name) != manifest.sources[name]:
+            return NativeState(active=False, reason=f"stale: {name} changed since the build")
+    return NativeState(active=True, reason="compiled with mypyc, current")
+
+
+def decide(mode: str, found: NativeState) -> NativeState:
+    """What ACCORD_NATIVE (`mode`) makes of the build `found`."""
+    if mode in {"0", "off", "false"}:
+        return NativeState(active=False, reason="ACCORD_NATIVE=0")
+    if mode in {"1", "on", "true"} and not found.active:
+        message = f"ACCORD_NATIVE=1 but the compiled build cannot be used: {found.reason}"
+        raise NativeUnavailableError(message)
+    if mode not in {"", "auto", "1", "on", "true"}:
+        message = f"ACCORD_NATIVE must be auto, 0 or 1, not {mode!r}"
+        raise NativeUnavailableError(message)
+    return found
+
+
+_state: NativeState | None = None
+
+
+def state() -> NativeState:
+    """This process's choice, made once (the first package import asks)."""
+    global _state  # noqa: PLW0603  (one decision per process, at import)
+    if _state is None:
+        found = check(NATIVE_DIR, CORE_DIR, sys.implementation.cache_tag)
+        _state = decide(os.environ.get("ACCORD_NATIVE", "auto").strip().lower(), found)
+    return _state
+
+
+def search_path(package: str, path: list[str]) -> list[str]:
+    """The package's `__path__`: its compiled modules first when the build is current."""
+    if not state().active:
+        return path
+    return [str(NATIVE_DIR / package.rsplit(".", 1)[-1]), *path]
+
+
+def manifest_for(core_dir: Path, cache_tag: str) -> bytes:
+    """The manifest a build of the sources in `core_dir` writes."""
+    sources = {name: source_digest(core_dir / name) for name in compiled_sources(core_dir)}
+    return json.dumps({"cache_tag": cache_tag, "sources": sources}, indent=1).encode()

@@ -1,0 +1,103 @@
+"""Compile the recognizer and the deadline grammar with mypyc into core/_native/.
+
+    uv run --frozen python scripts/build_native.py [--force] [--into DIR]
+
+Does nothing when the build there is current (core/native.py decides that from the
+manifest); otherwise compiles every module of core/recognition and core/deadlines but
+the package `__init__`s (about a minute of CPU on one core), then writes the manifest
+last, so an interrupted build is never taken for a current one. `--into` puts the build
+beside an installed copy of the `core` package (the container image does this); its
+sources must be the same as this tree's.
+
+Why these two packages: they are pure Python with no msgspec Struct defined in a way
+mypyc mishandles, and the proposal path of the recognizer spends its time in them
+(docs/performance.md, "Recognizer"). The worker's store and lifecycle modules were tried
+too and measured no faster (same section), so they stay Python.
+"""
+
+# ruff: noqa: T201  (a build script reports its steps)
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core import native  # noqa: E402  (after the repo root is importable)
+
+SETUP = """
+import sys
+from setuptools import setup
+from mypyc.build import mypycify
+
+sys.argv[1:] = ["build_ext", "--build-lib", {lib!r}, "--build-temp", {temp!r}]
+setup(
+    name="accord-native",
+    packages=[],
+    py_modules=[],
+    ext_modules=mypycify({sources!r}, opt_level="3", group_name={group!r}, target_dir={temp!r}),
+)
+"""
+
+
+def build(into: Path, *, force: bool) -> int:
+    found = native.check(into / "_native", ROOT / "core", sys.implementation.cache_tag)
+    if found.active and not force:
+        print(f"build_native: {into / '_native'} is current, nothing to do")
+        return 0
+    sources = [f"core/{name}" for name in native.compiled_sources(ROOT / "core")]
+    print(f"build_native: compiling {len(sources)} modules with mypyc ({found.reason})")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="accord-native-") as work:
+        lib, temp = Path(work) / "lib", Path(work) / "temp"
+        script = Path(work) / "setup.py"
+        script.write_text(
+            SETUP.format(lib=str(lib), temp=str(temp), sources=sources, group=native.GROUP)
+        )
+        # mypyc reads the project's mypy settings from the repo root, where it runs.
+        env = {**os.environ, "ACCORD_NATIVE": "0"}
+        done = subprocess.run(  # noqa: S603  (this interpreter, our own script)
+            [sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True,
+            check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            print(done.stdout[-4000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
+            print("build_native: mypyc failed; the sources stay in use", file=sys.stderr)
+            return 1
+        target = into / "_native"
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        for package in native.PACKAGES:
+            (target / package).mkdir()
+            for built in (lib / "core" / package).glob("*.so"):
+                shutil.copy2(built, target / package / built.name)
+        for shared in (lib / "core" / "_native").glob("*.so"):
+            shutil.copy2(shared, target / shared.name)
+    # The manifest last: without it the build is "not built", never half current.
+    (target / native.MANIFEST).write_bytes(
+        native.manifest_for(ROOT / "core", sys.implementation.cache_tag)
+    )
+    print(f"build_native: done in {time.monotonic() - started:.0f} s, in {target}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--force", action="store_true", help="rebuild even when current")
+    parser.add_argument(
+        "--into", type=Path, default=ROOT / "core",
+        help="the `core` package directory to build beside (default: this tree's)",
+    )  # fmt: skip
+    args = parser.parse_args()
+    return build(args.into.resolve(), force=args.force)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
