@@ -71,6 +71,14 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
 # It holds every record that can appear in some session's view, with its deadline, and
 # no `as_of`: a reader filters by deadline at its own read time (R9), so a document
 # written before a deadline never shows an expired agreement as current after it.
+#
+# Each entry also says `since` when it has held as shown (event time, the `ts` of the
+# input that made it so). A view as of an instant before that leaves the entry out, so
+# a view as of T never lists a proposal made after T, nor an agreement that was not
+# yet open at T (R6). The view of a past instant is the present state seen then, not
+# a history: an entry changed after T is left out until its change, never shown as it
+# was (the record's history has every revision). Documents written before this field
+# have no `since`: their entries show at any instant.
 
 # Bumped only when a reader must tell documents apart; fields are only ever added
 # (docs/contracts.md, Schema evolution), so a reader of version N reads 1..N.
@@ -79,15 +87,24 @@ SCOPE_VIEW_SCHEMA_VERSION = 2
 
 
 class OpenAgreement(msgspec.Struct, frozen=True, kw_only=True):
-    """An open record of the scope: current memory until its deadline (R6, R9)."""
+    """An open record of the scope: current memory until its deadline (R6, R9).
+
+    `since`: when it became open with these terms (its opening, or the accepted
+    amendment that set them, R17).
+    """
 
     record_id: Ident
     terms: str
     deadline_at: Instant | None = None
+    since: Instant | None = None
 
 
 class ScopeProposal(msgspec.Struct, frozen=True, kw_only=True):
-    """A proposal still waiting, with its session: it is pending only there (R6)."""
+    """A proposal still waiting, with its session: it is pending only there (R6).
+
+    `since`: when it reached this revision and status (its proposal, or its last
+    acceptance).
+    """
 
     record_id: Ident
     session_id: Ident
@@ -95,13 +112,15 @@ class ScopeProposal(msgspec.Struct, frozen=True, kw_only=True):
     terms: str
     status: PendingStatus
     deadline_at: Instant | None = None
+    since: Instant | None = None
 
 
 class ScopeAmendment(msgspec.Struct, frozen=True, kw_only=True):
     """A pending amendment of an open record, with the session that may accept it (R17).
 
     Shown while the agreement itself is live (`agreement_deadline_at`); `deadline_at`
-    is the deadline of the new terms.
+    is the deadline of the new terms. `since`: when the record reached this revision
+    (the amendment's proposal, or its last acceptance).
     """
 
     record_id: Ident
@@ -112,6 +131,7 @@ class ScopeAmendment(msgspec.Struct, frozen=True, kw_only=True):
     status: PendingStatus
     deadline_at: Instant | None = None
     agreement_deadline_at: Instant | None = None
+    since: Instant | None = None
 
 
 class ScopeViewDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,13 +158,17 @@ class ScopeView(msgspec.Struct, frozen=True, kw_only=True):
     pending_amendments: tuple[ScopeAmendment, ...] = ()
 
 
-def _live(deadline_at: datetime | None, as_of: datetime) -> bool:
-    # Deadlines are exclusive instants: at the deadline the record is already past due.
-    return deadline_at is None or as_of < deadline_at
+def _live(deadline_at: datetime | None, since: datetime | None, as_of: datetime) -> bool:
+    """Shown at `as_of`: held as shown by then (`since`), and not yet past due.
+
+    Deadlines are exclusive instants: at the deadline the record is already past due.
+    """
+    return (since is None or since <= as_of) and (deadline_at is None or as_of < deadline_at)
 
 
 def scope_view_as_of(document: ScopeViewDocument, as_of: datetime) -> ScopeView:
-    """The scope's view at `as_of`: the document without what is past its deadline (R6, R9)."""
+    """The scope's view at `as_of` (R6, R9): the document without what is past its
+    deadline then, nor what was not yet so then (`since`)."""
     return ScopeView(
         agent_id=document.agent_id,
         user_id=document.user_id,
@@ -152,11 +176,13 @@ def scope_view_as_of(document: ScopeViewDocument, as_of: datetime) -> ScopeView:
         current_agreements=tuple(
             CurrentAgreement(record_id=a.record_id, terms=a.terms)
             for a in document.agreements
-            if _live(a.deadline_at, as_of)
+            if _live(a.deadline_at, a.since, as_of)
         ),
-        pending_proposals=tuple(p for p in document.proposals if _live(p.deadline_at, as_of)),
+        pending_proposals=tuple(
+            p for p in document.proposals if _live(p.deadline_at, p.since, as_of)
+        ),
         pending_amendments=tuple(
-            a for a in document.amendments if _live(a.agreement_deadline_at, as_of)
+            a for a in document.amendments if _live(a.agreement_deadline_at, a.since, as_of)
         ),
     )
 

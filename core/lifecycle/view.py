@@ -5,7 +5,9 @@ whichever session made them, as terms only (R14). This session's own proposals a
 listed apart with what `soul_agreement_accept` needs, and so are its pending
 amendments of open agreements, whose current terms stay in memory until both sides
 accept (R17). The view filters by deadline itself, so a sweep that has not run yet never
-shows an expired agreement as current.
+shows an expired agreement as current; and by each entry's `since`, so a view as of an
+instant never shows what was not yet so then (a proposal made later, an agreement
+opened later).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from contracts.common import AgreementState
-from contracts.records import Acceptances, PendingStatus
+from contracts.records import Acceptances, AgreementRecord, PendingStatus
 from contracts.view import (
     OpenAgreement,
     ScopeAmendment,
@@ -23,6 +25,7 @@ from contracts.view import (
     session_view_as_of,
 )
 from core.lifecycle.state import ScopeState
+from core.lifecycle.transitions import OPEN
 
 
 def pending_status(acceptances: Acceptances) -> PendingStatus:
@@ -31,6 +34,27 @@ def pending_status(acceptances: Acceptances) -> PendingStatus:
     if acceptances.user:
         return "awaiting_agent"
     return "awaiting_both"
+
+
+def changed_at(record: AgreementRecord) -> datetime:
+    """Since when the record has been as it is now: the latest time among its revisions
+    (inputs apply in seq order, but their `ts` need not rise with it)."""
+    return max((entry.at for entry in record.history), default=record.created_at)
+
+
+def open_since(record: AgreementRecord) -> datetime:
+    """Since when an open record has been open with its current terms: its opening, or
+    the accepted amendment that set them (R17), at the latest time up to that revision.
+
+    Later revisions (an amendment proposed, one side accepting it, withdrawn, lapsed)
+    leave its terms as they are, so they do not move it. Searched from the newest
+    revision, where an agreement just opened finds it at once.
+    """
+    history = record.history
+    begun = len(history) - 1
+    while begun > 0 and history[begun].terms is None and history[begun - 1].state == OPEN:
+        begun -= 1
+    return max((entry.at for entry in history[: begun + 1]), default=record.created_at)
 
 
 def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
@@ -54,7 +78,12 @@ def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
         agent_id=scope.agent_id,
         user_id=scope.user_id,
         agreements=tuple(
-            OpenAgreement(record_id=r.record_id, terms=r.terms, deadline_at=r.deadline_at)
+            OpenAgreement(
+                record_id=r.record_id,
+                terms=r.terms,
+                deadline_at=r.deadline_at,
+                since=open_since(r),
+            )
             for r in scope.records
             if r.state == AgreementState.OPEN
         ),
@@ -66,6 +95,7 @@ def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
                 terms=r.terms,
                 status=pending_status(r.acceptances),
                 deadline_at=r.deadline_at,
+                since=changed_at(r),
             )
             for r in scope.records
             if r.state == AgreementState.PROPOSED
@@ -80,6 +110,7 @@ def scope_view_document(scope: ScopeState) -> ScopeViewDocument:
                 status=pending_status(r.amendment.acceptances),
                 deadline_at=r.amendment.deadline_at,
                 agreement_deadline_at=r.deadline_at,
+                since=changed_at(r),
             )
             for r in scope.records
             if r.amendment is not None and r.state == AgreementState.OPEN

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis.asyncio
-from accord_harness.documents import BASE_TS
+from accord_harness.documents import BASE_TS, Session
 from accord_harness.store_harness import chat, deliver_and_settle, real_core_workload
 
 from contracts.partition import partition_of
@@ -24,8 +24,10 @@ from contracts.view import (
     scope_view_as_of,
     session_view_as_of,
 )
+from core.lifecycle.state import record_id_for
 from store import keys
 from store.reads import session_view
+from tests.support.paths import EXAMPLES
 from worker.engine import Engine
 
 _DOC = msgspec.json.Decoder(ScopeViewDocument)
@@ -95,6 +97,72 @@ async def test_view_document_drops_a_deadline_at_read_time(
         proposal.record_id
     ]
     assert session_view_as_of(document, session, proposal.deadline_at).pending_proposals == ()
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_view_as_of_an_instant_shows_only_what_was_so_then(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """R6 as of T, through Redis (the read `accord view --as-of` makes): a proposal
+    made after T is not pending at T, an agreement opened after T is not current at
+    T; from their times on both are shown. The document filtered at T agrees."""
+    scope = ("agent-as-of", "user-as-of")
+    talk = Session(scope, "s1", step_s=60)
+    plan = talk.say("Let's agree: start with the conclusion.")  # +60 s
+    talk.accept(plan, 1)  # +120 s
+    talk.say("I accept this agreement.")  # +180 s: open
+    tea = talk.say("Let's agree: offer green tea first.")  # +240 s
+    await deliver_and_settle(
+        aredis, lambda: redis.asyncio.Redis.from_url(redis_url), Engine(), talk.documents, 1,
+        random.Random(1), duplicate_rate=0.0,
+    )  # fmt: skip
+    raw: Any = await aredis.hget(keys.view_key(0, *scope), keys.VIEW_DOC_FIELD)
+    document = _DOC.decode(raw)
+    plan_id, tea_id = (record_id_for(*scope, "s1", seq) for seq in (plan, tea))
+    shown: dict[int, tuple[list[str], list[str]]] = {}
+    for seconds in (30, 150, 200, 240):
+        as_of = datetime.fromtimestamp(BASE_TS + seconds, tz=UTC)
+        view = await session_view(
+            aredis, Engine(), 1, agent_id=scope[0], user_id=scope[1], session_id="s1",
+            as_of=as_of,
+        )  # fmt: skip
+        assert session_view_as_of(document, "s1", as_of) == view
+        current = [c.record_id for c in view.current_agreements]
+        shown[seconds] = current, [p.record_id for p in view.pending_proposals]
+    assert shown == {
+        30: ([], []),
+        150: ([], []),
+        200: ([plan_id], []),
+        240: ([plan_id], [tea_id]),
+    }
+
+
+def test_a_reader_leaves_out_what_was_not_yet_so_at_its_instant() -> None:
+    """R6 as of T, for any reader of the document (the TypeScript client's test reads the
+    same example): an entry whose `since` is after T is left out, from `since` on it is
+    shown; an entry without `since` (a document older than the field) shows at any T."""
+    document = _DOC.decode((EXAMPLES / "scope_view_document.json").read_bytes())
+    [agreement], [proposal] = document.agreements, document.proposals
+    assert agreement.since is not None
+    assert proposal.since is not None
+
+    def shown(as_of: datetime) -> tuple[list[str], list[str]]:
+        view = scope_view_as_of(document, as_of)
+        current = [a.record_id for a in view.current_agreements]
+        return current, [p.record_id for p in view.pending_proposals]
+
+    assert shown(agreement.since - timedelta(microseconds=1)) == ([], [])
+    assert shown(agreement.since) == ([agreement.record_id], [])
+    assert shown(proposal.since - timedelta(microseconds=1)) == ([agreement.record_id], [])
+    assert shown(proposal.since) == ([agreement.record_id], [proposal.record_id])
+    older = msgspec.structs.replace(
+        document, agreements=(msgspec.structs.replace(agreement, since=None),)
+    )
+    early = agreement.since - timedelta(days=1)
+    assert [a.record_id for a in scope_view_as_of(older, early).current_agreements] == [
+        agreement.record_id
+    ]
 
 
 def test_older_and_newer_documents_stay_readable() -> None:

@@ -88,7 +88,9 @@ def test_unknown_record_scope_and_session_say_so_and_exit_1(deployment: str) -> 
 
 
 def test_replay_prints_the_ids_it_used_and_a_view_command_that_runs(deployment: str) -> None:
-    """The suffixed ids are printed, with the `accord view` command to run next."""
+    """The suffixed ids are printed, with the `accord view` command to run next. It views
+    as of the transcript's last turn (rebased, the later turns lie ahead of now), so it
+    shows the agreement the transcript opened (R6)."""
     transcript = str(TRANSCRIPTS / "01-propose-and-accept.en.jsonl")
     done = accord_process("replay", transcript, env=command_env(deployment))
     assert done.returncode == 0, done.stderr
@@ -97,9 +99,12 @@ def test_replay_prints_the_ids_it_used_and_a_view_command_that_runs(deployment: 
     for command in commands:
         args = shlex.split(command)[2:]  # drop "accord view"
         assert "~" in args[0]  # the per-run suffix the replay added
+        assert "--as-of" in args
         shown = accord(deployment, "view", *args, "--json")
         assert shown.returncode == 0, shown.stderr
-        assert json.loads(shown.stdout)["session_id"] == args[0]
+        body = json.loads(shown.stdout)
+        assert body["session_id"] == args[0]
+        assert len(body["current_agreements"]) == 1, body
 
 
 def test_events_lines_name_session_user_record_change_and_terms(deployment: str) -> None:
@@ -154,6 +159,31 @@ def test_view_as_of_takes_rfc3339_with_z_and_with_an_offset(deployment: str) -> 
     bad = accord(deployment, "view", *coordinates, "--as-of", "next tuesday")
     assert bad.returncode == 2
     assert "RFC 3339" in bad.stderr
+
+
+def test_view_as_of_an_earlier_instant_shows_only_what_was_so_then(deployment: str) -> None:
+    """R6 as of T: `accord view --as-of T` lists no record proposed after T and no
+    agreement opened after T. In the replayed transcript the proposal is made two
+    minutes before its opening (the agent accepts last): a minute before the proposal
+    nothing shows, 30 s before the opening it is not yet current memory, a minute
+    after the opening it is."""
+    events = replayed(deployment, "02-user-accepts-first.en.jsonl")
+    proposed, opened = changes(events)[0], changes(events)[-1]
+    assert (proposed["to_state"], opened["to_state"]) == ("proposed", "open")
+    coordinates = [opened["session_id"], "--agent", opened["agent_id"], "--user", opened["user_id"]]
+    proposed_at = datetime.fromisoformat(proposed["at"])
+    opened_at = datetime.fromisoformat(opened["at"])
+    assert proposed_at < opened_at
+    for instant, current in (
+        (proposed_at - timedelta(minutes=1), []),
+        (opened_at - timedelta(seconds=30), []),
+        (opened_at + timedelta(minutes=1), [opened["record_id"]]),
+    ):
+        shown = accord(deployment, "view", *coordinates, "--as-of", instant.isoformat(), "--json")
+        assert shown.returncode == 0, shown.stderr
+        body = json.loads(shown.stdout)
+        assert [c["record_id"] for c in body["current_agreements"]] == current, instant
+        assert body["pending_proposals"] == [], instant
 
 
 def test_replay_checks_every_line_first_and_names_the_bad_one(

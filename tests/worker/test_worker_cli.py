@@ -52,9 +52,11 @@ def test_replay_then_view_history_and_events(deployment: str) -> None:
     )
     opened = json_lines(proposal.stdout)[-2]
     assert opened["to_state"] == "open"
+    # As of the transcript's end: rebased, its first turn is now and the rest lie ahead.
+    end = json_lines(proposal.stdout)[-1]["at"]
     view = accord(
         deployment, "view", opened["session_id"],
-        "--agent", opened["agent_id"], "--user", opened["user_id"], "--json",
+        "--agent", opened["agent_id"], "--user", opened["user_id"], "--as-of", end, "--json",
     )  # fmt: skip
     assert view.returncode == 0, view.stderr
     body = json.loads(view.stdout)

@@ -26,14 +26,20 @@ from worker.render import timeline
 
 
 def used_ids(sent: list[Line]) -> list[str]:
-    """The ids the replay wrote under, and the `accord view` command for each session."""
+    """The ids the replay wrote under, and the `accord view` command for each session.
+
+    Each command views as of the transcript's last turn: rebased, its first turn is now
+    and the later ones lie ahead, and a view as of now leaves out what they did (R6).
+    """
     scopes = dict.fromkeys((line["agent_id"], line["user_id"]) for line in sent)
     sessions = dict.fromkeys(
         (line["agent_id"], line["user_id"], line["session_id"]) for line in sent
     )
+    end = max((datetime.fromisoformat(line["ts"]) for line in sent), default=None)
+    as_of = "" if end is None else f" --as-of {shlex.quote(end.isoformat())}"
     out = [f"replayed as agent {a!r} user {u!r}; to look at it:" for a, u in scopes]
     out += [
-        f"  accord view {shlex.quote(s)} --agent {shlex.quote(a)} --user {shlex.quote(u)}"
+        f"  accord view {shlex.quote(s)} --agent {shlex.quote(a)} --user {shlex.quote(u)}{as_of}"
         for a, u, s in sessions
     ]
     return out

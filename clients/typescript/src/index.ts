@@ -167,21 +167,27 @@ function knownZone(zone: string): boolean {
 
 // ---------------------------------------------------------------------------- views
 
-const live = (deadline: string | null | undefined, asOf: Date): boolean =>
-  deadline == null || asOf.getTime() < Date.parse(deadline);
+/** Shown at `asOf`: held as shown by then (`since`; none in older documents) and not yet
+ * past its deadline (an exclusive instant). */
+const live = (deadline: string | null | undefined, since: string | null | undefined, asOf: Date): boolean =>
+  (since == null || Date.parse(since) <= asOf.getTime()) &&
+  (deadline == null || asOf.getTime() < Date.parse(deadline));
 
-/** contracts.view.scope_view_as_of: the document without what is past its deadline (R9). */
+/** contracts.view.scope_view_as_of: the document without what is past its deadline at
+ * `asOf` (R9), nor what was not yet so then (`since`, R6). */
 export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date): ScopeView {
   return {
     agent_id: document.agent_id,
     user_id: document.user_id,
     as_of: asOf.toISOString(),
     current_agreements: (document.agreements ?? [])
-      .filter((a) => live(a.deadline_at, asOf))
+      .filter((a) => live(a.deadline_at, a.since, asOf))
       .map((a): CurrentAgreement => ({ record_id: a.record_id, terms: a.terms })),
-    pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, asOf)),
+    pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, p.since, asOf)),
     // R17: shown while the agreement itself is live.
-    pending_amendments: (document.amendments ?? []).filter((a) => live(a.agreement_deadline_at, asOf)),
+    pending_amendments: (document.amendments ?? []).filter((a) =>
+      live(a.agreement_deadline_at, a.since, asOf),
+    ),
   };
 }
 

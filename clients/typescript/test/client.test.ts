@@ -13,10 +13,12 @@ import {
   InvalidInputError,
   keys,
   partitionOf,
+  scopeViewAsOf,
   stableHash,
   toolResultText,
   type ToolOutcome,
   type Delivery,
+  type ScopeViewDocument,
   type Session,
   type StateChanged,
 } from "../src/index.js";
@@ -43,6 +45,24 @@ describe("partitions and keys", () => {
   test("ids are length-prefixed in code points, as contracts/keys.py does", () => {
     assert.equal(keys.view(3, "agent-🙂", "user"), "view:{3}:7:agent-🙂:4:user");
     assert.equal(keys.gatewaySeq(0, "a", "u:x", "s"), "gateway-seq:{0}:1:a:3:u:x:1:s");
+  });
+});
+
+describe("views", () => {
+  test("as of an instant: nothing that was not yet so then (since), as contracts.view does", () => {
+    const path = join(ROOT, "contracts", "examples", "scope_view_document.json");
+    const document = JSON.parse(readFileSync(path, "utf8")) as ScopeViewDocument;
+    const shown = (iso: string) => {
+      const view = scopeViewAsOf(document, new Date(iso));
+      return [view.current_agreements?.map((a) => a.record_id), view.pending_proposals?.map((p) => p.record_id)];
+    };
+    const [agreement, proposal] = [document.agreements?.[0]?.record_id, document.proposals?.[0]?.record_id];
+    assert.ok(agreement !== undefined && proposal !== undefined);
+    assert.deepEqual(shown("2026-11-30T09:00:00Z"), [[], []]);
+    assert.deepEqual(shown("2026-11-30T09:01:59Z"), [[agreement], []]);
+    assert.deepEqual(shown("2026-11-30T09:02:00Z"), [[agreement], [proposal]]);
+    const older = { ...document, agreements: document.agreements?.map(({ since, ...rest }) => rest) };
+    assert.equal(scopeViewAsOf(older, new Date("2026-11-30T09:00:00Z")).current_agreements?.length, 1);
   });
 });
 

@@ -307,6 +307,7 @@ export interface ScopeProposal {
   terms: string;
   status: "awaiting_agent" | "awaiting_both" | "awaiting_user";
   deadline_at?: string | null;
+  since?: string | null;
 }
 
 export interface ScopeAmendment {
@@ -318,6 +319,7 @@ export interface ScopeAmendment {
   status: "awaiting_agent" | "awaiting_both" | "awaiting_user";
   deadline_at?: string | null;
   agreement_deadline_at?: string | null;
+  since?: string | null;
 }
 
 export interface ScopeViewDocument {
@@ -333,4 +335,5 @@ export interface OpenAgreement {
   record_id: string;
   terms: string;
   deadline_at?: string | null;
+  since?: string | null;
 }
