@@ -31,6 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -317,19 +318,32 @@ def view_scopes(workload: Workload) -> list[tuple[str, str]]:
     return list(dict.fromkeys((d["agent_id"], d["user_id"]) for d in flows or workload.documents))
 
 
+def view_instant(workload: Workload) -> datetime:
+    """The workload's last input time: a view read then shows everything it opened.
+
+    Its inputs are stamped ahead of today's clock, and a view as of now leaves out what
+    was not yet so (contracts.view), so reading at now would time empty views.
+    """
+    return max(datetime.fromisoformat(str(d["ts"])) for d in workload.documents)
+
+
 async def view_reads(
-    url: str, partitions: int, scopes: Sequence[tuple[str, str]], stop: asyncio.Event | int
+    url: str,
+    partitions: int,
+    scopes: Sequence[tuple[str, str]],
+    stop: asyncio.Event | int,
+    as_of: datetime | None = None,
 ) -> list[float]:
     """Scope views read as a gateway reads them (`AccordClient.scope_view`: one HGET,
-    decode, filter by deadline), one every VIEW_READ_PERIOD_S until `stop` is set (or
-    `stop` reads when it is a count); each read's latency in ms."""
+    decode, filter by deadline) at `as_of` (default now), one every VIEW_READ_PERIOD_S
+    until `stop` is set (or `stop` reads when it is a count); each read's latency in ms."""
     client = AccordClient(Redis.from_url(url), partitions=partitions)
     latencies: list[float] = []
     try:
         while not (stop.is_set() if isinstance(stop, asyncio.Event) else len(latencies) >= stop):
             agent_id, user_id = scopes[len(latencies) % len(scopes)]
             started = time.perf_counter()
-            await client.scope_view(agent_id, user_id)
+            await client.scope_view(agent_id, user_id, as_of=as_of)
             latencies.append((time.perf_counter() - started) * 1000)
             await asyncio.sleep(VIEW_READ_PERIOD_S)
     finally:

@@ -35,6 +35,7 @@ from accord_harness.bench.endtoend import (
     paced_latency,
     percentiles,
     session_bytes,
+    view_instant,
     view_reads,
     view_scopes,
     write,
@@ -244,9 +245,9 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
         ids = await write(redis, entries(workload))
         # From the end of the writes (they share this event loop) to the end of the drain.
         stop_reads = asyncio.Event()
-        scopes = view_scopes(workload)
+        scopes, instant = view_scopes(workload), view_instant(workload)
         reads = (
-            asyncio.create_task(view_reads(url, workload.partitions, scopes, stop_reads))
+            asyncio.create_task(view_reads(url, workload.partitions, scopes, stop_reads, instant))
             if latency_load is not None
             else None
         )
@@ -254,7 +255,7 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
         if reads is not None:
             stop_reads.set()
             figures.view_read["loaded"] = percentiles(await reads)
-            idle = await view_reads(url, workload.partitions, scopes, 300)
+            idle = await view_reads(url, workload.partitions, scopes, 300, instant)
             figures.view_read["idle"] = percentiles(idle)
         rate = drain.per_s
         figures.cpu_us_per_entry[phase] = _cpu([drain])
