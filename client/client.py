@@ -94,9 +94,10 @@ class AccordClient:
         self, agent_id: str, user_id: str, *, as_of: datetime | None = None
     ) -> ScopeView:
         """The scope's current agreements and every session's pending proposals at `as_of`
-        (default now), filtered by deadline (R6, R9). One round trip."""
+        (default now), filtered by deadline (R6, R9). One round trip. Without `as_of` it is
+        the committed state, even what a gateway clock ahead of this one stamped later."""
         document = await self.scope_view_document(agent_id, user_id)
-        return scope_view_as_of(document, as_of or datetime.now(UTC))
+        return scope_view_as_of(document, as_of or datetime.now(UTC), now=as_of is None)
 
     async def explain(self, agent_id: str, user_id: str, record_id: str) -> Explanation:
         """Why a record of the scope is what it is, revision by revision (R16). One GET.

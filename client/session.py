@@ -319,10 +319,13 @@ class Session:
 
         One round trip (HGET of the scope's view document); filtered by deadline at
         `as_of` (default: now), so an agreement past its deadline is gone even before
-        the worker's sweep records the expiry (R9).
+        the worker's sweep records the expiry (R9). Without `as_of` it is the committed
+        state: a proposal stamped by a gateway clock ahead of this one is shown (R3 needs
+        its id and revision); an explicit `as_of` leaves out what was not yet so then.
         """
         raw: Any = await self.client.redis.hget(self._view_key, VIEW_DOC_FIELD)
-        return session_view_as_of(self._document(raw), self.session_id, as_of or _now())
+        document = self._document(raw)
+        return session_view_as_of(document, self.session_id, as_of or _now(), now=as_of is None)
 
     def _document(self, raw: bytes | None) -> ScopeViewDocument:
         if raw is None:  # nothing committed for the scope yet

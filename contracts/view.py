@@ -158,17 +158,29 @@ class ScopeView(msgspec.Struct, frozen=True, kw_only=True):
     pending_amendments: tuple[ScopeAmendment, ...] = ()
 
 
-def _live(deadline_at: datetime | None, since: datetime | None, as_of: datetime) -> bool:
-    """Shown at `as_of`: held as shown by then (`since`), and not yet past due.
+def _live(
+    deadline_at: datetime | None, since: datetime | None, as_of: datetime, *, now: bool
+) -> bool:
+    """Shown at `as_of`: held as shown by then (`since`, unless `now`), and not yet past due.
 
     Deadlines are exclusive instants: at the deadline the record is already past due.
     """
-    return (since is None or since <= as_of) and (deadline_at is None or as_of < deadline_at)
+    held = now or since is None or since <= as_of
+    return held and (deadline_at is None or as_of < deadline_at)
 
 
-def scope_view_as_of(document: ScopeViewDocument, as_of: datetime) -> ScopeView:
+def scope_view_as_of(
+    document: ScopeViewDocument, as_of: datetime, *, now: bool = False
+) -> ScopeView:
     """The scope's view at `as_of` (R6, R9): the document without what is past its
-    deadline then, nor what was not yet so then (`since`)."""
+    deadline then, nor what was not yet so then (`since`).
+
+    `now=True` when `as_of` is the reader's clock read for the present rather than an
+    instant asked for: current memory is then the committed state, whatever its `since`
+    (the clock that stamped it, the gateway's, may run ahead of the reader's, and a
+    proposal hidden from the next turn's view could not be accepted, R3); only the
+    deadlines apply at `as_of` (R9).
+    """
     return ScopeView(
         agent_id=document.agent_id,
         user_id=document.user_id,
@@ -176,22 +188,25 @@ def scope_view_as_of(document: ScopeViewDocument, as_of: datetime) -> ScopeView:
         current_agreements=tuple(
             CurrentAgreement(record_id=a.record_id, terms=a.terms)
             for a in document.agreements
-            if _live(a.deadline_at, a.since, as_of)
+            if _live(a.deadline_at, a.since, as_of, now=now)
         ),
         pending_proposals=tuple(
-            p for p in document.proposals if _live(p.deadline_at, p.since, as_of)
+            p for p in document.proposals if _live(p.deadline_at, p.since, as_of, now=now)
         ),
         pending_amendments=tuple(
-            a for a in document.amendments if _live(a.agreement_deadline_at, a.since, as_of)
+            a
+            for a in document.amendments
+            if _live(a.agreement_deadline_at, a.since, as_of, now=now)
         ),
     )
 
 
 def session_view_as_of(
-    document: ScopeViewDocument, session_id: str, as_of: datetime
+    document: ScopeViewDocument, session_id: str, as_of: datetime, *, now: bool = False
 ) -> SessionView:
-    """One session's view at `as_of` (R6): the scope's memory, this session's proposals."""
-    scope = scope_view_as_of(document, as_of)
+    """One session's view at `as_of` (R6): the scope's memory, this session's proposals
+    (`now`: as in `scope_view_as_of`)."""
+    scope = scope_view_as_of(document, as_of, now=now)
     return SessionView(
         agent_id=document.agent_id,
         user_id=document.user_id,

@@ -45,8 +45,11 @@ class CorePort(Protocol[ScopeT, SessionT]):
         """(record_id, deadline_at) of the scope's records that can still expire."""
         ...
 
-    def view(self, scope: ScopeT, session_id: str, as_of: datetime) -> SessionView:
-        """The session view (R6) as of an instant."""
+    def view(
+        self, scope: ScopeT, session_id: str, as_of: datetime, *, now: bool = False
+    ) -> SessionView:
+        """The session view (R6) as of an instant (`now`: the reader's present, every
+        committed entry whatever its `since`)."""
         ...
 
     def scope_view(self, scope: ScopeT) -> ScopeViewDocument:

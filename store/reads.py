@@ -26,16 +26,18 @@ async def session_view(  # noqa: PLR0913  (the view's coordinates)
     user_id: str,
     session_id: str,
     as_of: datetime,
+    now: bool = False,
 ) -> SessionView:
     """The scope's current agreement memory and this session's pending proposals.
 
     The core filters by deadline itself, so a sweep that has not run yet never shows an
-    expired agreement as current.
+    expired agreement as current. `now`: `as_of` is the reader's present (the CLI without
+    --as-of), so every committed entry shows whatever its `since`.
     """
     partition = partition_of(agent_id, user_id, partitions)
     raw: Any = await redis.hget(keys.scope_key(partition, agent_id, user_id), "s")
     scope = core.decode_scope(raw, agent_id, user_id)
-    return core.view(scope, session_id, as_of)
+    return core.view(scope, session_id, as_of, now=now)
 
 
 async def record_history(redis: AnyRedis, partition: int, record_id: str) -> AgreementRecord | None:

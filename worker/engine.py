@@ -85,8 +85,10 @@ class Engine:
     def deadlines(self, scope: ScopeState) -> Sequence[tuple[str, datetime]]:
         return deadline_entries(scope)
 
-    def view(self, scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
-        return session_view(scope, session_id, as_of)
+    def view(
+        self, scope: ScopeState, session_id: str, as_of: datetime, *, now: bool = False
+    ) -> SessionView:
+        return session_view(scope, session_id, as_of, now=now)
 
     def scope_view(self, scope: ScopeState) -> ScopeViewDocument:
         return scope_view_document(scope)

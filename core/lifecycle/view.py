@@ -57,14 +57,17 @@ def open_since(record: AgreementRecord) -> datetime:
     return max((entry.at for entry in history[: begun + 1]), default=record.created_at)
 
 
-def session_view(scope: ScopeState, session_id: str, as_of: datetime) -> SessionView:
+def session_view(
+    scope: ScopeState, session_id: str, as_of: datetime, *, now: bool = False
+) -> SessionView:
     """The session's view at `as_of`, read through the scope's view document.
 
     One path for every reader: the worker, the CLI and the console go through
     `contracts.view.session_view_as_of` as the gateway's client does, so the view
-    the agent gets cannot differ by who reads it (R6, R9).
+    the agent gets cannot differ by who reads it (R6, R9). `now`: `as_of` is the
+    reader's clock for the present, so every committed entry shows whatever its `since`.
     """
-    return session_view_as_of(scope_view_document(scope), session_id, as_of)
+    return session_view_as_of(scope_view_document(scope), session_id, as_of, now=now)
 
 
 # View entries are built field by field on purpose (CONTRIBUTING.md, "Repeated shapes").

@@ -165,6 +165,26 @@ def test_a_reader_leaves_out_what_was_not_yet_so_at_its_instant() -> None:
     ]
 
 
+def test_a_reader_of_now_shows_every_committed_entry_and_still_applies_deadlines() -> None:
+    """R6, R9 at the reader's present (`now=True`, what the clients and `accord view` use
+    without an explicit instant): an entry stamped after the reader's clock (a gateway
+    clock ahead of it) is shown, for scope and session views alike; a deadline at or
+    before that clock still removes it."""
+    document = _DOC.decode((EXAMPLES / "scope_view_document.json").read_bytes())
+    [agreement], [proposal] = document.agreements, document.proposals
+    assert agreement.since is not None
+    clock = agreement.since - timedelta(seconds=5)
+    scope = scope_view_as_of(document, clock, now=True)
+    assert [a.record_id for a in scope.current_agreements] == [agreement.record_id]
+    assert [p.record_id for p in scope.pending_proposals] == [proposal.record_id]
+    session = session_view_as_of(document, proposal.session_id, clock, now=True)
+    assert [p.record_id for p in session.pending_proposals] == [proposal.record_id]
+    due = msgspec.structs.replace(
+        document, agreements=(msgspec.structs.replace(agreement, deadline_at=clock),)
+    )
+    assert scope_view_as_of(due, clock, now=True).current_agreements == ()
+
+
 def test_older_and_newer_documents_stay_readable() -> None:
     """A version-1 document with only required fields decodes (defaults fill the rest),
     and a newer document with fields this reader does not know decodes too."""

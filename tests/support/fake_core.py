@@ -257,9 +257,11 @@ class FakeCore:
             ),
         )
 
-    def view(self, scope: FakeScope, session_id: str, as_of: datetime) -> SessionView:
+    def view(
+        self, scope: FakeScope, session_id: str, as_of: datetime, *, now: bool = False
+    ) -> SessionView:
         # The same reading a client does of the document: contracts' own filter.
-        return session_view_as_of(self.scope_view(scope), session_id, as_of)
+        return session_view_as_of(self.scope_view(scope), session_id, as_of, now=now)
 
     def keeps(self, record: AgreementRecord) -> bool:
         # Expiry is the fake's only way out of the scope's records.

@@ -186,6 +186,24 @@ def test_view_as_of_an_earlier_instant_shows_only_what_was_so_then(deployment: s
         assert body["pending_proposals"] == [], instant
 
 
+def test_view_of_now_shows_the_committed_state_stamped_ahead_of_the_clock(
+    deployment: str,
+) -> None:
+    """R6 at the default instant: `accord view` without --as-of is the committed state.
+    A replay rebases the transcript's first turn to now, so the agreement opens minutes
+    ahead of this clock, as with a gateway whose clock runs ahead of the reader's; the
+    plain view still lists it (an explicit --as-of before its opening does not)."""
+    events = replayed(deployment, "02-user-accepts-first.en.jsonl")
+    opened = changes(events)[-1]
+    assert opened["to_state"] == "open"
+    assert datetime.fromisoformat(opened["at"]) > datetime.now(UTC)
+    coordinates = [opened["session_id"], "--agent", opened["agent_id"], "--user", opened["user_id"]]
+    shown = accord(deployment, "view", *coordinates, "--json")
+    assert shown.returncode == 0, shown.stderr
+    body = json.loads(shown.stdout)
+    assert [c["record_id"] for c in body["current_agreements"]] == [opened["record_id"]]
+
+
 def test_replay_checks_every_line_first_and_names_the_bad_one(
     deployment: str, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ trip.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -146,6 +147,37 @@ async def test_a_view_read_is_one_round_trip(redis_url: str) -> None:
     assert counting.commands == ["HGET"]
     assert len(scope.current_agreements) == 1
     await counting.aclose()
+
+
+async def test_a_view_of_now_shows_what_a_clock_ahead_of_the_readers_stamped(
+    redis_url: str,
+) -> None:
+    """R6 at the default instant: current memory is the committed state. The gateway that
+    stamped the inputs may run ahead of the reader's clock: an agreement opened and a
+    proposal made "2 s from now" are shown to a view of now (the agent needs the proposal's
+    id and revision to accept it, R3), while a view as of an explicit instant still
+    leaves out what was not yet so then."""
+    ahead = datetime.now(UTC) + timedelta(seconds=2)
+    document = json.loads(_example("scope_view_document"))
+    for entry in (*document["agreements"], *document["proposals"]):
+        entry["since"] = ahead.isoformat()
+    connection = redis.asyncio.Redis.from_url(redis_url)
+    await connection.hset(
+        view_key(0, "agent-mira", "user-alex"), VIEW_DOC_FIELD, json.dumps(document)
+    )
+    client = AccordClient(connection)
+    session = client.session("agent-mira", "user-alex", "session-en-1")
+    view = await session.view()
+    assert len(view.current_agreements) == 1
+    assert [p.revision for p in view.pending_proposals] == [2]
+    scope = await client.scope_view("agent-mira", "user-alex")
+    assert (len(scope.current_agreements), len(scope.pending_proposals)) == (1, 1)
+    before = ahead - timedelta(seconds=1)
+    assert (await session.view(as_of=before)).pending_proposals == ()
+    assert (
+        await client.scope_view("agent-mira", "user-alex", as_of=before)
+    ).current_agreements == ()
+    await connection.aclose()
 
 
 async def test_a_client_with_decoded_responses_works_the_same(redis_url: str) -> None:

@@ -66,6 +66,7 @@ def register(app: typer.Typer) -> None:
                 user_id=user,
                 session_id=session,
                 as_of=instant,
+                now=as_of is None,
             )
 
         result = run_with_redis(settings, body, timeout_s=timeout)

@@ -49,10 +49,10 @@ async def scope_page(
     scope = core_state.decode_scope(raw)
     sessions = list(dict.fromkeys(record.session_id for record in scope.records))
     by_id = {record.record_id: record for record in scope.records}
-    current_ids = [c.record_id for c in session_view(scope, "", now).current_agreements]
+    current_ids = [c.record_id for c in session_view(scope, "", now, now=True).current_agreements]
     pending: dict[str, tuple[AgreementRecord, ...]] = {}
     for session in sessions:
-        waiting = session_view(scope, session, now).pending_proposals
+        waiting = session_view(scope, session, now, now=True).pending_proposals
         if waiting:
             pending[session] = tuple(by_id[p.record_id] for p in waiting)
     shown = set(current_ids) | {r.record_id for group in pending.values() for r in group}

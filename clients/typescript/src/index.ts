@@ -167,26 +167,41 @@ function knownZone(zone: string): boolean {
 
 // ---------------------------------------------------------------------------- views
 
-/** Shown at `asOf`: held as shown by then (`since`; none in older documents) and not yet
- * past its deadline (an exclusive instant). */
-const live = (deadline: string | null | undefined, since: string | null | undefined, asOf: Date): boolean =>
-  (since == null || Date.parse(since) <= asOf.getTime()) &&
+/** How a view reads its instant: `now` when it is the reader's clock for the present
+ * rather than an instant asked for (contracts.view's `now=True`). */
+export interface ViewReading {
+  now?: boolean;
+}
+
+/** Shown at `asOf`: held as shown by then (`since`; none in older documents; not asked
+ * when `now`) and not yet past its deadline (an exclusive instant). */
+const live = (
+  deadline: string | null | undefined,
+  since: string | null | undefined,
+  asOf: Date,
+  now: boolean,
+): boolean =>
+  (now || since == null || Date.parse(since) <= asOf.getTime()) &&
   (deadline == null || asOf.getTime() < Date.parse(deadline));
 
 /** contracts.view.scope_view_as_of: the document without what is past its deadline at
- * `asOf` (R9), nor what was not yet so then (`since`, R6). */
-export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date): ScopeView {
+ * `asOf` (R9), nor what was not yet so then (`since`, R6). With `{ now: true }` (`asOf` is
+ * the reader's present) every committed entry is shown whatever its `since`: the clock
+ * that stamped it, the gateway's, may run ahead of the reader's, and a proposal hidden
+ * from the next turn's view could not be accepted (R3). Only deadlines apply then. */
+export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date, reading: ViewReading = {}): ScopeView {
+  const now = reading.now ?? false;
   return {
     agent_id: document.agent_id,
     user_id: document.user_id,
     as_of: asOf.toISOString(),
     current_agreements: (document.agreements ?? [])
-      .filter((a) => live(a.deadline_at, a.since, asOf))
+      .filter((a) => live(a.deadline_at, a.since, asOf, now))
       .map((a): CurrentAgreement => ({ record_id: a.record_id, terms: a.terms })),
-    pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, p.since, asOf)),
+    pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, p.since, asOf, now)),
     // R17: shown while the agreement itself is live.
     pending_amendments: (document.amendments ?? []).filter((a) =>
-      live(a.agreement_deadline_at, a.since, asOf),
+      live(a.agreement_deadline_at, a.since, asOf, now),
     ),
   };
 }
@@ -194,8 +209,13 @@ export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date): ScopeVie
 // Proposals and amendments are built field by field on purpose, as in contracts/view.py:
 // tsc checks every field (CONTRIBUTING.md, "Repeated shapes").
 /** contracts.view.session_view_as_of: the scope's memory and this session's proposals (R6). */
-export function sessionViewAsOf(document: ScopeViewDocument, sessionId: string, asOf: Date): SessionView {
-  const scope = scopeViewAsOf(document, asOf);
+export function sessionViewAsOf(
+  document: ScopeViewDocument,
+  sessionId: string,
+  asOf: Date,
+  reading: ViewReading = {},
+): SessionView {
+  const scope = scopeViewAsOf(document, asOf, reading);
   return {
     agent_id: document.agent_id,
     user_id: document.user_id,
@@ -322,9 +342,11 @@ export class AccordClient {
     return raw == null ? { agent_id: agentId, user_id: userId } : (JSON.parse(raw) as ScopeViewDocument);
   }
 
-  /** Current agreements and every session's pending proposals at `asOf` (R6, R9). */
+  /** Current agreements and every session's pending proposals at `asOf` (R6, R9); without
+   * `asOf`, the committed state now (even what a gateway clock ahead of this one stamped). */
   async scopeView(agentId: string, userId: string, options: { asOf?: Date } = {}): Promise<ScopeView> {
-    return scopeViewAsOf(await this.scopeViewDocument(agentId, userId), options.asOf ?? new Date());
+    const document = await this.scopeViewDocument(agentId, userId);
+    return scopeViewAsOf(document, options.asOf ?? new Date(), { now: options.asOf === undefined });
   }
 
   /** Agreement events in the consumer group `group` (see Subscription). */
@@ -551,10 +573,12 @@ export class Session {
     return null;
   }
 
-  /** This session's view (R6): one HGET, filtered by deadline at `asOf` (default now). */
+  /** This session's view (R6): one HGET, filtered by deadline at `asOf` (default now);
+   * without `asOf`, the committed state, as `scopeView`. */
   async view(options: { asOf?: Date } = {}): Promise<SessionView> {
     const document = await this.client.scopeViewDocument(this.agentId, this.userId);
-    return sessionViewAsOf(document, this.sessionId, options.asOf ?? new Date());
+    const now = options.asOf === undefined;
+    return sessionViewAsOf(document, this.sessionId, options.asOf ?? new Date(), { now });
   }
 
   /** Every seq up to the returned one is applied (or skipped as a gap). */

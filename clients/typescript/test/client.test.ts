@@ -14,6 +14,7 @@ import {
   keys,
   partitionOf,
   scopeViewAsOf,
+  sessionViewAsOf,
   stableHash,
   toolResultText,
   type ToolOutcome,
@@ -63,6 +64,21 @@ describe("views", () => {
     assert.deepEqual(shown("2026-11-30T09:02:00Z"), [[agreement], [proposal]]);
     const older = { ...document, agreements: document.agreements?.map(({ since, ...rest }) => rest) };
     assert.equal(scopeViewAsOf(older, new Date("2026-11-30T09:00:00Z")).current_agreements?.length, 1);
+  });
+
+  test("of now: every committed entry, even stamped ahead of the reader's clock; deadlines still apply", () => {
+    const path = join(ROOT, "contracts", "examples", "scope_view_document.json");
+    const document = JSON.parse(readFileSync(path, "utf8")) as ScopeViewDocument;
+    const clock = new Date("2026-11-30T09:00:00Z"); // before every `since` in the example
+    const scope = scopeViewAsOf(document, clock, { now: true });
+    assert.equal(scope.current_agreements?.length, 1);
+    assert.equal(scope.pending_proposals?.length, 1);
+    const proposal = document.proposals?.[0];
+    assert.ok(proposal !== undefined);
+    const session = sessionViewAsOf(document, proposal.session_id, clock, { now: true });
+    assert.deepEqual(session.pending_proposals?.map((p) => p.record_id), [proposal.record_id]);
+    const due = { ...document, agreements: document.agreements?.map((a) => ({ ...a, deadline_at: clock.toISOString() })) };
+    assert.equal(scopeViewAsOf(due, clock, { now: true }).current_agreements?.length, 0);
   });
 });
 
