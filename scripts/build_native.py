@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +53,18 @@ setup(
 """
 
 
+def missing_toolchain() -> str | None:
+    """What stops a compile before mypyc spends its minute on one: no C compiler, or no
+    Python headers (Debian's own python3 keeps them in python3-dev)."""
+    compiler = (os.environ.get("CC") or str(sysconfig.get_config_var("CC") or "cc")).split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler {compiler!r} (Debian: apt-get install gcc libc6-dev)"
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.exists():
+        return f"no {headers} (Debian: apt-get install python3-dev)"
+    return None
+
+
 def build(into: Path, *, force: bool) -> int:
     # One build of a tree at a time: a second one waits, then finds the first's current.
     lock = os.open(into, os.O_RDONLY)
@@ -68,6 +81,14 @@ def _build(into: Path, *, force: bool) -> int:
     if found.active and not force:
         print(f"build_native: {into / '_native'} is current, nothing to do")
         return 0
+    missing = missing_toolchain()
+    if missing is not None:
+        print(
+            f"build_native: cannot compile: {missing}; until then the recognizer runs"
+            " its Python modules (ACCORD_NATIVE=auto)",
+            file=sys.stderr,
+        )
+        return 1
     # The digests of what is compiled, taken before the compile reads the sources.
     manifest = native.manifest_for(ROOT / "core", tag)
     sources = [f"core/{name}" for name in native.compiled_sources(ROOT / "core")]

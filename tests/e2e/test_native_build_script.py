@@ -113,3 +113,24 @@ def test_a_build_interrupted_while_copying_is_not_current(
     with pytest.raises(KeyboardInterrupt):
         script.build(core, force=True)
     assert native.check(core / "_native", core, TAG).reason.startswith("not built")
+
+
+def test_without_a_c_compiler_the_build_stops_with_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A machine without gcc (a fresh clone on a slim image) is told what to install
+    before mypyc runs, not handed a setuptools traceback after it."""
+    script = _script()
+    core = _tree(tmp_path)
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-gcc"))
+
+    def never(*_: object, **__: object) -> None:
+        pytest.fail("mypyc ran without a compiler to finish its build")
+
+    monkeypatch.setattr(script.subprocess, "run", never)
+    assert script.build(core, force=False) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("build_native: cannot compile: no C compiler")
+    assert "apt-get install gcc libc6-dev" in err
+    assert not (core / "_native" / native.MANIFEST).exists()
