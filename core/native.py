@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Final
 
@@ -67,8 +68,17 @@ def compiled_sources(core_dir: Path = CORE_DIR) -> list[str]:
     )
 
 
-def check(native_dir: Path, core_dir: Path, cache_tag: str | None) -> NativeState:
-    """Whether the build in `native_dir` is current for the sources in `core_dir`."""
+def check(
+    native_dir: Path, core_dir: Path, cache_tag: str | None, extension_suffix: str | None = None
+) -> NativeState:
+    """Whether the build in `native_dir` is current for the sources in `core_dir`.
+
+    With `extension_suffix` (this interpreter's, as the loader passes it) every compiled
+    module must be there under that suffix, and the group's runtime too: a module missing
+    (a partial copy) or built for another platform (a tree built on one machine and
+    mounted on another; the cache tag is the same) would load from its `.py` while the
+    build is reported in use.
+    """
     try:
         raw = (native_dir / MANIFEST).read_bytes()
     except FileNotFoundError:
@@ -82,12 +92,31 @@ def check(native_dir: Path, core_dir: Path, cache_tag: str | None) -> NativeStat
             active=False, reason=f"built for {manifest.cache_tag}, running {cache_tag}"
         )
     expected = compiled_sources(core_dir)
-    if sorted(manifest.sources) != expected:
-        return NativeState(active=False, reason="stale: the set of modules changed")
-    for name in expected:
-        if source_digest(core_dir / name) != manifest.sources[name]:
-            return NativeState(active=False, reason=f"stale: {name} changed since the build")
+    problem = _stale(manifest, core_dir, expected) or _incomplete(
+        native_dir, expected, extension_suffix
+    )
+    if problem is not None:
+        return NativeState(active=False, reason=problem)
     return NativeState(active=True, reason="compiled with mypyc, current")
+
+
+def _stale(manifest: Manifest, core_dir: Path, expected: list[str]) -> str | None:
+    if sorted(manifest.sources) != expected:
+        return "stale: the set of modules changed"
+    changed = next(
+        (n for n in expected if source_digest(core_dir / n) != manifest.sources[n]), None
+    )
+    return None if changed is None else f"stale: {changed} changed since the build"
+
+
+def _incomplete(native_dir: Path, sources: list[str], extension_suffix: str | None) -> str | None:
+    """The first compiled module (or the group's runtime) missing from the build."""
+    if extension_suffix is None:
+        return None
+    shared = GROUP.rsplit(".", 1)[-1] + "__mypyc"
+    built = (native_dir / (n.removesuffix(".py") + extension_suffix) for n in [shared, *sources])
+    absent = next((path for path in built if not path.exists()), None)
+    return None if absent is None else f"incomplete: no {absent.name} in {absent.parent}"
 
 
 def decide(mode: str, found: NativeState) -> NativeState:
@@ -110,7 +139,7 @@ def state() -> NativeState:
     """This process's choice, made once (the first package import asks)."""
     global _state  # noqa: PLW0603  (one decision per process, at import)
     if _state is None:
-        found = check(NATIVE_DIR, CORE_DIR, sys.implementation.cache_tag)
+        found = check(NATIVE_DIR, CORE_DIR, sys.implementation.cache_tag, EXTENSION_SUFFIXES[0])
         _state = decide(os.environ.get("ACCORD_NATIVE", "auto").strip().lower(), found)
     return _state
 

@@ -31,6 +31,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +78,7 @@ def build(into: Path, *, force: bool) -> int:
 
 def _build(into: Path, *, force: bool) -> int:
     tag = sys.implementation.cache_tag
-    found = native.check(into / "_native", ROOT / "core", tag)
+    found = native.check(into / "_native", ROOT / "core", tag, EXTENSION_SUFFIXES[0])
     if found.active and not force:
         print(f"build_native: {into / '_native'} is current, nothing to do")
         return 0
@@ -124,7 +125,7 @@ def _build(into: Path, *, force: bool) -> int:
     # The manifest last: without it the build is "not built", never half current.
     (target / native.MANIFEST).write_bytes(manifest)
     print(f"build_native: done in {time.monotonic() - started:.0f} s, in {target}")
-    now = native.check(target, into, tag)
+    now = native.check(target, into, tag, EXTENSION_SUFFIXES[0])
     if not now.active:
         print(f"build_native: the build in {target} cannot be used: {now.reason}", file=sys.stderr)
         return 1

@@ -76,6 +76,30 @@ def test_an_unreadable_manifest_is_reported_not_raised(tmp_path: Path) -> None:
     assert found.reason.startswith("unreadable manifest")
 
 
+def _with_modules(built: Path, suffix: str) -> None:
+    (built / f"accord__mypyc{suffix}").write_bytes(b"")
+    for package in native.PACKAGES:
+        (built / package).mkdir()
+        (built / package / f"one{suffix}").write_bytes(b"")
+
+
+def test_with_a_suffix_every_compiled_module_must_be_there(tmp_path: Path) -> None:
+    """A partial copy, or a build for another platform under the same cache tag (a tree
+    built on one machine and mounted on another), would load the missing modules from
+    their .py while the worker reports the build in use: it is not current."""
+    suffix = ".cpython-311-x86_64-linux-gnu.so"
+    built, core = _built(tmp_path)
+    _with_modules(built, suffix)
+    assert native.check(built, core, TAG, suffix).active
+    (built / "deadlines" / f"one{suffix}").unlink()
+    assert native.check(built, core, TAG, suffix) == native.NativeState(
+        active=False, reason=f"incomplete: no one{suffix} in {built / 'deadlines'}"
+    )
+    assert native.check(built, core, TAG, ".cpython-311-aarch64-linux-gnu.so").reason == (
+        f"incomplete: no accord__mypyc.cpython-311-aarch64-linux-gnu.so in {built}"
+    )
+
+
 def test_accord_native_modes() -> None:
     current = native.NativeState(active=True, reason="current")
     missing = native.NativeState(active=False, reason="not built")

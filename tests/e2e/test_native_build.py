@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,9 @@ def built() -> Path:
         [sys.executable, str(ROOT / "scripts" / "build_native.py")],
         cwd=ROOT, check=True, timeout=840,
     )  # fmt: skip
-    found = native.check(native.NATIVE_DIR, native.CORE_DIR, sys.implementation.cache_tag)
+    found = native.check(
+        native.NATIVE_DIR, native.CORE_DIR, sys.implementation.cache_tag, EXTENSION_SUFFIXES[0]
+    )
     assert found.active, found.reason
     return native.NATIVE_DIR
 

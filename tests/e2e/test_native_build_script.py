@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from types import ModuleType
 
@@ -21,6 +22,7 @@ from core import native
 from tests.support.paths import ROOT
 
 TAG = sys.implementation.cache_tag
+SUFFIX = EXTENSION_SUFFIXES[0]
 
 
 def _script() -> ModuleType:
@@ -52,9 +54,9 @@ def _stand_in_for_mypyc(
         lib = Path(command[1]).parent / "lib"
         for package in native.PACKAGES:
             (lib / "core" / package).mkdir(parents=True)
-            (lib / "core" / package / "one.so").write_bytes(b"placeholder")
+            (lib / "core" / package / f"one{SUFFIX}").write_bytes(b"placeholder")
         (lib / "core" / "_native").mkdir(parents=True)
-        (lib / "core" / "_native" / "accord__mypyc.so").write_bytes(b"placeholder")
+        (lib / "core" / "_native" / f"accord__mypyc{SUFFIX}").write_bytes(b"placeholder")
         if during is not None:
             during.write_text("X = 'edited while the compile ran'\n")
         return subprocess.CompletedProcess(command, 0, "", "")
