@@ -19,6 +19,7 @@ time, which the import-linter contract for the core allows for this module alone
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -31,6 +32,8 @@ import msgspec
 
 # The compiled packages, by directory under core/.
 PACKAGES: Final = ("recognition", "deadlines")
+# The project's top-level packages a compiled module may import from.
+PROJECT_PACKAGES: Final = frozenset({"core", "contracts"})
 CORE_DIR: Final = Path(__file__).resolve().parent
 NATIVE_DIR: Final = CORE_DIR / "_native"
 MANIFEST: Final = "manifest.json"
@@ -52,6 +55,10 @@ class NativeUnavailableError(RuntimeError):
 class Manifest(msgspec.Struct, frozen=True):
     cache_tag: str
     sources: dict[str, str]  # path under core/ -> SHA-256 of the source compiled
+    # The project's modules the compiled ones import, directly or not (path from the
+    # directory holding core/ -> SHA-256): mypyc compiles their types in and inlines
+    # their Final constants, so an edit there makes the build stale too.
+    dependencies: dict[str, str] = {}
 
 
 def source_digest(path: Path) -> str:
@@ -106,7 +113,56 @@ def _stale(manifest: Manifest, core_dir: Path, expected: list[str]) -> str | Non
     changed = next(
         (n for n in expected if source_digest(core_dir / n) != manifest.sources[n]), None
     )
+    if changed is not None:
+        return f"stale: {changed} changed since the build"
+    root = core_dir.parent
+    changed = next(
+        (n for n, digest in manifest.dependencies.items() if _digest_or_none(root / n) != digest),
+        None,
+    )
     return None if changed is None else f"stale: {changed} changed since the build"
+
+
+def _digest_or_none(path: Path) -> str | None:
+    try:
+        return source_digest(path)
+    except FileNotFoundError:
+        return None
+
+
+def dependencies(core_dir: Path) -> list[str]:
+    """The project's modules (under the directory holding core/) that the compiled sources
+    import, directly or through each other, but for the compiled ones: by path from there."""
+    root = core_dir.parent
+    todo = [f"core/{name}" for name in compiled_sources(core_dir)]
+    # The compiled packages' own `__init__`s only hold this loader's hook.
+    compiled = {*todo, *(f"core/{package}/__init__.py" for package in PACKAGES)}
+    seen: set[str] = set()
+    while todo:
+        tree = ast.parse((root / todo.pop()).read_bytes())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for found in (_module_path(root, name) for name in names):
+                if found is not None and found not in seen and found not in compiled:
+                    seen.add(found)
+                    todo.append(found)
+    return sorted(seen)
+
+
+def _module_path(root: Path, module: str) -> str | None:
+    """`module`'s source under `root`, if it is one of the project's packages."""
+    if module.split(".", 1)[0] not in PROJECT_PACKAGES:
+        return None
+    base = module.replace(".", "/")
+    for candidate in (f"{base}.py", f"{base}/__init__.py"):
+        if (root / candidate).is_file():
+            return candidate
+    return None
 
 
 def _incomplete(native_dir: Path, sources: list[str], extension_suffix: str | None) -> str | None:
@@ -154,4 +210,8 @@ def search_path(package: str, path: list[str]) -> list[str]:
 def manifest_for(core_dir: Path, cache_tag: str) -> bytes:
     """The manifest a build of the sources in `core_dir` writes."""
     sources = {name: source_digest(core_dir / name) for name in compiled_sources(core_dir)}
-    return json.dumps({"cache_tag": cache_tag, "sources": sources}, indent=1).encode()
+    root = core_dir.parent
+    imported = {name: source_digest(root / name) for name in dependencies(core_dir)}
+    return json.dumps(
+        {"cache_tag": cache_tag, "sources": sources, "dependencies": imported}, indent=1
+    ).encode()

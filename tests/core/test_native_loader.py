@@ -76,6 +76,45 @@ def test_an_unreadable_manifest_is_reported_not_raised(tmp_path: Path) -> None:
     assert found.reason.startswith("unreadable manifest")
 
 
+def test_an_edited_module_the_compiled_ones_import_makes_the_build_stale(tmp_path: Path) -> None:
+    """mypyc compiles in the types of what a compiled module imports and inlines its
+    Final constants (a compiled `return LIMIT` keeps the old value after LIMIT changes in
+    an uncompiled module): the project's modules they import, directly or through each
+    other, are part of the build; the standard library and third parties are not."""
+    core = tmp_path / "core"
+    _sources(core)
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "__init__.py").write_text("")
+    (tmp_path / "contracts" / "common.py").write_text(
+        "from typing import Final\nLIMIT: Final = 1\n"
+    )
+    (core / "__init__.py").write_text("")
+    (core / "intents.py").write_text("import re\nimport msgspec\nfrom contracts import common\n")
+    (core / "recognition" / "one.py").write_text(
+        "from core.intents import NOTHING\nfrom core.deadlines.one import X\n"
+    )
+    assert native.dependencies(core) == [
+        "contracts/__init__.py",
+        "contracts/common.py",
+        "core/intents.py",
+    ]
+    built = tmp_path / "native"
+    built.mkdir()
+    (built / native.MANIFEST).write_bytes(native.manifest_for(core, TAG))
+    assert native.check(built, core, TAG).active
+    (tmp_path / "contracts" / "common.py").write_text(
+        "from typing import Final\nLIMIT: Final = 2\n"
+    )
+    assert native.check(built, core, TAG) == native.NativeState(
+        active=False, reason="stale: contracts/common.py changed since the build"
+    )
+    (tmp_path / "contracts" / "common.py").unlink()
+    assert (
+        native.check(built, core, TAG).reason
+        == "stale: contracts/common.py changed since the build"
+    )
+
+
 def _with_modules(built: Path, suffix: str) -> None:
     (built / f"accord__mypyc{suffix}").write_bytes(b"")
     for package in native.PACKAGES:
