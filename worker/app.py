@@ -284,6 +284,7 @@ def _wire_lifecycle(worker: Worker) -> None:
             await check_library(worker.redis)
         # At id 0 before anything reads: entries written before the first start count.
         created = await ensure_groups(worker.redis, settings.served(), settings.group)
+        recognizer = native.state()
         worker.log.info(
             "worker_starting",
             partitions=list(settings.served()),
@@ -291,8 +292,8 @@ def _wire_lifecycle(worker: Worker) -> None:
             groups_created=created,
             cluster=settings.redis_cluster,
             # Compiled or Python recognizer, and why (core/native.py; ACCORD_NATIVE).
-            native=native.state().active,
-            native_reason=native.state().reason,
+            native=recognizer.active,
+            native_reason=recognizer.reason,
         )
 
     @app.after_startup

@@ -176,15 +176,22 @@ def test_only_the_amending_session_accepts_the_amendment_r3_r17() -> None:
     assert talk.agent_accepts(record_id, 4, session="s2").accepted
 
 
-def test_acceptances_stamped_before_the_amendment_do_not_count_r3_r5_r17() -> None:
-    """R5 for an amendment: the agent's call and the user's confirmation stamped before
-    the amendment was proposed are refused (`before_proposal`; a clarification without
-    candidates), although the agreement itself is older; at its time both count."""
+def _amended_then_back_five_minutes() -> tuple[Conversation, str]:
+    """An agreement, an amendment proposed 10 minutes later, and the clock set back to
+    5 minutes before that amendment (after the agreement, before its change)."""
     talk = Conversation()
     record_id = _agreed(talk)
     talk.advance(minutes=10)
     talk.say(f"Let's change our agreement: {BLACK}.")
     talk.advance(minutes=-5)
+    return talk, record_id
+
+
+def test_acceptances_stamped_before_the_amendment_do_not_count_r3_r5_r17() -> None:
+    """R5 for an amendment: the agent's call and the user's confirmation stamped before
+    the amendment was proposed are refused (`before_proposal`; a clarification without
+    candidates), although the agreement itself is older; at its time both count."""
+    talk, record_id = _amended_then_back_five_minutes()
     early = talk.agent_accepts(record_id)
     assert (early.reason, early.current_revision) == (RejectionReason.BEFORE_PROPOSAL, 4)
     asked = only(talk.say("I accept this agreement.").events, ClarificationRequested)
@@ -201,11 +208,7 @@ def test_a_withdrawal_stamped_before_the_amendment_does_not_withdraw_it_r5_r17()
     """R17 with R5: "cancel the change" stamped before the amendment was proposed is no
     withdrawal of it (a clarification without candidates, nothing changes), although
     the agreement itself is older; at the amendment's time it withdraws it."""
-    talk = Conversation()
-    record_id = _agreed(talk)
-    talk.advance(minutes=10)
-    talk.say(f"Let's change our agreement: {BLACK}.")
-    talk.advance(minutes=-5)
+    talk, record_id = _amended_then_back_five_minutes()
     talk.say("Cancel the change.")
     asked = only(talk.last.events, ClarificationRequested)  # type: ignore[union-attr]
     assert (asked.kind, asked.candidates) == (ClarificationKind.AMENDMENT_CANCELLATION, ())
@@ -223,11 +226,7 @@ def test_a_cancellation_stamped_between_agreement_and_amendment_closes_the_agree
     """R8: what a cancellation closes is the agreement, which existed at the turn's time
     even though its pending amendment did not yet: it is cancelled (the amendment lapses
     first, R17)."""
-    talk = Conversation()
-    record_id = _agreed(talk)
-    talk.advance(minutes=10)
-    talk.say(f"Let's change our agreement: {BLACK}.")
-    talk.advance(minutes=-5)
+    talk, record_id = _amended_then_back_five_minutes()
     talk.say("Cancel this agreement.")
     lapsed, cancelled = _changes(talk)
     assert (lapsed.cause, cancelled.cause) == (Cause.AMENDMENT_LAPSED, Cause.USER_CANCELLED)

@@ -33,21 +33,16 @@ from core import native
 from core.deadlines import finder, resolve
 from core.interpret import interpret
 from core.recognition import recognizer
+from tests.support.corpus_kit import NEGATIVE, POSITIVE
 from tests.support.paths import ROOT
 
-CORPUS = ROOT / "tests" / "corpus"
 INSTANTS = (datetime(2026, 11, 27, 10, 0, tzinfo=UTC), datetime(2026, 12, 31, 23, 30, tzinfo=UTC))
 ZONES = (ZoneInfo("Asia/Shanghai"), ZoneInfo("America/New_York"))
 SPLICES = 3000
 
 
 def corpus_texts() -> list[str]:
-    return [
-        json.loads(line)["text"]
-        for name in ("recognizer_positive.jsonl", "recognizer_negative.jsonl")
-        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    return [row["text"] for row in (*POSITIVE, *NEGATIVE)]
 
 
 def deadline_examples() -> list[str]:
