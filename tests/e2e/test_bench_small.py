@@ -11,22 +11,34 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import pytest
 import typer
 from accord_harness import bench_command as bench
-from accord_harness.bench.endtoend import expected_events, write
+from accord_harness.bench.endtoend import (
+    Workers,
+    acked,
+    expected_events,
+    held_backlog,
+    release,
+    write,
+)
 from accord_harness.bench.floor import floor_loop
 from accord_harness.bench.loops import streams_of
 from accord_harness.bench.workload import FLOW, build, entries
 from redis.asyncio import Redis
 from typer.testing import CliRunner
 
-from contracts.streams import GROUP
+from contracts.streams import GROUP, EntryId
+from store import ownership
 from store.intake import ensure_groups
+from store.ownership import Fence
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+LEASE_MS = 60_000
 
 
 def test_workload_is_mostly_ordinary_with_a_few_percent_of_agreement_flows() -> None:
@@ -120,5 +132,54 @@ async def test_the_floor_loop_does_the_work_it_claims(redis_url: str) -> None:
             stored: Any = await redis.hget("floor-session:{p}:" + ":".join(key), "n")
             assert int(stored) == seq + 1, key
         assert await redis.xlen("floor-events:{p}") > 0
+    finally:
+        await redis.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_held_backlog_reaches_the_group_only_when_released(redis_url: str) -> None:
+    """Every phase's drain starts with the whole backlog written and none of it read:
+    a worker reading before `release` gets nothing, after it every entry, in order."""
+    workload = build(sessions=10, blocks=2, partitions=2)
+    redis = Redis.from_url(redis_url)
+    try:
+        await redis.flushall()
+        ids = await held_backlog(redis, workload)
+        streams = dict.fromkeys(streams_of(2), ">")
+        before: Any = await redis.xreadgroup(GROUP, "early", cast("Any", streams))
+        assert not before
+        await release(redis, 2)
+        after: Any = await redis.xreadgroup(GROUP, "late", cast("Any", streams))
+        read = {stream.decode(): [entry_id for entry_id, _ in batch] for stream, batch in after}
+        assert sum(map(len, read.values())) == len(workload.documents)
+        for stream, written in ids.items():
+            assert [EntryId.parse(i) for i in read[stream]] == written
+        assert await acked(redis, ids) == 0
+    finally:
+        await redis.aclose()
+
+
+@pytest.mark.asyncio
+async def test_workers_count_as_balanced_only_when_each_owns_its_fair_share(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A phase's clock starts once ownership has settled: a worker that took every
+    partition before the other joined hands them over one at a time, so "every
+    partition owned, by two workers" also holds at 3/1, and a partition would still
+    move (its cache cleared, its pending claimed) inside the measured drain."""
+    workers = Workers(redis_url, partitions=4, count=2, log_dir=tmp_path)
+    redis = Redis.from_url(redis_url)
+    try:
+        await redis.flushall()
+        for partition in (0, 1, 2):
+            assert (await ownership.acquire(redis, partition, "first", LEASE_MS)).held
+        assert not await workers.balanced(redis)  # 3 and none: one owner
+        assert (await ownership.acquire(redis, 3, "second", LEASE_MS)).held
+        assert not await workers.balanced(redis)  # 3/1: partition 1 is still to move
+        token, _ = await ownership.lease_of(redis, 1)
+        assert await ownership.release(redis, Fence(1, token))
+        assert not await workers.balanced(redis)  # 2/1 and partition 1 unowned
+        assert (await ownership.acquire(redis, 1, "second", LEASE_MS)).held
+        assert await workers.balanced(redis)  # 2/2
     finally:
         await redis.aclose()

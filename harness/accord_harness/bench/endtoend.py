@@ -3,10 +3,14 @@
 The producer (this process) writes a workload's entries with pipelined XADDs; worker
 processes (`accord worker`, as deployed) consume them. What is measured:
 
-- throughput: the backlog is written first, then the workers start; progress is the
-  number of entries acked (acked only inside the Lua commit, so acked means
-  committed), read from `XINFO GROUPS` every few milliseconds. The rate is taken from
-  10% of the backlog to the end, which leaves process start-up out;
+- throughput: the backlog is written first, held back from the consumer group (the
+  group starts at its end), then the workers start; once every worker reads and owns
+  its share of the partitions, the backlog is handed to them at once (`release`:
+  XGROUP SETID to 0), so every phase measures the same thing: a drain by workers
+  already balanced, with no producer competing for the cores and no partition moving.
+  Progress is the number of entries acked (acked only inside the Lua commit, so acked
+  means committed), read from `XINFO GROUPS` every few milliseconds. The rate is taken
+  from 10% of the backlog to the end, which leaves the first reads out;
 - latency at a fraction of that peak: entries paced at `rate`, each stamped just
   before its XADD; a reader blocked on the agreement-events streams stamps every
   event as it arrives. Latency is XADD to the first event of that input (all of an
@@ -85,6 +89,23 @@ async def backlog(redis: Redis, workload: Workload) -> dict[str, list[tuple[int,
     """The workload as a worker's backlog: the groups made, then every entry written."""
     await ensure_groups(redis, range(workload.partitions), GROUP)
     return await write(redis, entries(workload))
+
+
+async def held_backlog(redis: Redis, workload: Workload) -> dict[str, list[tuple[int, int]]]:
+    """The workload written with the group at the end of every input stream: workers
+    started now read none of it until `release`."""
+    ids = await write(redis, entries(workload))
+    for stream in streams_of(workload.partitions):
+        await redis.xgroup_create(stream, GROUP, id="$", mkstream=True)
+    return ids
+
+
+async def release(redis: Redis, partitions: int) -> None:
+    """Hand a `held_backlog` to the group: every input stream's group back to id 0."""
+    pipe = redis.pipeline(transaction=False)
+    for stream in streams_of(partitions):
+        pipe.xgroup_setid(stream, GROUP, "0")
+    await pipe.execute()
 
 
 async def until_acked(
@@ -169,20 +190,28 @@ class Workers:
         deadline = time.perf_counter() + timeout_s
         while True:
             beats = [key async for key in redis.scan_iter(match=heartbeat_pattern())]
-            if len(beats) >= self.count and await self._balanced(redis):
+            if len(beats) >= self.count and await self.balanced(redis):
                 return
             if time.perf_counter() > deadline or not self.alive():
                 raise RuntimeError(f"{self.count - len(beats)} worker(s) did not start")
             await asyncio.sleep(0.05)
 
-    async def _balanced(self, redis: Redis) -> bool:
+    async def balanced(self, redis: Redis) -> bool:
+        """Every partition owned, by `count` workers holding counts that differ by at
+        most one. Not just "two owners": a worker that took every partition before the
+        other joined hands them over one by one, and 3/1 is a state on the way."""
         if self.launch == "manual":
             return True
         owners = []
         for partition in range(self.partitions):
             token, _ = await ownership.lease_of(redis, partition)
             owners.append(ownership.owner_consumer(token))
-        return all(owners) and len(set(owners)) == min(self.count, self.partitions)
+        held = Counter(owners)
+        return (
+            all(owners)
+            and len(held) == min(self.count, self.partitions)
+            and max(held.values()) - min(held.values()) <= 1
+        )
 
     def cpu_s(self) -> float:
         """CPU seconds the workers used so far (user + system, /proc/<pid>/stat)."""
@@ -210,7 +239,7 @@ class Workers:
 
 
 async def drain_start(redis: Redis, workers: Workers) -> tuple[float, int, float, float]:
-    """Time and CPU counters taken just before the backlog is written (drain_rate's fallback)."""
+    """Time and CPU counters taken just before the backlog is released (drain_rate's fallback)."""
     return (time.perf_counter(), 0, workers.cpu_s(), await redis_cpu_s(redis))
 
 
@@ -223,8 +252,8 @@ async def drain_rate(
 ) -> Drain:
     """Entries/s, and CPU per entry, from START_SHARE of the backlog acked to all of it.
 
-    A backlog small enough to be all acked by the first poll (it drained while it was
-    being written) is measured from `written_from` instead, over all of it.
+    A backlog small enough to be all acked by the first poll is measured from
+    `written_from` (taken just before its release) instead, over all of it.
     """
     total = sum(len(v) for v in ids.values())
     first: tuple[float, int, float, float] | None = None

@@ -2,9 +2,10 @@
 
 Order: the baseline, FastStream's batch subscriber and the floor (bench/floor.py:
 the least an exactly-once worker with accord's core must do) drain the same backlog
-(median of `rounds`, interleaved); then one worker process drains it (throughput), takes a
-paced load at `load_share` of that peak (latency), and is measured (RSS, session
-bytes); then two worker processes drain it again (scaling). Every end-to-end phase is
+(median of `rounds`, interleaved); then, for `rounds` rounds in a turning order, one
+worker process, two separate ones and `accord worker -n 2` drain it (throughput and
+scaling, medians); the first one-process phase also takes a paced load at `load_share`
+of its peak (latency) and is measured (RSS, session bytes). Every end-to-end phase is
 checked exactly-once against the oracle. Micro-benchmarks last. Nothing here asserts a
 timing; `Figures.ok` is the correctness of the run only.
 """
@@ -32,20 +33,19 @@ from accord_harness.bench.endtoend import (
     drain_rate,
     drain_start,
     exactly_once,
+    held_backlog,
     paced_latency,
     percentiles,
+    release,
     session_bytes,
     view_instant,
     view_reads,
     view_scopes,
-    write,
 )
 from accord_harness.bench.floor import floor_loop
 from accord_harness.bench.loops import Drain, bare_loop, faststream_batch
-from accord_harness.bench.workload import Workload, build, entries
-from contracts.streams import GROUP
+from accord_harness.bench.workload import Workload, build
 from store.embedded import EmbeddedRedis
-from store.intake import ensure_groups
 
 
 @dataclass(frozen=True)
@@ -231,19 +231,20 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
     plan: Plan, processes: int, figures: Figures, logs: Path,
     launch: str = "separate",
-) -> float:  # fmt: skip
+) -> Drain:  # fmt: skip
     await redis.flushall()
-    await ensure_groups(redis, range(workload.partitions), GROUP)
+    # Written before the workers start, held back from them until each reads and owns its
+    # share: start-up (imports, connections, the partitions' hand-over) is left out, no
+    # write competes with the drain, and every phase measures alike (endtoend.py).
+    ids = await held_backlog(redis, workload)
     workers = Workers(url, workload.partitions, processes, logs, launch)
     phase = f"{processes}_process" + (f"_{launch}" if processes > 1 else "")
     workers.start()
     try:
-        # Start-up (imports, connections) is left out: the backlog is written once every
-        # worker is reading, and the rate is taken from 10% of it on.
         await workers.ready(redis, plan.timeout_s)
         written_from = await drain_start(redis, workers)
-        ids = await write(redis, entries(workload))
-        # From the end of the writes (they share this event loop) to the end of the drain.
+        await release(redis, workload.partitions)
+        # From the backlog's release to the end of the drain.
         stop_reads = asyncio.Event()
         scopes, instant = view_scopes(workload), view_instant(workload)
         reads = (
@@ -257,12 +258,10 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
             figures.view_read["loaded"] = percentiles(await reads)
             idle = await view_reads(url, workload.partitions, scopes, 300, instant)
             figures.view_read["idle"] = percentiles(idle)
-        rate = drain.per_s
-        figures.cpu_us_per_entry[phase] = _cpu([drain])
         checked = [workload]
         if latency_load is not None:
             figures.latency = await paced_latency(
-                redis, url, latency_load, rate * plan.load_share, plan.timeout_s
+                redis, url, latency_load, drain.per_s * plan.load_share, plan.timeout_s
             )
             checked.append(latency_load)
             figures.worker_rss_mb = max(workers.peak_rss_bytes()) / 2**20
@@ -272,8 +271,43 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     check = await exactly_once(redis, checked)
     check["worker_exit_codes"] = codes
     check["ok"] = check["ok"] and all(code == 0 for code in codes)
-    figures.exactly_once[phase] = check
-    return rate
+    if figures.exactly_once.get(phase, {}).get("ok", True):  # a failed round's check stays
+        figures.exactly_once[phase] = check
+    return drain
+
+
+# The end-to-end phases: (processes, launch). Each round runs all three, the order turned
+# by one place a round, so no launch is always the last (the shared machine's speed
+# drifts within minutes); rates and CPU are medians over the rounds.
+PHASES = ((1, "separate"), (2, "separate"), (2, "supervised"))
+PHASE_NAMES = {
+    (1, "separate"): "end to end, one worker process",
+    (2, "separate"): "end to end, two separate worker processes (partition ownership)",
+    (2, "supervised"): "end to end, accord worker -n 2 (partition ownership)",
+}
+
+
+async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
+    redis: Redis, url: str, workload: Workload, *, latency_load: Workload, plan: Plan,
+    figures: Figures, logs: Path, say: Callable[[str], None],
+) -> None:  # fmt: skip
+    drains: dict[tuple[int, str], list[Drain]] = {phase: [] for phase in PHASES}
+    for round_ in range(plan.rounds):
+        for processes, launch in PHASES[round_ % 3 :] + PHASES[: round_ % 3]:
+            # The first one-process phase also serves latency, view reads, RSS, memory.
+            first = processes == 1 and not drains[processes, launch]
+            say(PHASE_NAMES[processes, launch] + (" (+ latency, RSS, memory)" if first else ""))
+            drain = await _end_to_end(
+                redis, url, workload, latency_load=latency_load if first else None,
+                plan=plan, processes=processes, figures=figures, logs=logs, launch=launch,
+            )  # fmt: skip
+            drains[processes, launch].append(drain)
+    for (processes, launch), measured in drains.items():
+        phase = f"{processes}_process" + (f"_{launch}" if processes > 1 else "")
+        figures.cpu_us_per_entry[phase] = _cpu(measured)
+    figures.e2e_per_s = statistics.median(d.per_s for d in drains[1, "separate"])
+    figures.e2e_two_processes_per_s = statistics.median(d.per_s for d in drains[2, "separate"])
+    figures.e2e_worker_n2_per_s = statistics.median(d.per_s for d in drains[2, "supervised"])
 
 
 async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures:
@@ -295,20 +329,9 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
         try:
             say("reference loops (bare redis-py, FastStream batch subscriber, floor)")
             await _reference_loops(redis, server.url, workload, plan, figures)
-            say("end to end, one worker process (+ latency, RSS, memory)")
-            figures.e2e_per_s = await _end_to_end(
+            await _scaling(
                 redis, server.url, workload, latency_load=latency_load, plan=plan,
-                processes=1, figures=figures, logs=Path(logs),
-            )  # fmt: skip
-            say("end to end, two separate worker processes (partition ownership)")
-            figures.e2e_two_processes_per_s = await _end_to_end(
-                redis, server.url, workload, latency_load=None, plan=plan, processes=2,
-                figures=figures, logs=Path(logs), launch="separate",
-            )  # fmt: skip
-            say("end to end, accord worker -n 2 (partition ownership)")
-            figures.e2e_worker_n2_per_s = await _end_to_end(
-                redis, server.url, workload, latency_load=None, plan=plan, processes=2,
-                figures=figures, logs=Path(logs), launch="supervised",
+                figures=figures, logs=Path(logs), say=say,
             )  # fmt: skip
         finally:
             await redis.aclose()
