@@ -16,6 +16,7 @@ calendar-free `DeadlineSpec` (spec first, evaluated later by `resolve.py`).
 from __future__ import annotations
 
 import functools
+from typing import Final
 
 from core.deadlines import grammar as g
 from core.deadlines.chinese_lexicon import (
@@ -33,10 +34,10 @@ from core.deadlines.chinese_lexicon import (
 )
 from core.deadlines.numerals import zh_number
 
-_STRONG_LEADS = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
-_BEFORE_TAILS = frozenset({"之前", "以前", "前", "为止"})
-_CLOCK_KINDS = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT})
-_STRONG = frozenset(
+_STRONG_LEADS: Final = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
+_BEFORE_TAILS: Final = frozenset({"之前", "以前", "前", "为止"})
+_CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT})
+_STRONG: Final = frozenset(
     {
         Kind.ISO,
         Kind.DATE,

@@ -15,6 +15,7 @@ calendar-free `DeadlineSpec` (spec first, evaluated later by `resolve.py`).
 from __future__ import annotations
 
 import functools
+from typing import Final
 
 from core.deadlines import grammar as g
 from core.deadlines.english_lexicon import (
@@ -33,7 +34,7 @@ from core.deadlines.numerals import en_number, en_ordinal
 
 # Items that name a time by themselves; a run made only of others ("3 days", "at 3",
 # "December", "in the morning") is not deadline wording unless a marker leads it.
-_STRONG = frozenset(
+_STRONG: Final = frozenset(
     {
         Kind.ISO,
         Kind.MDY,
@@ -51,9 +52,9 @@ _STRONG = frozenset(
         Kind.CLOCK_WORD,
     }
 )
-_CLOCKS = frozenset({Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR})
-_JOINERS = frozenset({Kind.MARKER, Kind.CONNECTOR})
-_PERIOD_ENDS = frozenset({Kind.END_UNIT, Kind.UNIT_END})
+_CLOCKS: Final = frozenset({Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR})
+_JOINERS: Final = frozenset({Kind.MARKER, Kind.CONNECTOR})
+_PERIOD_ENDS: Final = frozenset({Kind.END_UNIT, Kind.UNIT_END})
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
+from typing import Final
 
 from core.deadlines.grammar import Hint, Lexer, Token, Unit
 from core.deadlines.numerals import (
@@ -19,7 +20,7 @@ from core.deadlines.numerals import (
     EN_ORDINAL_WORDS,
 )
 
-WEEKDAYS: tuple[str, ...] = (
+WEEKDAYS: Final[tuple[str, ...]] = (
     "monday",
     "tuesday",
     "wednesday",
@@ -28,7 +29,7 @@ WEEKDAYS: tuple[str, ...] = (
     "saturday",
     "sunday",
 )
-MONTH_NAMES: tuple[str, ...] = (
+MONTH_NAMES: Final[tuple[str, ...]] = (
     "january",
     "february",
     "march",
@@ -42,11 +43,11 @@ MONTH_NAMES: tuple[str, ...] = (
     "november",
     "december",
 )
-MONTHS = {name: i for i, name in enumerate(MONTH_NAMES, 1)} | {
+MONTHS: Final = {name: i for i, name in enumerate(MONTH_NAMES, 1)} | {
     name[:3]: i for i, name in enumerate(MONTH_NAMES, 1)
 }
 MONTHS["sept"] = 9
-UNITS = {
+UNITS: Final = {
     "minute": Unit.MINUTE,
     "min": Unit.MINUTE,
     "hour": Unit.HOUR,
@@ -57,7 +58,7 @@ UNITS = {
     "quarter": Unit.QUARTER,
     "year": Unit.YEAR,
 }
-HOLIDAYS = {
+HOLIDAYS: Final = {
     "christmas eve": "christmas_eve",
     "christmas": "christmas",
     "christmas day": "christmas",
@@ -73,21 +74,21 @@ HOLIDAYS = {
     "mid-autumn": "mid_autumn",
     "mid-autumn festival": "mid_autumn",
 }
-SHORT_ENDS = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
-DAYPARTS = {
+SHORT_ENDS: Final = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
+DAYPARTS: Final = {
     "morning": Hint.MORNING,
     "afternoon": Hint.AFTERNOON,
     "evening": Hint.EVENING,
     "night": Hint.EVENING,
 }
 
-DIGITS = "0123456789"
-_WD = "|".join(WEEKDAYS)
-_MON_FULL = "|".join(MONTH_NAMES)
-_MON = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
-_ORD = "(?:st|nd|rd|th)?"
+DIGITS: Final = "0123456789"
+_WD: Final = "|".join(WEEKDAYS)
+_MON_FULL: Final = "|".join(MONTH_NAMES)
+_MON: Final = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\\.?)"
+_ORD: Final = "(?:st|nd|rd|th)?"
 # A day of the month: "1", "1st" or "first" (two groups: digits, words).
-_DAY = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
+_DAY: Final = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
 
 
 # Lexicon tables and token kinds: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
@@ -122,7 +123,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
 # come before their prefixes ("the end of the month" before "the end of").
 # Each item: kind, pattern, and the characters it can start with (the lexer only
 # tries the items that can start with the character at hand).
-_ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
+_ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
     (Kind.MDY, rf"({_MON})\s*{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
     (
@@ -212,14 +213,14 @@ _ITEM_SOURCES: tuple[tuple[Kind, str, str], ...] = (
         "iamen",
     ),
 )
-_MARKER_SOURCE = (
+_MARKER_SOURCE: Final = (
     r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
 )
-_CONNECTOR_SOURCE = r"at|on|of"
+_CONNECTOR_SOURCE: Final = r"at|on|of"
 MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
-_END = r"(?![\w'])"
+_END: Final = r"(?![\w'])"
 
-LEXER = Lexer(
+LEXER: Final = Lexer(
     (
         *_ITEM_SOURCES,
         (Kind.MARKER, _MARKER_SOURCE, "onbutpw"),
@@ -227,19 +228,64 @@ LEXER = Lexer(
     ),
     lambda _kind, source: f"(?:{source}){_END}",
 )
-_GAP = re.compile(r"[\s,]*")
+_GAP: Final = re.compile(r"[\s,]*")
 
-_ITEM = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
+_ITEM: Final = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
 # A run of items, optionally led by a marker, joined the way the parser accepts. It
 # runs on lower-cased text (see `normalize`), which keeps the regex engine fast.
-CANDIDATE = re.compile(
+CANDIDATE: Final = re.compile(
     rf"(?<![\w'])(?:(?:{_MARKER_SOURCE})\s+)?{_ITEM}"
     rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*"
 )
 
+# `candidate_end` walks the same run token by token: each position tries only the
+# items that can start with its character (the lexer's dispatch), where the single
+# pattern tries every item after every separator. Same result (tested at every
+# position of the corpora against CANDIDATE), about a fifth of the regex work.
+_NOT_AFTER: Final = re.compile(r"[\w']")
+_MARKER_LEAD: Final = re.compile(rf"(?:{_MARKER_SOURCE})\s+")
+_COMMA: Final = re.compile(r"\s*,\s*")
+_SPACES: Final = re.compile(r"\s+")
+_JOINER: Final = re.compile(r"(?:at|on|by|before)\s+")
+
+
+def candidate_end(lower: str, pos: int) -> int:
+    """Where `CANDIDATE.match(lower, pos)` ends, or -1 where it does not match."""
+    if pos and _NOT_AFTER.match(lower, pos - 1) is not None:
+        return -1
+    end = -1
+    marker = _MARKER_LEAD.match(lower, pos)
+    if marker is not None:
+        end = _item_end(lower, marker.end())
+    if end < 0:
+        end = _item_end(lower, pos)
+    while end >= 0:
+        # At most one of the separators (and of the joining words) can match here, so
+        # trying them in the pattern's order gives the pattern's choice.
+        separator = _COMMA.match(lower, end) or _SPACES.match(lower, end)
+        if separator is None:
+            return end
+        after = separator.end()
+        joiner = _JOINER.match(lower, after)
+        following = _item_end(lower, joiner.end()) if joiner is not None else -1
+        if following < 0:
+            following = _item_end(lower, after)
+        if following < 0:
+            return end
+        end = following
+    return -1
+
+
+def _item_end(lower: str, pos: int) -> int:
+    found = LEXER.kind_end(lower, pos)
+    if found is None or found[0] is Kind.MARKER or found[0] is Kind.CONNECTOR:
+        return -1
+    return found[1]
+
+
 # Every significant run holds one of these words (or a digit): terms without any are
 # skipped before the candidate search, which is most terms.
-TRIGGERS = frozenset(
+TRIGGERS: Final = frozenset(
     {
         "today",
         "tonight",
@@ -269,7 +315,7 @@ TRIGGERS = frozenset(
 )
 
 # Words a run can start with (besides numbers): find only tries matching there.
-STARTERS = TRIGGERS | frozenset(
+STARTERS: Final = TRIGGERS | frozenset(
     {
         *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
         *("the", "this", "next", "at", "in", "half", "a", "an", "day"),

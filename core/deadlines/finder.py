@@ -14,19 +14,20 @@ from __future__ import annotations
 import itertools
 import re
 from itertools import islice
+from typing import Final
 
 from core.deadlines import chinese as deadline_chinese
 from core.deadlines import chinese_lexicon, english_lexicon
 from core.deadlines import english as deadline_english
 
-CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
-_LATIN = re.compile(r"[A-Za-z]")
-_DIGIT = re.compile(r"\d")
-_WORD = re.compile(r"[a-z0-9]+")
+CJK: Final = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+_LATIN: Final = re.compile(r"[A-Za-z]")
+_DIGIT: Final = re.compile(r"\d")
+_WORD: Final = re.compile(r"[a-z0-9]+")
 
 # A recurring schedule or a standing rule ("never before 9am", 周末不发提醒) uses times
 # as conditions, not as the moment the agreement is over.
-_EN_STANDING = frozenset(
+_EN_STANDING: Final = frozenset(
     [
         "daily",
         "weekly",
@@ -57,16 +58,18 @@ _EN_STANDING = frozenset(
         "whenever",
     ]
 )
-_EN_EVERY = frozenset({"every", "each"})
+_EN_EVERY: Final = frozenset({"every", "each"})
 # Periodic adjectives that also name a kind of thing ("the weekly report").
-_EN_PERIODIC = frozenset({"daily", "weekly", "monthly", "yearly", "quarterly", "nightly"})
-_DETERMINER = frozenset({"the", "my", "your", "our", "this", "that", "his", "her", "their"})
-_NOUN_ADJECTIVES = frozenset({"new", "latest", "last", "next", "usual", "full", "final", "current"})
-_ZH_EVERY_NOUN = re.compile(r"每个?(?:周|天|日|月|年|星期|礼拜|季度)的")
+_EN_PERIODIC: Final = frozenset({"daily", "weekly", "monthly", "yearly", "quarterly", "nightly"})
+_DETERMINER: Final = frozenset({"the", "my", "your", "our", "this", "that", "his", "her", "their"})
+_NOUN_ADJECTIVES: Final = frozenset(
+    {"new", "latest", "last", "next", "usual", "full", "final", "current"}
+)
+_ZH_EVERY_NOUN: Final = re.compile(r"每个?(?:周|天|日|月|年|星期|礼拜|季度)的")
 # Quoted names (todo contents, titles): blanked out before reading the terms.
-_QUOTE_MARKS = re.compile('["“「『«《]')
-_QUOTED = re.compile('"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|«[^»\n]*»|《[^》\n]*》')
-_EN_EVERY_WHAT = frozenset(
+_QUOTE_MARKS: Final = re.compile('["“「『«《]')
+_QUOTED: Final = re.compile('"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|«[^»\n]*»|《[^》\n]*》')
+_EN_EVERY_WHAT: Final = frozenset(
     [
         "other",
         "single",
@@ -87,7 +90,7 @@ _EN_EVERY_WHAT = frozenset(
         *english_lexicon.MONTH_NAMES,
     ]
 )
-_ZH_STANDING = (
+_ZH_STANDING: Final = (
     "每",
     "天天",
     "周周",
@@ -105,14 +108,14 @@ _ZH_STANDING = (
     "以后都",
     "工作日",
 )
-_ZH_STANDING_WORD = re.compile("|".join(_ZH_STANDING))
+_ZH_STANDING_WORD: Final = re.compile("|".join(_ZH_STANDING))
 # Words just before a time that make it a start or a past reference (ignored), or
 # approximate (then no deadline at all).
-_EN_START_BEFORE = frozenset(
+_EN_START_BEFORE: Final = frozenset(
     ["from", "starting", "start", "starts", "since", "after", "than", "last", "past", "previous"]
 )
-_EN_FILLER = frozenset({"on", "at", "the"})
-_EN_UNSURE_BEFORE = frozenset(
+_EN_FILLER: Final = frozenset({"on", "at", "the"})
+_EN_UNSURE_BEFORE: Final = frozenset(
     # "first thing tomorrow" is tomorrow morning; "early next week", "the middle of
     # December", "the week of December 7" name part of a period or another period.
     {
@@ -122,43 +125,45 @@ _EN_UNSURE_BEFORE = frozenset(
 )
 # After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
 # dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
-_EN_UNSURE_AFTER = re.compile(
+_EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
 )
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
-_EN_AFTER = re.compile(
+_EN_AFTER: Final = re.compile(
     r"\s+(?:onwards?|ago|or\s+later|or\s+after|and\s+after|later)\b", re.IGNORECASE
 )
 # A marker a few words before the time belongs to something else ("before the meeting
 # on Friday"); in Chinese, 前 just after it does ("周五下班前").
-_EN_EVENT_BEFORE = frozenset({"by", "before", "until", "till", "prior"})
+_EN_EVENT_BEFORE: Final = frozenset({"by", "before", "until", "till", "prior"})
 # Up to four characters before the clause ends (full-width or ASCII punctuation).
-_ZH_EVENT_AFTER = re.compile(r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)")
-_ZH_START_BEFORE = ("从", "自", "打", "由", "上", "上个", "去", "前")
+_ZH_EVENT_AFTER: Final = re.compile(
+    r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)"
+)
+_ZH_START_BEFORE: Final = ("从", "自", "打", "由", "上", "上个", "去", "前")
 # 北京时间: another zone.
-_ZH_UNSURE_BEFORE = ("下", "每", "大约", "大概", "时间")
+_ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
-_ZH_TWO_DAYS = ("后天", "两天", "二天")
-_ZH_START_AFTER = ("起", "开始", "以后", "之后", "后", "以来", "的")
+_ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
+_ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", "的")
 # After a run: approximate (左右, 前后) or part of the period (下个月初, 下周中, 12月中旬).
-_ZH_UNSURE_AFTER = re.compile(r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)")
+_ZH_UNSURE_AFTER: Final = re.compile(r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)")
 # A bare day of the month (8号) is a date only before a verb or the end of a clause.
-_BARE_DAY = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
-_ZH_AFTER_BARE_DAY = frozenset(
+_BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
+_ZH_AFTER_BARE_DAY: Final = frozenset(
     "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
 )
-_AHEAD = 24  # characters of context worth looking at on either side
+_AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
-_ZH_TRIGGER = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
-_ZH_FIRST = frozenset(
+_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
+_ZH_FIRST: Final = frozenset(
     "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
 )
-_ZH_REACH = 7
-_ZH_OPENER = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")
+_ZH_REACH: Final = 7
+_ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")
 # "no later than the twenty-first of December": the trigger word is 8 words in.
-_EN_REACH = 8
+_EN_REACH: Final = 8
 
 
 def find_deadline_phrase(terms: str) -> str | None:
@@ -172,7 +177,7 @@ def find_deadline_phrase(terms: str) -> str | None:
     # A quoted name is data, not grammar: 'mark todo "Write weekly report" as completed
     # by Friday' is read with the name blanked out (same length, so spans still match).
     terms_read = _QUOTED.sub(_blank, terms) if _QUOTE_MARKS.search(terms) else terms
-    if chinese_lexicon.HAS_TRADITIONAL.search(terms_read) is not None:
+    if not terms_read.isascii() and chinese_lexicon.HAS_TRADITIONAL.search(terms_read) is not None:
         terms_read = terms_read.translate(chinese_lexicon.TRADITIONAL)
     spans = _spans(terms_read)
     if spans is None or len(spans) != 1:
@@ -183,14 +188,18 @@ def find_deadline_phrase(terms: str) -> str | None:
 
 def _spans(terms: str) -> list[tuple[int, int]] | None:
     """Every deadline span in `terms`, or None when the terms cannot have a deadline."""
-    chinese = CJK.search(terms) is not None
+    chinese = not terms.isascii() and CJK.search(terms) is not None
     spans: list[tuple[int, int]] = []
     if chinese and not _chinese_spans(terms, spans):
         return None
-    lower = _lower(terms)
-    words = _WORD.findall(lower)
-    if (not chinese or _LATIN.search(terms)) and not _english_spans(terms, lower, words, spans):
-        return None
+    words: list[str] = []
+    # Chinese terms without a Latin letter have no English to read: their only words
+    # would be numbers, which no English rule or run needs.
+    if not chinese or _LATIN.search(terms) is not None:
+        lower = _lower(terms)
+        words = _WORD.findall(lower)
+        if not _english_spans(terms, lower, words, spans):
+            return None
     if _standing(terms, words, chinese=chinese):
         return None
     return spans
@@ -263,7 +272,7 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
     if not triggers:
         return True
     # Word starts up to the last trigger: no run is tried after it.
-    starts = [word.start() for word in islice(_WORD.finditer(lower), triggers[-1] + 1)]
+    starts = _word_starts(lower, words, triggers[-1] + 1)
     taken = tuple(spans)
     last_end, tried = 0, 0  # word indexes below `tried` were tried and need no retry
     for index in triggers:
@@ -274,16 +283,33 @@ def _english_spans(terms: str, lower: str, words: list[str], spans: list[tuple[i
             word = words[first]
             if starts[first] < last_end or not (word in starter_words or word[0].isdigit()):
                 continue
-            match = english_lexicon.CANDIDATE.match(lower, starts[first])
-            if match is None or match.end() <= starts[index]:
+            run_start = starts[first]
+            run_end = english_lexicon.candidate_end(lower, run_start)
+            if run_end <= starts[index]:
                 continue
-            floor, last_end = last_end, match.end()
-            if any(match.start() < end and start < last_end for start, end in taken):
+            floor, last_end = last_end, run_end
+            if any(run_start < end and start < run_end for start, end in taken):
                 break  # already read as Chinese ("明天 18:00 前")
-            if not _take(terms, match, spans, floor=floor, chinese=False):
+            if not _take(terms, (run_start, run_end), spans, floor=floor, chinese=False):
                 return False
             break
     return True
+
+
+def _word_starts(lower: str, words: list[str], count: int) -> list[int]:
+    """Where the first `count` words of `lower` start.
+
+    Words are maximal runs of [a-z0-9] and only other characters lie between two of
+    them, so each is found at the next place the text holds it (a `str.find`, far
+    cheaper than a match object per word).
+    """
+    starts: list[int] = []
+    at = 0
+    for word in islice(words, count):
+        at = lower.find(word, at)
+        starts.append(at)
+        at += len(word)
+    return starts
 
 
 def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
@@ -298,35 +324,35 @@ def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
         # Only characters that can open a run are tried; a search finds the next one.
         while (opener := _ZH_OPENER.search(terms, first, position + 1)) is not None:
             first = opener.start()
-            match = chinese_lexicon.CANDIDATE.match(terms, first)
-            if match is None or match.end() <= position:
+            run_end = chinese_lexicon.candidate_end(terms, first)
+            if run_end <= position:
                 first += 1
                 continue
             tried = first + 1
-            floor, last_end = last_end, match.end()
-            if not _take(terms, match, spans, floor=floor, chinese=True):
+            floor, last_end = last_end, run_end
+            if not _take(terms, (first, run_end), spans, floor=floor, chinese=True):
                 return False
             break
     return True
 
 
 def _take(
-    terms: str, match: re.Match[str], spans: list[tuple[int, int]], *, floor: int, chinese: bool
+    terms: str, run: tuple[int, int], spans: list[tuple[int, int]], *, floor: int, chinese: bool
 ) -> bool:
     """Record the run if it is a deadline; False if it makes the whole terms unreadable."""
-    verdict = _judge(terms, match, floor=floor, chinese=chinese)
+    verdict = _judge(terms, run, floor=floor, chinese=chinese)
     if verdict:
-        spans.append(match.span())
+        spans.append(run)
     return verdict is not False
 
 
-def _judge(terms: str, match: re.Match[str], *, floor: int, chinese: bool) -> bool | None:
+def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bool | None:
     """True: a deadline; False: time wording we cannot read (no deadline at all); None: ignore.
 
     The words before the run are read back to `floor`, the end of the previous run:
     "明天下午5点前到明天…" is not preceded by a stray 前.
     """
-    start, end = match.span()
+    start, end = run
     phrase = terms[start:end]
     spec, significant = (deadline_chinese if chinese else deadline_english).read(phrase)
     if not significant:

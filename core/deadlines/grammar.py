@@ -13,7 +13,7 @@ import enum
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 import msgspec
 
@@ -258,6 +258,23 @@ class Lexer(Generic[K]):
             groups = tuple(match.group(i) for i in indices)
         return Token(kind, groups, match.group()), match.end()
 
+    def kind_end(self, text: str, pos: int) -> tuple[K, int] | None:
+        """The kind of the token at `pos` and the position after it, or None.
+
+        `token` without building the token: the deadline finder only needs to know
+        how far a run of tokens reaches.
+        """
+        if pos >= len(text):
+            return None
+        found = self._dispatch.get(text[pos])
+        if found is None:
+            return None
+        pattern, table = found
+        match = pattern.match(text, pos)
+        if match is None or match.lastgroup is None:
+            return None
+        return table[match.lastgroup][0], match.end()
+
 
 def _alternation(
     entries: Sequence[tuple[K, str, str]], wrap: Callable[[K, str], str]
@@ -290,7 +307,7 @@ class Slots:
 
 # When a part of the day is over, if no clock time is named ("by Thursday evening",
 # 后天下午前): the morning at noon, the afternoon at 18:00, the evening at midnight.
-PART_OF_DAY_END: dict[Hint, tuple[int, int]] = {
+PART_OF_DAY_END: Final[dict[Hint, tuple[int, int]]] = {
     Hint.MORNING: (12, 0),
     Hint.NOON: (12, 0),
     Hint.AFTERNOON: (18, 0),

@@ -7,7 +7,9 @@ month) and four-digit years written digit by digit (二〇二六). Anything else
 
 from __future__ import annotations
 
-_EN_UNITS = {
+from typing import Final
+
+_EN_UNITS: Final = {
     "zero": 0,
     "one": 1,
     "two": 2,
@@ -29,7 +31,7 @@ _EN_UNITS = {
     "eighteen": 18,
     "nineteen": 19,
 }
-_EN_TENS = {
+_EN_TENS: Final = {
     "twenty": 20,
     "thirty": 30,
     "forty": 40,
@@ -39,14 +41,14 @@ _EN_TENS = {
     "eighty": 80,
     "ninety": 90,
 }
-EN_NUMBER_WORD_LIST = (*_EN_UNITS, *_EN_TENS)
+EN_NUMBER_WORD_LIST: Final = (*_EN_UNITS, *_EN_TENS)
 # Regex source for an English number word, longest alternatives first.
-EN_NUMBER_WORDS = (
+EN_NUMBER_WORDS: Final = (
     "(?:(?:" + "|".join(_EN_TENS) + ")(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
     "|" + "|".join(sorted(_EN_UNITS, key=len, reverse=True)) + ")"
 )
 
-_EN_ORDINALS = {
+_EN_ORDINALS: Final = {
     "first": 1,
     "second": 2,
     "third": 3,
@@ -70,15 +72,15 @@ _EN_ORDINALS = {
     "thirtieth": 30,
 }
 # Regex source for a day of the month in ordinal words ("first" … "thirty-first").
-EN_ORDINAL_WORDS = (
+EN_ORDINAL_WORDS: Final = (
     "(?:(?:twenty|thirty)[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
     + "|".join(sorted(_EN_ORDINALS, key=len, reverse=True))
     + ")"
 )
 # Regex source for an hour on a 12-hour clock in words.
-EN_HOUR_WORDS = "(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+EN_HOUR_WORDS: Final = "(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 
-_ZH_DIGITS = {
+_ZH_DIGITS: Final = {
     "零": 0,
     "\u3007": 0,  # the circle zero of years written digit by digit
     "一": 1,
@@ -93,7 +95,7 @@ _ZH_DIGITS = {
     "九": 9,
 }
 # Regex source for a Chinese numeral as deadlines use them (up to four characters).
-ZH_NUMERAL = "[零〇一二两三四五六七八九十]{1,4}"
+ZH_NUMERAL: Final = "[零〇一二两三四五六七八九十]{1,4}"
 
 
 def en_number(text: str) -> int | None:

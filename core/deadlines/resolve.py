@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import calendar
 from datetime import UTC, date, datetime, timedelta
+from typing import Final
 from zoneinfo import ZoneInfo
 
 from core.deadlines import chinese as deadline_chinese
@@ -193,7 +194,7 @@ def _date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-_ONE_DAY = timedelta(days=1)
+_ONE_DAY: Final = timedelta(days=1)
 
 
 def _day_start(day: date, zone: ZoneInfo) -> datetime:

@@ -12,9 +12,13 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from core.deadlines import chinese_lexicon, english_lexicon
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
 from tests.support.deadline_cases_all import phrases
+from tests.support.native_probe import corpus_texts, deadline_examples
 
 FOUND: tuple[tuple[str, str], ...] = (
     ("send me the report by Friday", "by Friday"),
@@ -155,3 +159,56 @@ def test_every_found_phrase_resolves(terms: str, phrase: str) -> None:
     del terms
     said = datetime(2026, 11, 23, 6, 0, tzinfo=UTC)  # a Monday, early: nothing is over yet
     assert resolve_deadline(phrase, said, ZoneInfo("Asia/Shanghai")) is not None
+
+
+# The candidate scan walks a run token by token (`candidate_end`); the single
+# CANDIDATE pattern of each lexicon is its specification.
+_CANDIDATE_TEXTS = sorted(
+    {
+        *corpus_texts(),
+        *phrases(),
+        *(text for text, _ in FOUND),
+        *deadline_examples(),
+    }
+)
+_JOINS = ["", " ", ", ", " at ", " by ", " on ", "\uff0c", "之前", " and "]
+
+
+def _candidate_ends(text: str) -> list[tuple[int, int, int, int]]:
+    """At every position: (CANDIDATE end, candidate_end) for English, then for Chinese."""
+    lower = english_lexicon.normalize(text)
+    found = []
+    for at in range(len(text)):
+        english = english_lexicon.CANDIDATE.match(lower, at) if at < len(lower) else None
+        chinese = chinese_lexicon.CANDIDATE.match(text, at)
+        found.append(
+            (
+                english.end() if english is not None else -1,
+                english_lexicon.candidate_end(lower, at) if at < len(lower) else -1,
+                chinese.end() if chinese is not None else -1,
+                chinese_lexicon.candidate_end(text, at),
+            )
+        )
+    return found
+
+
+def test_the_candidate_scan_ends_where_the_candidate_pattern_does() -> None:
+    """R9: at every position of every corpus turn, table phrase and documented example,
+    the token-by-token scan ends where the whole CANDIDATE pattern ends (or both miss)."""
+    for text in _CANDIDATE_TEXTS:
+        for english, english_scan, chinese, chinese_scan in _candidate_ends(text):
+            assert english_scan == english, text
+            assert chinese_scan == chinese, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_CANDIDATE_TEXTS), st.sampled_from(_JOINS)), max_size=4).map(
+        lambda parts: "".join(text + join for text, join in parts)
+    )
+)
+def test_the_candidate_scan_ends_where_the_pattern_does_on_spliced_text(text: str) -> None:
+    """R9: the same on texts spliced from those pieces with separators and connectors."""
+    for english, english_scan, chinese, chinese_scan in _candidate_ends(text):
+        assert english_scan == english
+        assert chinese_scan == chinese
