@@ -10,18 +10,19 @@ speech, not a proposal.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 # A character no pattern matches and no rule treats as space or punctuation.
-FILLER = "\x1a"
+FILLER: Final = "\x1a"
 
-_FENCED = re.compile(r"(`{3,}|~{3,})[^\n]*\n?.*?(?:\n[ \t]*\1[`~]*|\Z)", re.DOTALL)
-_INLINE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
-_HTML_CODE = re.compile(
+_FENCED: Final = re.compile(r"(`{3,}|~{3,})[^\n]*\n?.*?(?:\n[ \t]*\1[`~]*|\Z)", re.DOTALL)
+_INLINE: Final = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+_HTML_CODE: Final = re.compile(
     r"<(code|pre|kbd|samp)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE
 )
 # Markdown: a line indented by four spaces or a tab is code; a line opening with ">" quotes.
-_INDENTED = re.compile(r"^(?: {4}|\t).*$", re.MULTILINE)
-_BLOCK_QUOTE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_INDENTED: Final = re.compile(r"^(?: {4}|\t).*$", re.MULTILINE)
+_BLOCK_QUOTE: Final = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -44,12 +45,12 @@ def mask_quoted_markup(text: str) -> str:
 
 # Paired quotation marks (after NFKC: full-width and half-width forms are folded).
 # Chinese book-title marks enclose a title, never the user's own words.
-PAIRED_QUOTES = {"“": "”", "「": "」", "『": "』", "«": "»", "《": "》"}
-_CLOSERS = frozenset(PAIRED_QUOTES.values())
+PAIRED_QUOTES: Final = {"“": "”", "「": "」", "『": "』", "«": "»", "《": "》"}
+_CLOSERS: Final = frozenset(PAIRED_QUOTES.values())
 # Single quotes double as apostrophes ("let's", "I\u2019ll", "5'"): one opens a quotation
 # only after a non-letter and before a non-space, and closes one only before a non-letter.
-_SINGLE_OPEN = {"'": "'", "\u2018": "\u2019"}
-_SINGLE_CLOSE = frozenset("'\u2019")
+_SINGLE_OPEN: Final = {"'": "'", "\u2018": "\u2019"}
+_SINGLE_CLOSE: Final = frozenset("'\u2019")
 
 
 def _is_word_char(char: str) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 # Characters that show nothing, or nothing a reader can check, and are dropped before
 # matching: the default-ignorable code points (soft hyphen, combining grapheme joiner,
@@ -39,23 +39,23 @@ from typing import NamedTuple
 # forge hyperlinks), and private-use characters (no agreed meaning at all).
 # "Let's ag\u200bree" still reads as the trigger, but prose that holds one of them is
 # never stored: see `Folded.original`.
-_INVISIBLE_BMP = (
+_INVISIBLE_BMP: Final = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u2060-\u2065\u206a-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff"
 )
-_INVISIBLE_ASTRAL = (
+_INVISIBLE_ASTRAL: Final = (
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
     "\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 )
-_INVISIBLE = _INVISIBLE_BMP + _INVISIBLE_ASTRAL
-_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+_INVISIBLE: Final = _INVISIBLE_BMP + _INVISIBLE_ASTRAL
+_INVISIBLE_RE: Final = re.compile(f"[{_INVISIBLE}]")
 # (Checked after `str.isprintable`, which is C speed and true for most turns.)
-_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ASCII_CONTROL_RE: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Kept in the prose check (not in the stored text): an emoji's presentation selector
 # right after it, and the joiner inside an emoji sequence ("❤️", "👩‍💻").
-_EMOJI_PRESENTATION = frozenset("\ufe0e\ufe0f")
-_EMOJI_JOINER = "\u200d"
+_EMOJI_PRESENTATION: Final = frozenset("\ufe0e\ufe0f")
+_EMOJI_JOINER: Final = "\u200d"
 
 
 def drop_invisible(text: str) -> str:
@@ -65,7 +65,7 @@ def drop_invisible(text: str) -> str:
 
 # Trailing decoration after a question mark: emoji and other symbols, skin-tone and
 # other modifiers, enclosing keycaps.
-_DECORATION = frozenset(("So", "Sk", "Me"))
+_DECORATION: Final = frozenset(("So", "Sk", "Me"))
 
 
 def rstrip_decoration(text: str, chars: str) -> str:
@@ -98,8 +98,8 @@ def hides_something(text: str) -> bool:
     return False
 
 
-BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
+BIDI_CONTROLS: Final = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI_RE: Final = re.compile(f"[{BIDI_CONTROLS}]")
 
 # Every trigger holds "agree" (any case) or "约定". The fast path below must never
 # miss a turn whose *folded* form holds one, so it also watches for the characters
@@ -109,8 +109,8 @@ _BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
 # included); tests/core/test_recognizer.py rebuilds it with `scan_keyword_sources` from this
 # Python's Unicode database, so an upgrade that changes NFKC fails that test instead of
 # silently unsounding the fast path. Unicode 14.0.0 (Python 3.11).
-KEYWORD_LETTERS = frozenset("agreAGRE约定")
-KEYWORD_SOURCES = (
+KEYWORD_LETTERS: Final = frozenset("agreAGRE约定")
+KEYWORD_SOURCES: Final = (
     "\xaa\u02b3\u1d2c\u1d31\u1d33\u1d3f\u1d43\u1d49\u1d4d\u1d63\u1e9a\u2090\u2091"
     "\u20a8\u2100\u2101\u210a\u211b\u211c\u211d\u2121\u212f\u2130\u213b\u2147"
     "\u249c\u24a0\u24a2\u24ad\u24b6\u24ba\u24bc\u24c7\u24d0\u24d4\u24d6\u24e1"
@@ -155,14 +155,14 @@ def _char_class(chars: str) -> str:
     return "".join(re.escape(c) for c in chars)
 
 
-_NEEDS_FOLDING = re.compile(f"[{_INVISIBLE}{_char_class(KEYWORD_SOURCES)}]")
+_NEEDS_FOLDING: Final = re.compile(f"[{_INVISIBLE}{_char_class(KEYWORD_SOURCES)}]")
 # A class of BMP characters only compiles to a bitmap (one lookup per character); with
 # astral ones in it, every character is tried against each entry in turn (~20x slower).
 # So the BMP part is searched first and the whole class only from the first astral one.
-_NEEDS_FOLDING_BMP = re.compile(
+_NEEDS_FOLDING_BMP: Final = re.compile(
     f"[{_INVISIBLE_BMP}{_char_class(''.join(c for c in KEYWORD_SOURCES if c <= chr(0xFFFF)))}]"
 )
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _needs_folding(text: str) -> bool:
@@ -176,18 +176,18 @@ def _needs_folding(text: str) -> bool:
 # Traditional characters of the phrase grammar (phrases.py) and their simplified forms,
 # one to one (為 and 爲, 裏 and 裡 are both written). Only characters the grammar uses:
 # folding the rest would change nothing the recognizer reads.
-TRADITIONAL_SOURCES = (
+TRADITIONAL_SOURCES: Final = (
     "萬個爲為麼於們會倆兒關寫幾別辦動號後嗎頭對將幫應廢開當換據無時條來標"
     "樣沒點煩現確約經給見覺認記許設訴話該說請讀誰謝過還這裏裡問間項題館週"
 )
-SIMPLIFIED_FORMS = (
+SIMPLIFIED_FORMS: Final = (
     "万个为为么于们会俩儿关写几别办动号后吗头对将帮应废开当换据无时条来标"
     "样没点烦现确约经给见觉认记许设诉话该说请读谁谢过还这里里问间项题馆周"
 )
-_TRADITIONAL = str.maketrans(TRADITIONAL_SOURCES, SIMPLIFIED_FORMS)
-_HAS_TRADITIONAL = re.compile(f"[{TRADITIONAL_SOURCES}]")
+_TRADITIONAL: Final = str.maketrans(TRADITIONAL_SOURCES, SIMPLIFIED_FORMS)
+_HAS_TRADITIONAL: Final = re.compile(f"[{TRADITIONAL_SOURCES}]")
 # 约定 written with the traditional 約 (定 is the same in both).
-_TRADITIONAL_KEYWORD = "約定"
+_TRADITIONAL_KEYWORD: Final = "約定"
 
 
 def _simplified(folded: str) -> str:
@@ -255,7 +255,7 @@ class _CharFolds(dict[int, str]):
         return folded
 
 
-_CHAR_FOLDS = _CharFolds()
+_CHAR_FOLDS: Final = _CharFolds()
 
 
 def fold(text: str) -> Folded | None:
@@ -282,7 +282,7 @@ def fold(text: str) -> Folded | None:
     return _fold_by_chunks(text)
 
 
-_INVISIBLE_BMP_RE = re.compile(f"[{_INVISIBLE_BMP}]")
+_INVISIBLE_BMP_RE: Final = re.compile(f"[{_INVISIBLE_BMP}]")
 
 
 def _has_invisible(text: str) -> bool:
@@ -329,7 +329,7 @@ def fold_text(text: str) -> str:
     return unicodedata.normalize("NFKC", drop_invisible(text))
 
 
-_UNPRINTABLE_RE = re.compile(f"[{_INVISIBLE}{BIDI_CONTROLS}\\r]")
+_UNPRINTABLE_RE: Final = re.compile(f"[{_INVISIBLE}{BIDI_CONTROLS}\\r]")
 
 
 def _escaped(found: re.Match[str]) -> str:

@@ -241,8 +241,10 @@ PHRASES: Final[tuple[Phrase, ...]] = (*_PHRASES, *_AMENDMENT_PHRASES)
 # amendment): the recognizer's fast path lets a turn holding one of them through.
 WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动", "改動")
 
-# Pattern -> rule id, for the evidence of a match (R16).
-RULE_OF: Final[dict[re.Pattern[str], str]] = {phrase.pattern: phrase.rule for phrase in PHRASES}
+# Pattern source -> rule id, for the evidence of a match (R16). Keyed by the source
+# string, whose hash Python keeps: a compiled pattern hashes its whole program on
+# every lookup (about a microsecond for these).
+RULE_OF: Final[dict[str, str]] = {phrase.pattern.pattern: phrase.rule for phrase in PHRASES}
 
 # Short words that may open a sentence before a phrase: "OK, let's agree: ...",
 # "好的, 我们约定: ...", "算了, 取消这个约定吧". Anything else in front (a reporting
@@ -266,6 +268,9 @@ COURTESY: Final = re.compile(
 
 # A closing sentence or clause of pure courtesy is not part of the terms: "... Thanks!",
 # "...。谢谢!", "..., 谢谢"
+# Every closing courtesy holds one of these (caseless): a substring test skips the
+# search in most turns.
+COURTESY_WORDS: Final = ("thank", "thx", "cheer", "谢", "辛苦")
 TRAILING_COURTESY: Final = re.compile(
     r"(?<=[.!。,])\s*(?:thanks?(?:\s+you)?(?:\s+so\s+much)?|thx|cheers|谢谢(?:你|您)?|多谢|谢啦|辛苦了?)"
     r"[\s.!。~…]*\Z",
@@ -298,7 +303,24 @@ DISAGREE: Final = re.compile(
     _FLAGS,
 )
 
+
 # Terms about the past ("Let's agree that was a mistake") acknowledge; they set nothing.
+def caseless(text: str) -> str:
+    """Folded text as the case-insensitive patterns see it, for substring tests.
+
+    A pattern with IGNORECASE also takes a dotless i (U+0131) and a dotted capital I
+    (U+0130, which lower-cases to "i" and a combining dot) for an "i". With those
+    mapped, every match of a word here holds that word in `caseless(text)`, so a
+    substring test can stand in front of the pattern (tested over every character).
+    """
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    return lowered.replace("\u0131", "i").replace("\u0307", "")
+
+
+# Every match of PAST_TERMS holds one of these (caseless).
+PAST_WORDS: Final = ("was", "were", "had", "did")
 PAST_TERMS: Final = re.compile(
     r"(?:(?:it|that|this|he|she|they|we|you|i)\s+)?(?:was|were|had\s+been|did)\b", _FLAGS
 )
@@ -316,17 +338,25 @@ ZH_NARRATIVE: Final = re.compile(
 
 # R11: the terms ask to *mark* a named todo as completed. "Finish todo X" and
 # "完成待办X" name work, not the state change the todo adapter can verify.
+# Each with a word every match holds (caseless): most terms lack it, and a substring
+# test skips the pattern.
 TODO_TARGETS: Final = (
-    re.compile(
-        r"\bmark\s+(?:the\s+|my\s+)?(?:todo|to-do)(?:\s+item)?\s*[:]?\s*"
-        rf"{quoted('todo')}\s*(?:as\s+)?(?:completed|complete|done)\b",
-        _FLAGS,
+    (
+        "mark",
+        re.compile(
+            r"\bmark\s+(?:the\s+|my\s+)?(?:todo|to-do)(?:\s+item)?\s*[:]?\s*"
+            rf"{quoted('todo')}\s*(?:as\s+)?(?:completed|complete|done)\b",
+            _FLAGS,
+        ),
     ),
-    re.compile(
-        r"(?:把|将)\s*(?:(?:待办|待办事项|待办项|todo)\s*"
-        rf"{quoted('todo')}|{quoted('todo_after')}\s*(?:这个|这项|这条)?\s*(?:待办|待办事项|待办项))"
-        r"\s*(?:标记|标注|标)\s*(?:为|成)\s*(?:已)?完成",
-        _FLAGS,
+    (
+        "完成",
+        re.compile(
+            r"(?:把|将)\s*(?:(?:待办|待办事项|待办项|todo)\s*"
+            rf"{quoted('todo')}|{quoted('todo_after')}\s*(?:这个|这项|这条)?\s*(?:待办|待办事项|待办项))"
+            r"\s*(?:标记|标注|标)\s*(?:为|成)\s*(?:已)?完成",
+            _FLAGS,
+        ),
     ),
 )
 NEGATED_BEFORE: Final = re.compile(

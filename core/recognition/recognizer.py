@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from itertools import islice
+from typing import Final
 
 from contracts.common import Role
 from core.deadlines.resolve import find_deadline_phrase
@@ -46,6 +47,7 @@ from core.recognition.phrases import (
     CLAUSE_GUARD,
     COURTESY,
     COURTESY_REACH,
+    COURTESY_WORDS,
     DISAGREE,
     LEAD_WORD_AT_END,
     LEAD_WORD_REACH,
@@ -53,6 +55,7 @@ from core.recognition.phrases import (
     NEXT_SENTENCE_ASKS,
     PARAGRAPH_BREAK,
     PAST_TERMS,
+    PAST_WORDS,
     PHRASES,
     QUOTE_PAIRS,
     RULE_OF,
@@ -65,37 +68,53 @@ from core.recognition.phrases import (
     ZH_NARRATIVE,
     ZH_POLITE_ASK,
     Kind,
+    caseless,
     ends_as_question,
     quoted_span,
 )
 from core.recognition.sentences import is_emoji, sentence_end, sentence_start
 
 # Folded text: full-width punctuation is ASCII already (NFKC).
-_SENTENCE_TERMINATORS = frozenset(".!?。…")
-_CLOSING_MARKS = "\"”」』\u2019')]》»"
-_TRAILING = frozenset(".。!,;:、~…") | frozenset(" \t\r\n\u3000")
-_QUOTE_CLOSER = dict(QUOTE_PAIRS)
-_LOOK_BACK = 200
-MAX_CANDIDATES = 8
-_WORD_OR_QUESTION = re.compile(r"[\w?]")
+_SENTENCE_TERMINATORS: Final = frozenset(".!?。…")
+_CLOSING_MARKS: Final = "\"”」』\u2019')]》»"
+_TRAILING: Final = frozenset(".。!,;:、~…") | frozenset(" \t\r\n\u3000")
+_QUOTE_CLOSER: Final = dict(QUOTE_PAIRS)
+_LOOK_BACK: Final = 200
+MAX_CANDIDATES: Final = 8
+_WORD_OR_QUESTION: Final = re.compile(r"[\w?]")
 # Bullets and arrows opening a line ("- Let's agree", "• 我们约定", "→ …") are layout.
-_BULLETS = "-*•·‣◦→⇒►▶▸~"
-_CLAUSE_MARKS = frozenset(",;、")
+_BULLETS: Final = "-*•·‣◦→⇒►▶▸~"
+_CLAUSE_MARKS: Final = frozenset(",;、")
 # Kinds whose phrase is followed by terms (not a yes, a cancel or a withdrawal).
-_TERMS_KINDS = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
-_CLAUSE_SPLIT = re.compile(r"[,;、]")
+_TERMS_KINDS: Final = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
+_CLAUSE_SPLIT: Final = re.compile(r"[,;、]")
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 # So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
 # nothing more.
 # nothing more.
-_POLITE_REQUEST = re.compile(rf"(?:could|would|can|will)\s+you\s|{ZH_POLITE_ASK}", re.IGNORECASE)
-_REQUEST_PARTICLE = re.compile(r"[吗么呢]\s*\Z")
-_TODO_GATE = re.compile("mark|完成", re.IGNORECASE)
-# The phrases an ASCII turn may hold: each of their word groups has an ASCII word.
-_ASCII_PHRASES = tuple(
-    phrase
+_POLITE_REQUEST: Final = re.compile(
+    rf"(?:could|would|can|will)\s+you\s|{ZH_POLITE_ASK}", re.IGNORECASE
+)
+_REQUEST_PARTICLE: Final = re.compile(r"[吗么呢]\s*\Z")
+# Every todo pattern names the todo in quotes: terms without an opening quote name none.
+_TODO_QUOTE: Final = re.compile("[" + re.escape("".join(opener for opener, _ in QUOTE_PAIRS)) + "]")
+# The phrases as the candidate search reads them: word groups as tuples, which the
+# compiled build walks by index where a frozenset needs a generic iterator.
+_SearchPhrase = tuple[Kind, tuple[tuple[str, ...], ...], re.Pattern[str], str]
+_SEARCH_PHRASES: Final[tuple[_SearchPhrase, ...]] = tuple(
+    (
+        phrase.kind,
+        tuple(tuple(sorted(group)) for group in phrase.needs),
+        phrase.pattern,
+        phrase.opens,
+    )
     for phrase in PHRASES
-    if all(any(word.isascii() for word in group) for group in phrase.needs)
+)
+# The phrases an ASCII turn may hold: each of their word groups has an ASCII word.
+_ASCII_PHRASES: Final = tuple(
+    phrase
+    for phrase in _SEARCH_PHRASES
+    if all(any(word.isascii() for word in group) for group in phrase[1])
 )
 
 
@@ -139,12 +158,12 @@ def _candidates(scan: str) -> list[tuple[int, Kind, re.Match[str]]] | None:
     """Phrase matches by position, one per position; None when there are too many."""
     lowered = scan.lower()
     # An ASCII turn cannot hold the phrases that need Chinese words.
-    phrases = _ASCII_PHRASES if scan.isascii() else PHRASES
+    phrases = _ASCII_PHRASES if scan.isascii() else _SEARCH_PHRASES
     # Lower-casing kept every position (no character grew): a phrase's opening word
     # can be looked up in `lowered`.
     aligned = len(lowered) == len(scan)
     by_start: dict[int, tuple[int, Kind, re.Match[str]]] = {}
-    for kind, needs, pattern, _rule, opens in phrases:
+    for kind, needs, pattern, opens in phrases:
         # Loops, not any(): this runs for every phrase of every turn, and most
         # phrases fail on their first word.
         for group in needs:
@@ -259,12 +278,12 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
     return act(
         target_hint=hint or None,
         hint_span=_span(folded, *span) if span is not None and hint else None,
-        rule=RULE_OF.get(match.re),
+        rule=RULE_OF.get(match.re.pattern),
         span=_span(folded, *match.span()),
     )
 
 
-_ACTS: dict[Kind, type[Acceptance | Cancellation | AmendmentCancellation]] = {
+_ACTS: Final[dict[Kind, type[Acceptance | Cancellation | AmendmentCancellation]]] = {
     Kind.ACCEPTANCE: Acceptance,
     Kind.CANCELLATION: Cancellation,
     Kind.AMENDMENT_CANCELLATION: AmendmentCancellation,
@@ -323,26 +342,40 @@ def _read_proposal(match: re.Match[str], scan: str, folded: Folded) -> Proposal 
     if ends_as_question(scan, start, stop):
         return None
     start, stop = _unwrap_quoted_terms(scan, start, stop)
-    courtesy = TRAILING_COURTESY.search(scan, max(start, stop - COURTESY_REACH), stop)
+    reach = max(start, stop - COURTESY_REACH)
+    closing = caseless(scan[reach:stop])
+    courtesy = (
+        TRAILING_COURTESY.search(scan, reach, stop)
+        if any(word in closing for word in COURTESY_WORDS)
+        else None
+    )
     if courtesy is not None:
         stop = courtesy.start()
     while stop > start and scan[stop - 1] in _TRAILING:
         stop -= 1
     terms = folded.original(start, stop).strip()
-    if not terms or _declines(match, scan, start, stop):
+    if not terms:
+        return None
+    lowered = caseless(scan[start:stop])  # for the substring tests before costlier patterns
+    if _declines(match, scan, start, stop, lowered):
         return None
     return Proposal(
         terms=terms,
         deadline_phrase=find_deadline_phrase(terms),
-        todo_target=_todo_target(scan, start, stop, folded),
-        rule=RULE_OF.get(match.re),
+        todo_target=_todo_target(scan, start, stop, folded, lowered),
+        rule=RULE_OF.get(match.re.pattern),
         span=_span(folded, match.start(), stop),
     )
 
 
-def _declines(match: re.Match[str], scan: str, start: int, stop: int) -> bool:
-    """Terms that look proposed but are an idiom, a remark on the past, a story or a question."""
-    if DISAGREE.match(scan, start, stop) or PAST_TERMS.match(scan, start, stop):
+def _declines(match: re.Match[str], scan: str, start: int, stop: int, lowered: str) -> bool:
+    """Terms that look proposed but are an idiom, a remark on the past, a story or a question.
+
+    `lowered` is the terms lower-cased for the substring tests (see `_read_proposal`).
+    """
+    if "disagree" in lowered and DISAGREE.match(scan, start, stop):
+        return True
+    if any(word in lowered for word in PAST_WORDS) and PAST_TERMS.match(scan, start, stop):
         return True
     if "约定" not in match.group():
         return False
@@ -372,12 +405,21 @@ def _unwrap_quoted_terms(scan: str, start: int, stop: int) -> tuple[int, int]:
     return start + 1, close_at
 
 
-def _todo_target(scan: str, start: int, stop: int, folded: Folded) -> str | None:
-    """R11: the exact content of the one todo the terms ask to mark as completed."""
-    if _TODO_GATE.search(scan, start, stop) is None:
-        return None  # every todo pattern holds "mark" or 完成: most terms are skipped here
+def _todo_target(scan: str, start: int, stop: int, folded: Folded, lowered: str) -> str | None:
+    """R11: the exact content of the one todo the terms ask to mark as completed.
+
+    `lowered` is the terms lower-cased for the substring tests (see `_read_proposal`).
+    """
+    # Every todo pattern holds its word ("mark", 完成) and a quoted name: most terms
+    # lack one or the other ("周五前完成" is a deadline), and are skipped here.
+    if all(word not in lowered for word, _ in TODO_TARGETS):
+        return None
+    if _TODO_QUOTE.search(scan, start, stop) is None:
+        return None
     contents: set[str] = set()
-    for pattern in TODO_TARGETS:
+    for word, pattern in TODO_TARGETS:
+        if word not in lowered:
+            continue
         for match in pattern.finditer(scan, start, stop):
             if NEGATED_BEFORE.search(scan, max(start, match.start() - 12), match.start()):
                 continue

@@ -19,8 +19,18 @@ from hypothesis import strategies as st
 
 from core.recognition.markup import mask_quoted_markup
 from core.recognition.normalize import SIMPLIFIED_FORMS, TRADITIONAL_SOURCES, fold
-from core.recognition.phrases import PHRASES, Kind
-from core.recognition.recognizer import MAX_CANDIDATES, _candidates
+from core.recognition.phrases import (
+    COURTESY_WORDS,
+    DISAGREE,
+    PAST_TERMS,
+    PAST_WORDS,
+    PHRASES,
+    TODO_TARGETS,
+    TRAILING_COURTESY,
+    Kind,
+    caseless,
+)
+from core.recognition.recognizer import _TODO_QUOTE, MAX_CANDIDATES, _candidates
 from core.recognition.sentences import _QUOTE_OPENER, EMOJI, SENTENCE_BREAK
 from tests.support.corpus_kit import NEGATIVE, POSITIVE
 
@@ -137,3 +147,90 @@ def test_sentence_patterns_match_their_plain_forms(text: str, start: int) -> Non
         assert (found and (found.span(), found.group())) == (
             expected and (expected.span(), expected.group())
         )
+
+
+def test_caseless_keeps_every_letter_a_pattern_ignoring_case_takes() -> None:
+    """R1, R14: a word matched ignoring case is in `caseless` of the match, for any character.
+
+    Every character that can stand in folded text (its own NFKC) and that a pattern
+    with IGNORECASE takes for an ASCII letter is checked: the substring tests in
+    front of the todo, courtesy, disagreement and past-terms patterns lose no match.
+    """
+    stable = "".join(
+        char
+        for point in range(0x110000)
+        if not 0xD800 <= point <= 0xDFFF
+        and unicodedata.normalize("NFKC", char := chr(point)) == char
+    )
+    letters = set(re.findall("[a-z]", stable, re.IGNORECASE))
+    # The ASCII letters, and what IGNORECASE adds to them: dotted capital I, dotless i.
+    assert len(letters) == 52 + 2
+    for char in letters:
+        takes = [
+            letter
+            for letter in "abcdefghijklmnopqrstuvwxyz"
+            if re.fullmatch(letter, char, re.IGNORECASE)
+        ]
+        assert takes, char
+        assert all(letter in caseless(char) for letter in takes), char
+
+
+GATED = (
+    (TRAILING_COURTESY, COURTESY_WORDS),
+    (PAST_TERMS, PAST_WORDS),
+    (DISAGREE, ("disagree",)),
+    *((pattern, (word,)) for word, pattern in TODO_TARGETS),
+)
+GATE_PIECES = [
+    *PIECES,
+    "Thanks!",
+    ". THANK YOU SO MUCH",
+    ", cheers",
+    "。谢谢您",
+    "辛苦了",
+    "it was",
+    "WE WERE",
+    "they had been",
+    "D\u0130D",
+    "d\u0131d",
+    "we disagree",
+    "DISAGREE",
+    "Mark todo “Write report” as done",
+    "MARK THE TO-DO 'x' COMPLETE",
+    "把待办“周报”标记为完成",
+    "把“周报”这个待办标成已完成",
+]
+gated_texts = st.one_of(
+    st.sampled_from(CORPUS_TEXTS),
+    st.lists(st.sampled_from(GATE_PIECES), max_size=8).map("".join),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(gated_texts)
+def test_every_gated_match_holds_its_gate_word(text: str) -> None:
+    """R1, R11: every match of a gated pattern holds one of its words, caseless.
+
+    The recognizer runs these patterns only where `caseless` of the terms holds such a
+    word, and the todo patterns only where an opening quote stands (every todo is
+    named in quotes), so the gates never lose a match.
+    """
+    folded = fold(text)
+    if folded is None:
+        return
+    for pattern, words in GATED:
+        for match in pattern.finditer(folded.text):
+            assert any(word in caseless(match.group()) for word in words), (pattern, match)
+    for _, pattern in TODO_TARGETS:
+        for match in pattern.finditer(folded.text):
+            assert _TODO_QUOTE.search(match.group()) is not None
+
+
+def test_the_gate_pieces_reach_every_gated_pattern() -> None:
+    """The gate test's pieces give every gated pattern matches, the case-changed ones included."""
+    folded = [fold(piece) for piece in GATE_PIECES]
+    texts = [item.text for item in folded if item is not None]
+    for pattern, _ in GATED:
+        assert any(pattern.search(text) for text in texts), pattern
+    assert PAST_TERMS.search("D\u0130D")
+    assert "did" in caseless("D\u0130D")
