@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,7 +27,7 @@ from accord_harness.bench.endtoend import (
     write,
 )
 from accord_harness.bench.floor import floor_loop
-from accord_harness.bench.loops import streams_of
+from accord_harness.bench.loops import machine_busy_s, streams_of
 from accord_harness.bench.workload import FLOW, build, entries
 from redis.asyncio import Redis
 from typer.testing import CliRunner
@@ -89,6 +90,9 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
              "e2e_two_processes_per_s", "e2e_worker_n2_per_s")  # fmt: skip
     for name in rates:
         assert figures[name] > 0, name
+    # One round at this size: one pair of ratios, each to that round's one process.
+    assert len(figures["scaling_by_round"]) == 1
+    assert all(ratio > 0 for ratio in figures["scaling_by_round"][0])
     assert figures["latency"]["samples"] > 0
     assert figures["latency"]["missing"] == 0
     assert figures["worker_rss_mb"] > 0
@@ -183,3 +187,14 @@ async def test_workers_count_as_balanced_only_when_each_owns_its_fair_share(
         assert await workers.balanced(redis)  # 2/2
     finally:
         await redis.aclose()
+
+
+def test_machine_busy_counts_the_cpu_this_process_spends() -> None:
+    """The bench says how much of the shared machine a phase had: `machine_busy_s`
+    counts every process's CPU, so it grows by at least what this one spins."""
+    before_machine, before_self = machine_busy_s(), time.process_time()
+    while time.process_time() - before_self < 0.3:
+        pass
+    spent = time.process_time() - before_self
+    # Clock ticks are 10 ms: allow two of them either side.
+    assert machine_busy_s() - before_machine >= spent - 0.02

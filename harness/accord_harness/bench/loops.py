@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 import msgspec
@@ -46,6 +48,18 @@ class Drain(NamedTuple):
     per_s: float
     cpu_us: float
     redis_cpu_us: float
+    # CPU seconds per second over the drain, of every process on the machine (all
+    # cores; `machine_busy_s`): how much of the machine the others left free.
+    machine_cores: float = float("nan")
+
+
+def machine_busy_s() -> float:
+    """CPU seconds every core has spent busy so far, machine-wide (/proc/stat: user to
+    steal, less idle and iowait): other users' work on a shared machine, and time the
+    hypervisor gave other guests, included."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = [int(field) for field in fields]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 async def redis_cpu_s(redis: Redis) -> float:

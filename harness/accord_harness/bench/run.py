@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import os
 import statistics
 import tempfile
@@ -87,7 +88,12 @@ class Figures:
     # processes (as KEDA's pods), and one `accord worker -n 2`.
     e2e_two_processes_per_s: float = 0.0
     e2e_worker_n2_per_s: float = 0.0
-    # CPU microseconds per entry, consumer side ("client") and Redis side, per phase.
+    # Each round's two ratios to its own one-process phase (separate, `-n 2`): the
+    # machine's speed drifts between rounds, less within one.
+    scaling_by_round: list[tuple[float, float]] = field(default_factory=list)
+    # CPU microseconds per entry, consumer side ("client") and Redis side, per phase; for
+    # the end-to-end phases also the cores busy over the drain: workers + Redis
+    # ("cores") and every process on the machine ("machine_cores").
     cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
     latency: dict[str, float] = field(default_factory=dict)
     # Scope view reads (the client's one HGET) while one worker drains the backlog, and
@@ -158,6 +164,8 @@ class Figures:
                 f"{self.e2e_worker_n2_per_s:,.0f} entries/s"
                 f" ({r['scaling_worker_n2_vs_1_process']:.2f}x one process)"
             ),
+            "scaling by round (2 separate, -n 2; x that round's one process): "
+            + ", ".join(f"{a:.2f} / {b:.2f}" for a, b in self.scaling_by_round),
             (
                 f"latency XADD->event at {lat.get('rate', 0):,.0f}/s:"
                 f" p50 {lat.get('p50_ms', 0):.2f} ms, p99 {lat.get('p99_ms', 0):.2f} ms"
@@ -172,6 +180,12 @@ class Figures:
             *(
                 f"CPU per entry, {name}: {cpu['client']:.1f} us consumer + "
                 f"{cpu['redis']:.1f} us Redis"
+                + (
+                    f"; cores busy: {cpu['cores']:.2f} workers + Redis,"
+                    f" {cpu['machine_cores']:.2f} of {os.cpu_count()} machine-wide"
+                    if "cores" in cpu
+                    else ""
+                )
                 for name, cpu in self.cpu_us_per_entry.items()
             ),
             f"worker peak RSS: {self.worker_rss_mb:.1f} MB",
@@ -221,10 +235,18 @@ async def _reference_loops(
 
 
 def _cpu(drains: list[Drain]) -> dict[str, float]:
-    return {
+    cpu = {
         "client": statistics.median(d.cpu_us for d in drains),
         "redis": statistics.median(d.redis_cpu_us for d in drains),
     }
+    if all(math.isfinite(d.machine_cores) for d in drains):
+        # Cores kept busy by the workers and Redis, and by everything on the machine: two
+        # workers cannot scale past what the shared machine leaves them.
+        cpu["cores"] = statistics.median(
+            d.per_s * (d.cpu_us + d.redis_cpu_us) / 1e6 for d in drains
+        )
+        cpu["machine_cores"] = statistics.median(d.machine_cores for d in drains)
+    return cpu
 
 
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
@@ -308,6 +330,10 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
     figures.e2e_per_s = statistics.median(d.per_s for d in drains[1, "separate"])
     figures.e2e_two_processes_per_s = statistics.median(d.per_s for d in drains[2, "separate"])
     figures.e2e_worker_n2_per_s = statistics.median(d.per_s for d in drains[2, "supervised"])
+    figures.scaling_by_round = [
+        (round(two.per_s / one.per_s, 3), round(n2.per_s / one.per_s, 3))
+        for one, two, n2 in zip(*(drains[phase] for phase in PHASES), strict=True)
+    ]
 
 
 async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures:
