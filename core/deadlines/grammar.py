@@ -262,13 +262,20 @@ class Lexer(Generic[K]):
         """The kind of the token at `pos` and the position after it, or None.
 
         `token` without building the token: the deadline finder only needs to know
-        how far a run of tokens reaches.
+        how far a run of tokens reaches. Unlike `token`, it also tries every item at
+        a digit of another script (see below), as the finder's CANDIDATE pattern does.
         """
         if pos >= len(text):
             return None
-        found = self._dispatch.get(text[pos])
+        char = text[pos]
+        found = self._dispatch.get(char)
         if found is None:
-            return None
+            # `\d` in a pattern also matches digits of other scripts (Arabic-Indic,
+            # full-width), which no item lists among its first characters: there, every
+            # item is tried, as the single search pattern (CANDIDATE) this stands in for.
+            if not char.isdecimal():
+                return None
+            found = self._full
         pattern, table = found
         match = pattern.match(text, pos)
         if match is None or match.lastgroup is None:

@@ -304,7 +304,6 @@ DISAGREE: Final = re.compile(
 )
 
 
-# Terms about the past ("Let's agree that was a mistake") acknowledge; they set nothing.
 def caseless(text: str) -> str:
     """Folded text as the case-insensitive patterns see it, for substring tests.
 
@@ -319,6 +318,7 @@ def caseless(text: str) -> str:
     return lowered.replace("\u0131", "i").replace("\u0307", "")
 
 
+# Terms about the past ("Let's agree that was a mistake") acknowledge; they set nothing.
 # Every match of PAST_TERMS holds one of these (caseless).
 PAST_WORDS: Final = ("was", "were", "had", "did")
 PAST_TERMS: Final = re.compile(

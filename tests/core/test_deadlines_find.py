@@ -201,6 +201,35 @@ def test_the_candidate_scan_ends_where_the_candidate_pattern_does() -> None:
             assert chinese_scan == chinese, text
 
 
+# `\d` in the patterns also matches the digits of other scripts, which no item lists
+# among the characters it can start with (Arabic-Indic, full-width before folding).
+_OTHER_DIGITS = [
+    "在١٢月 明天前",
+    "在１２月 明天前",
+    "明天凌晨٣1点前截至周五晚上8点",
+    "by ٣ days tomorrow",
+    "٣ pm",
+    "the ٣rd of next month",
+]
+
+
+@pytest.mark.parametrize("text", _OTHER_DIGITS)
+def test_the_candidate_scan_reads_digits_of_other_scripts_as_the_pattern_does(text: str) -> None:
+    """R9: a run holding a digit of another script ends where CANDIDATE ends."""
+    for english, english_scan, chinese, chinese_scan in _candidate_ends(text):
+        assert english_scan == english, text
+        assert chinese_scan == chinese, text
+
+
+def test_a_run_with_digits_of_another_script_still_hides_the_deadline_after_it() -> None:
+    """R9: "在١٢月 明天前" is one run the grammar cannot read, so it names no deadline;
+    the scan must not drop the unreadable part and return 明天前 alone."""
+    assert find_deadline_phrase("在١٢月 明天前") is None
+    assert find_deadline_phrase("在１２月 明天前") is None
+    # The unreadable run ends at ٣1点前, so the one deadline is the run after it.
+    assert find_deadline_phrase("明天凌晨٣1点前截至周五晚上8点") == "截至周五晚上8点"
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from(_CANDIDATE_TEXTS), st.sampled_from(_JOINS)), max_size=4).map(
