@@ -211,17 +211,20 @@ def _at(day: date, time: tuple[int, int], zone: ZoneInfo) -> datetime:
     hour, minute = time
     if hour == 24:
         day, hour = day + _ONE_DAY, 0
-    wall = datetime(day.year, day.month, day.day, hour, minute)  # noqa: DTZ001  # local wall time, placed by the zone below
+    year, month, date_ = day.year, day.month, day.day
     # fold=0 reads a wall time with the offset before a transition, fold=1 after it;
     # they differ only next to a transition, and the later offset is larger in a gap.
-    before = zone.utcoffset(wall)
-    after = zone.utcoffset(wall.replace(fold=1))
+    # (Datetimes are built here, not derived with `replace`: keyword arguments cost
+    # datetime a microsecond each, and this runs for every deadline resolved.)
+    before = zone.utcoffset(datetime(year, month, date_, hour, minute))  # noqa: DTZ001  # local wall time, placed by the zone
+    after = zone.utcoffset(datetime(year, month, date_, hour, minute, fold=1))  # noqa: DTZ001  # the same, after a transition
     if before is None or after is None:  # pragma: no cover  # ZoneInfo always has offsets
         raise ValueError(zone.key)
-    instant = (wall - before).replace(tzinfo=UTC)
+    wall_as_utc = datetime(year, month, date_, hour, minute, 0, 0, UTC)
+    instant = wall_as_utc - before
     if after <= before:
         return instant
-    return _gap_end((wall - after).replace(tzinfo=UTC), instant, zone)
+    return _gap_end(wall_as_utc - after, instant, zone)
 
 
 def _gap_end(low: datetime, high: datetime, zone: ZoneInfo) -> datetime:
