@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Final, NamedTuple
+from typing import Final
 
 # Characters that show nothing, or nothing a reader can check, and are dropped before
 # matching: the default-ignorable code points (soft hyphen, combining grapheme joiner,
@@ -212,17 +212,28 @@ def may_hold_trigger(text: str) -> bool:
     return "约定" in folded or _TRADITIONAL_KEYWORD in folded or "agree" in folded.lower()
 
 
-class Folded(NamedTuple):
+class Folded:
     """A turn folded for matching, with the way back to its original characters.
 
     `text` is NFKC of the turn without invisible characters. Folded position i comes
     from original positions `starts[i]` up to `ends[i]` (None: ASCII, identical).
+    A plain class, not a NamedTuple: the compiled build makes it a native class, built
+    and read without a Python-level constructor (one per recognized turn).
     """
 
-    text: str
-    source: str
-    starts: tuple[int, ...] | None = None
-    ends: tuple[int, ...] | None = None
+    __slots__ = ("ends", "source", "starts", "text")
+
+    def __init__(
+        self,
+        text: str,
+        source: str,
+        starts: tuple[int, ...] | None = None,
+        ends: tuple[int, ...] | None = None,
+    ) -> None:
+        self.text = text
+        self.source = source
+        self.starts = starts
+        self.ends = ends
 
     def original(self, start: int, end: int) -> str:
         """The original prose behind folded text[start:end], NFC, invisibles dropped.
