@@ -85,8 +85,6 @@ _WORD_OR_QUESTION: Final = re.compile(r"[\w?]")
 # Bullets and arrows opening a line ("- Let's agree", "• 我们约定", "→ …") are layout.
 _BULLETS: Final = "-*•·‣◦→⇒►▶▸~"
 _CLAUSE_MARKS: Final = frozenset(",;、")
-# Kinds whose phrase is followed by terms (not a yes, a cancel or a withdrawal).
-_TERMS_KINDS: Final = frozenset({Kind.PROPOSAL, Kind.AMENDMENT})
 _CLAUSE_SPLIT: Final = re.compile(r"[,;、]")
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 # So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
@@ -230,13 +228,22 @@ def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  #
             return True
         if last in _CLAUSE_MARKS and len(stripped) > 1 and is_emoji(stripped[-2]):
             return True  # "Hi 👋, let's agree: ..."
-        if kind not in _TERMS_KINDS and last in _CLAUSE_MARKS:
+        if not _takes_terms(kind) and last in _CLAUSE_MARKS:
             clause = stripped[sentence_start(stripped, 0, len(stripped)) :]
             return CLAUSE_GUARD.search(clause) is None
         lead = LEAD_WORD_AT_END.search(stripped, max(0, len(stripped) - LEAD_WORD_REACH))
         if lead is None:
             return False
         head = stripped[: lead.start()]
+
+
+def _takes_terms(kind: Kind) -> bool:
+    """Whether the phrase is followed by terms (not a yes, a cancel or a withdrawal).
+
+    Compared by identity, not looked up in a set: hashing a plain Enum member runs
+    `Enum.__hash__` in Python, and this is asked for every candidate.
+    """
+    return kind is Kind.PROPOSAL or kind is Kind.AMENDMENT
 
 
 def _span(folded: Folded, start: int, end: int) -> tuple[int, int]:
@@ -247,7 +254,7 @@ def _span(folded: Folded, start: int, end: int) -> tuple[int, int]:
 
 
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:
-    if kind in _TERMS_KINDS:
+    if _takes_terms(kind):
         return _read_terms(kind, match, scan, folded)
     stop, mark = sentence_end(scan, match.end(), len(scan))
     polite = _POLITE_REQUEST.match(match.group()) is not None

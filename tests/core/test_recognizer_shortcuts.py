@@ -25,6 +25,7 @@ from core.recognition.phrases import (
     PAST_TERMS,
     PAST_WORDS,
     PHRASES,
+    RULE_OF,
     TODO_TARGETS,
     TRAILING_COURTESY,
     Kind,
@@ -234,3 +235,10 @@ def test_the_gate_pieces_reach_every_gated_pattern() -> None:
         assert any(pattern.search(text) for text in texts), pattern
     assert PAST_TERMS.search("D\u0130D")
     assert "did" in caseless("D\u0130D")
+
+
+def test_each_phrase_pattern_has_its_own_source() -> None:
+    """R16: a match's rule is looked up by its pattern's source: no two phrases share one."""
+    sources = [phrase.pattern.pattern for phrase in PHRASES]
+    assert len(set(sources)) == len(sources)
+    assert all(RULE_OF[phrase.pattern.pattern] == phrase.rule for phrase in PHRASES)
