@@ -97,17 +97,22 @@ def _decode(encoded: bytes, count: int) -> Callable[[], None]:
     return run
 
 
-def main() -> None:
-    negatives = [row["text"] for row in _rows("recognizer_negative.jsonl") if row["role"] == "user"]
-    ordinary = [text for text in negatives if not _has_keyword(text)]
-    near_misses = [text for text in negatives if _has_keyword(text)]
+def proposal_turns() -> list[ChatTurn]:
+    """The corpus proposals, then each again with a deadline added (half the turns)."""
     positives = _rows("recognizer_positive.jsonl")
     proposals = [row["text"] for row in positives if row["intent"] == "proposal"]
     with_deadline = [
         text.rstrip("。.!\uff01 ") + ("\uff0c周五前完成。" if "约定" in text else " by Friday 5pm.")
         for text in proposals
     ]
-    turns = [_turn(text, seq) for seq, text in enumerate(proposals + with_deadline, 1)]
+    return [_turn(text, seq) for seq, text in enumerate(proposals + with_deadline, 1)]
+
+
+def main() -> None:
+    negatives = [row["text"] for row in _rows("recognizer_negative.jsonl") if row["role"] == "user"]
+    ordinary = [text for text in negatives if not _has_keyword(text)]
+    near_misses = [text for text in negatives if _has_keyword(text)]
+    turns = proposal_turns()
     resolved = sum(
         isinstance(intent := interpret(turn, "UTC"), Proposal) and intent.deadline_at is not None
         for turn in turns
