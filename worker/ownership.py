@@ -1,15 +1,14 @@
 """The worker's side of partition ownership: hold the assigned partitions' leases, read
 only those, hand them over cleanly (protocol in store/ownership.py, docs/store.md).
 
-One loop (`Ownership.run`) beats every `lease_ms / 4`: it renews the membership,
-computes the partitions this worker is assigned, stops reading and releases those it is
-no longer assigned, renews the leases it keeps (a lease found taken over is dropped),
-and acquires the assigned ones that are free. On acquiring a partition it first claims
-and processes every entry pending in the partition's streams, whoever read it (the last
+One loop (`Ownership.run`) beats every `lease_ms / 4`: it renews the membership, computes
+the partitions this worker is assigned, stops reading and releases those it is no
+longer assigned, renews the leases it keeps (a lease found taken over is dropped), and
+acquires the assigned ones that are free. On acquiring a partition it first claims and
+processes every entry pending in the partition's streams, whoever read it (the last
 owner's in-flight batch, crashed or not: the fence refuses that owner's commit), then
 starts the partition's merged reader. While it waits for an assigned partition that is
-still held by someone else, and for a lease period after the member list changed, it
-beats every `FAST_BEAT_S`, so a hand-over takes a fraction of a beat.
+still held by someone else, it beats faster, so a hand-over takes a fraction of a beat.
 
 The reclaimer, the sweeper and the watchdog see the held partitions through `served`
 and `sweep_targets`, which this loop updates in place.
@@ -34,11 +33,7 @@ from worker.consumer import Dispatcher, sleep_or_stop
 from worker.outage import Backoff
 from worker.sweeper import SweepTarget
 
-# While an assigned partition is still held by another worker, and for a lease period
-# after the membership changed (this worker's own join included), beat this often (s).
-# Workers tend to start together (`accord worker -n N`, a Deployment scaled up, a
-# rolling restart): the first to beat takes every partition, and on the regular beat
-# it would hold the others' shares for up to `lease_ms / 4` before it saw them.
+# While an assigned partition is still held by another worker, beat this often (s).
 FAST_BEAT_S = 0.2
 # Reads' worth of pending entries per stream claimed at once when a partition is taken.
 CLAIM_PAGES = 10
@@ -80,11 +75,6 @@ class Ownership:
     sweep_targets: dict[int, SweepTarget] = field(default_factory=dict)
     held: dict[int, _Held] = field(default_factory=dict)
     stopping: bool = False
-    # The member names of the last beat, and Redis's time when they last changed.
-    seen: tuple[str, ...] = ()
-    changed_ms: int = 0
-    # True while the last membership change is less than a lease period old.
-    settling: bool = False
 
     def __post_init__(self) -> None:
         for partition, port in self.ports.items():
@@ -99,19 +89,9 @@ class Ownership:
     async def tick(self) -> bool:
         """One beat; True when every assigned partition is held."""
         members = await ownership.beat(self.redis, self.consumer, self.lease_ms)
-        names = tuple(members.names)
-        if names != self.seen:
-            self.seen, self.changed_ms = names, members.now_ms
-        self.settling = members.now_ms - self.changed_ms < self.lease_ms
-        wanted = ownership.assignment(names, self.partitions, self.consumer)
-        # All at once: each waits for its reader's read in hand and batch to finish.
-        released = await asyncio.gather(
-            *(self._release(partition) for partition in sorted(set(self.held) - wanted)),
-            return_exceptions=True,
-        )
-        for outcome in released:
-            if isinstance(outcome, BaseException):
-                raise outcome
+        wanted = ownership.assignment(members.names, self.partitions, self.consumer)
+        for partition in sorted(set(self.held) - wanted):
+            await self._release(partition)
         for partition in sorted(self.held):
             await self._renew(partition)
         complete = True
@@ -136,8 +116,7 @@ class Ownership:
                     await backoff.wait(stop, error)
                     continue
                 backoff.reset()
-                fast = self.settling or not complete
-                await sleep_or_stop(stop, FAST_BEAT_S if fast else self.beat_s)
+                await sleep_or_stop(stop, self.beat_s if complete else FAST_BEAT_S)
         finally:
             await self.release_all()
 

@@ -224,33 +224,6 @@ async def test_a_joining_worker_takes_a_fair_share_and_a_leaving_one_hands_over_
 
 
 @pytest.mark.asyncio
-async def test_workers_started_together_split_the_partitions_before_a_regular_beat(
-    client: Redis, redis_url: str
-) -> None:
-    """`accord worker -n 2`, a Deployment scaled up: the worker that beat first holds
-    every partition (it was alone), and must hand the other's share over on one of the
-    fast beats it takes for a lease period after a membership change (its own join),
-    not a regular beat (`lease_ms / 4`, here 30 s) after its first."""
-    lease_ms = 120_000
-
-    def together(consumer: str) -> Settings:
-        return worker_settings(
-            redis_url, partitions=PARTITIONS, lease_ms=lease_ms, consumer=consumer
-        )
-
-    async with running_worker(together("w-a")) as first:
-        assert held_by(first) == set(range(PARTITIONS))
-        async with running_worker(together("w-b")) as second:
-
-            async def balanced() -> bool:
-                return held_by(first) == {0, 2} and held_by(second) == {1, 3}
-
-            # Generous for a 0.2 s beat on a loaded machine; short of the 30 s beat.
-            await wait_for(balanced, seconds=20)
-            assert Counter((await owners(client)).values()) == {"w-a": 2, "w-b": 2}
-
-
-@pytest.mark.asyncio
 async def test_a_crashed_workers_partitions_move_once_its_lease_expired(
     client: Redis, redis_url: str
 ) -> None:
