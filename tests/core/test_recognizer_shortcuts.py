@@ -65,9 +65,16 @@ PIECES = [
     "let",
     "agree",
 ]
+
+
+def joined(pieces: list[str], max_size: int) -> st.SearchStrategy[str]:
+    """Turns put together from up to `max_size` of `pieces`."""
+    return st.lists(st.sampled_from(pieces), max_size=max_size).map("".join)
+
+
 turns = st.one_of(
     st.sampled_from(CORPUS_TEXTS),
-    st.lists(st.sampled_from(PIECES), max_size=10).map("".join),
+    joined(PIECES, 10),
     st.tuples(st.sampled_from(CORPUS_TEXTS), st.sampled_from(PIECES)).map("".join),
     st.text(max_size=60),
 )
@@ -201,10 +208,7 @@ GATE_PIECES = [
     "把待办“周报”标记为完成",
     "把“周报”这个待办标成已完成",
 ]
-gated_texts = st.one_of(
-    st.sampled_from(CORPUS_TEXTS),
-    st.lists(st.sampled_from(GATE_PIECES), max_size=8).map("".join),
-)
+gated_texts = st.one_of(st.sampled_from(CORPUS_TEXTS), joined(GATE_PIECES, 8))
 
 
 @settings(max_examples=500, deadline=None)
