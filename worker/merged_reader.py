@@ -73,6 +73,15 @@ class MergedBuffer:
             s for s in self.waiting if s not in asked or len(read.get(s, ())) >= self.count
         }
 
+    def behind(self) -> bool:
+        """Whether some stream may hold more than was read: its last read came back full.
+
+        Only then is a read ahead worth its round trip. A caught-up partition's read ahead
+        returns what arrived during the batch, which the next (blocking) read returns as
+        soon anyway; mostly it returns nothing, and the loop then reads a second time.
+        """
+        return bool(self.full)
+
     def take(self) -> list[Entry]:
         """Every waiting entry written before the first millisecond some unread entry may have.
 
@@ -130,10 +139,14 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
 ) -> None:
     """Read `partition`'s input streams and dispatch them merged, until `stop` is set.
 
-    While a batch is processed, the next read is already on its way (never blocking):
-    Redis serves it while this process plans the batch's commit, instead of after the
-    commit, when each would wait on the other. It reads what the loop would read next
-    anyway; entries it returns after a stop stay pending, like any read not committed.
+    While a batch of a backlog is processed, the next read is already on its way (never
+    blocking): Redis serves it while this process plans the batch's commit, instead of
+    after the commit, when each would wait on the other. It reads what the loop would
+    read next anyway; entries it returns after a stop stay pending, like any read not
+    committed. A caught-up partition (no stream came back full) reads nothing ahead: at a
+    steady load below the peak the read ahead mostly came back empty, so each batch paid
+    a second round trip before its next read, and latency grew with it
+    (docs/performance.md, "Latency: no read ahead when caught up").
 
     A read that fails (Redis restarting, a failover, a reset connection) is tried again
     with backoff, one `redis_unavailable` line per step (worker/outage.py); entries whose
@@ -152,7 +165,8 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
             backoff.reset()
             batch = reader.buffer.take()
             if batch:
-                reader.read_ahead()
+                if reader.buffer.behind():
+                    reader.read_ahead()
                 await dispatcher.handle(batch)
     finally:
         await reader.settle()

@@ -11,6 +11,7 @@ tests/e2e/test_e2e_scenarios.py.
 from __future__ import annotations
 
 import asyncio
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -86,6 +87,66 @@ def test_a_stream_with_count_entries_waiting_is_not_read_again() -> None:
     buffer.add({STREAMS[1]: raw(STREAMS[1], "3-1")}, [STREAMS[1], STREAMS[2]])
     # chat-turn was not read this time: it may have grown, so its 4-0 still bounds.
     assert [e.entry_id for e in buffer.take()] == ["2-0", "3-0", "3-1"]
+
+
+def test_only_a_stream_that_came_back_full_leaves_the_reader_behind() -> None:
+    """A read ahead pays only when some stream may hold more: one that returned COUNT."""
+    buffer = MergedBuffer(STREAMS, count=2)
+    buffer.add({STREAMS[0]: raw(STREAMS[0], "1-0")}, STREAMS)
+    assert not buffer.behind()
+    buffer.take()
+    buffer.add({STREAMS[1]: raw(STREAMS[1], "2-0", "3-0")}, STREAMS)
+    assert buffer.behind()
+    # tool-call was not asked this time (two entries still wait): it may have grown.
+    buffer.add({}, [STREAMS[0], STREAMS[2]])
+    assert buffer.behind()
+
+
+async def _xreadgroup_calls(client: redis.asyncio.Redis) -> int:
+    stats: dict[str, dict[str, int]] = await client.info("commandstats")
+    return int(stats.get("cmdstat_xreadgroup", {}).get("calls", 0))
+
+
+@pytest.mark.asyncio
+async def test_a_caught_up_worker_reads_once_per_input_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """Inputs written one at a time, each after the one before is committed (a steady load
+    below the peak): one XREADGROUP per input, not a second read ahead that comes back
+    empty (each was a round trip on the way to the next input's commit). The inputs are
+    still all committed once, with the oracle's events (R15)."""
+    workload = build(sessions=3, blocks=4, partitions=1)
+    items = entries(workload)
+    # A long block (below the socket timeout): few reads time out with nothing to read,
+    # and those are allowed for below.
+    block_s = 2.0
+    settings = worker_settings(
+        redis_url, partitions=1, block_ms=int(block_s * 1000), reclaim_idle_ms=60_000
+    )
+    async with running_worker(settings):
+        ids: dict[str, list[tuple[int, int]]] = {}
+        await wait_for(lambda: _reading(aredis), 30)
+        before, started = await _xreadgroup_calls(aredis), time.monotonic()
+        for index, item in enumerate(items):
+            for stream, written in (await write(aredis, [item])).items():
+                ids.setdefault(stream, []).extend(written)
+
+            async def committed(done: int = index + 1) -> bool:
+                return await acked(aredis, ids) == done
+
+            await wait_for(committed, 30)
+        # Each input: the read that returns it, which is already blocked when it is
+        # written. A read ahead doubled this (one that returned nothing per input).
+        reads = await _xreadgroup_calls(aredis) - before
+        timed_out = (time.monotonic() - started) / block_s + 1
+    assert len(items) <= reads <= len(items) + timed_out + 1
+    check = await exactly_once(aredis, [workload])
+    assert check["ok"], check
+
+
+async def _reading(client: redis.asyncio.Redis) -> bool:
+    """The worker's first read is blocked in Redis, waiting for an input."""
+    return any(c.get("cmd") == "xreadgroup" for c in await client.client_list())
 
 
 @pytest.mark.asyncio
