@@ -35,6 +35,19 @@ def test_an_id_parses_from_bytes_or_text_and_prints_back() -> None:
 def test_what_is_not_an_id_is_refused_with_the_text_named(text: str) -> None:
     with pytest.raises(ValueError, match="not a stream entry id"):
         EntryId.parse(text)
+    with pytest.raises(ValueError, match="not a stream entry id"):
+        entry_ms(text)
+    with pytest.raises(ValueError, match="not a stream entry id"):
+        entry_ms(text.encode())
+
+
+@given(ids)
+def test_entry_ms_is_the_parsed_ids_millisecond(entry_id: EntryId) -> None:
+    """entry_ms reads the id without building an EntryId: the same millisecond, from
+    text or bytes, with or without the seq part."""
+    text = str(entry_id)
+    assert entry_ms(text) == entry_ms(text.encode()) == EntryId.parse(text).ms
+    assert entry_ms(str(entry_id.ms)) == entry_id.ms
 
 
 def test_ids_order_numerically_not_as_text_r15() -> None:
