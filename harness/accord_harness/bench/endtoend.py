@@ -34,7 +34,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
@@ -137,6 +137,9 @@ class Workers:
     log_dir: Path
     launch: str = "separate"
     procs: tuple[subprocess.Popen[bytes], ...] = ()
+    # Settings given to every worker on top of the bench's own (ACCORD_* names), for a
+    # script that measures one setting against another (benchmarks/paced_latency.py).
+    env: dict[str, str] = field(default_factory=dict)
 
     def start(self) -> None:
         procs = []
@@ -147,6 +150,7 @@ class Workers:
             "ACCORD_PARTITIONS": str(self.partitions),
             "ACCORD_METRICS_PORT": "0",
             "ACCORD_LOG_LEVEL": "WARNING",
+            **self.env,
         }
         launches = 1 if self.launch == "supervised" else self.count
         for index in range(launches):
