@@ -1,10 +1,14 @@
 """CPU per entry of the worker's hot path on the `accord bench` workload, no profiler.
 
     uv run --frozen python benchmarks/worker_cpu.py [SESSIONS] [BLOCKS] [ROUNDS]
-        [--cache N]
+        [--cache N] [--gc N]
 
 With COMMANDSTATS=1 in the environment, each round also prints Redis's time per
 command (`INFO commandstats`): the commit script is `evalsha`.
+
+`--gc N` sets the collector's young threshold (ACCORD_GC_THRESHOLD; default the
+tree's own), and each round prints the collections that ran during the drain and the
+longest of them.
 
 `--cache N` sets the store's state cache (ACCORD_STATE_CACHE_SIZE; off by default
 since it is unsafe when Redis loses acknowledged writes); without it the tree's own
@@ -28,6 +32,7 @@ the older one and alternate runs:
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import statistics
@@ -46,7 +51,28 @@ from worker.app import build_worker, store_partition
 from worker.settings import Settings
 
 
-async def cpu_per_entry(sessions: int, blocks: int, cache: int | None) -> tuple[int, float, float]:
+class Pauses:
+    """The garbage collector's runs while `on`, in milliseconds (gc.callbacks)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.ms: list[float] = []
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self.on:
+            self.ms.append((time.perf_counter() - self._started) * 1000)
+
+
+PAUSES = Pauses()
+
+
+async def cpu_per_entry(
+    sessions: int, blocks: int, cache: int | None, gc_threshold: int | None = None
+) -> tuple[int, float, float]:
     """(entries, entries/s, microseconds of this process's CPU per entry) of one drain."""
     workload = build(sessions=sessions, blocks=blocks, partitions=2)
     with EmbeddedRedis() as server:
@@ -58,11 +84,15 @@ async def cpu_per_entry(sessions: int, blocks: int, cache: int | None) -> tuple[
             partitions=2, **options
         )
         worker = build_worker(settings, store_partition)
-        gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
+        # As `accord worker` does (with --gc, that threshold instead).
+        gc_tuning.tune(settings.gc_threshold if gc_threshold is None else gc_threshold)
+        PAUSES.ms.clear()
+        PAUSES.on = True
         started, cpu = time.perf_counter(), time.process_time()
         await worker.start()
         await until_acked(redis, ids, total, poll_s=0.01)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        PAUSES.on = False
         await worker.stop()
         if os.environ.get("COMMANDSTATS"):
             await print_commandstats(redis, total)
@@ -80,12 +110,18 @@ async def print_commandstats(redis: Redis, total: int) -> None:
         )
 
 
-def main(sessions: int, blocks: int, rounds: int, cache: int | None) -> None:
-    print(f"load average {os.getloadavg()[0]:.2f}, cache {cache}")
+def main(
+    sessions: int, blocks: int, rounds: int, cache: int | None, gc_threshold: int | None
+) -> None:
+    print(f"load average {os.getloadavg()[0]:.2f}, cache {cache}, gc threshold {gc_threshold}")
     costs = []
     for _ in range(rounds):
-        total, rate, micros = asyncio.run(cpu_per_entry(sessions, blocks, cache))
-        print(f"{total} entries, {rate:,.0f}/s, {micros:.1f} us of worker CPU per entry")
+        total, rate, micros = asyncio.run(cpu_per_entry(sessions, blocks, cache, gc_threshold))
+        longest = max(PAUSES.ms, default=0.0)
+        print(
+            f"{total} entries, {rate:,.0f}/s, {micros:.1f} us of worker CPU per entry;"
+            f" {len(PAUSES.ms)} collections, the longest {longest:.1f} ms"
+        )
         costs.append(micros)
     print(f"median {statistics.median(costs):.1f} us of worker CPU per entry")
 
@@ -94,11 +130,12 @@ if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     argv = sys.argv[1:]
     flags: dict[str, str] = {}
-    for flag in ("--cache",):
+    for flag in ("--cache", "--gc"):
         if flag in argv:
             at = argv.index(flag)
             flags[flag] = argv[at + 1]
             del argv[at : at + 2]
     numbers = [int(a) for a in argv] + [1000, 10, 3][len(argv) :]
     cache_size = int(flags["--cache"]) if "--cache" in flags else None
-    main(numbers[0], numbers[1], numbers[2], cache_size)
+    threshold = int(flags["--gc"]) if "--gc" in flags else None
+    main(numbers[0], numbers[1], numbers[2], cache_size, threshold)
