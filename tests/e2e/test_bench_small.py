@@ -18,6 +18,7 @@ from typing import Any, cast
 import pytest
 import typer
 from accord_harness import bench_command as bench
+from accord_harness.bench import run as run_module
 from accord_harness.bench.endtoend import (
     Workers,
     acked,
@@ -95,6 +96,9 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert all(ratio > 0 for ratio in figures["scaling_by_round"][0])
     assert figures["latency"]["samples"] > 0
     assert figures["latency"]["missing"] == 0
+    # Latency is measured after each round's one-process drain; one round here.
+    assert len(figures["latency_by_round"]) == 1
+    assert figures["latency"]["p50_ms"] == figures["latency_by_round"][0]["p50_ms"] > 0
     assert figures["worker_rss_mb"] > 0
     # The gateway's view read, under the drain and idle, through the real client.
     assert figures["view_read"]["loaded"]["samples"] > 0
@@ -198,3 +202,42 @@ def test_machine_busy_counts_the_cpu_this_process_spends() -> None:
     spent = time.process_time() - before_self
     # Clock ticks are 10 ms: allow two of them either side.
     assert machine_busy_s() - before_machine >= spent - 0.02
+
+
+def test_the_rounds_latency_is_their_medians_with_samples_summed() -> None:
+    """One latency figure from several rounds: the median round, not the first or best."""
+    rounds = [
+        {
+            "rate": 2000.0,
+            "samples": 300,
+            "missing": 0,
+            "p50_ms": 5.0,
+            "p99_ms": 30.0,
+            "max_ms": 40.0,
+        },
+        {
+            "rate": 2200.0,
+            "samples": 300,
+            "missing": 1,
+            "p50_ms": 19.0,
+            "p99_ms": 12.0,
+            "max_ms": 60.0,
+        },
+        {
+            "rate": 2100.0,
+            "samples": 299,
+            "missing": 0,
+            "p50_ms": 6.0,
+            "p99_ms": 20.0,
+            "max_ms": 25.0,
+        },
+    ]
+    assert run_module._latency(rounds) == {
+        "rate": 2100.0,
+        "samples": 899,
+        "missing": 1,
+        "p50_ms": 6.0,
+        "p99_ms": 20.0,
+        "max_ms": 60.0,
+    }
+    assert run_module._latency([]) == {}

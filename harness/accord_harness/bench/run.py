@@ -95,7 +95,11 @@ class Figures:
     # the end-to-end phases also the cores busy over the drain: workers + Redis
     # ("cores") and every process on the machine ("machine_cores").
     cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Latency at `load_share` of the peak, measured after every round's one-process drain
+    # (a single run swung between 5 and 20 ms on the shared machine): each round's
+    # figures, and their medians (p50, p99, rate) with the samples and misses summed.
     latency: dict[str, float] = field(default_factory=dict)
+    latency_by_round: list[dict[str, float]] = field(default_factory=list)
     # Scope view reads (the client's one HGET) while one worker drains the backlog, and
     # the same reads on the idle server right after, as the baseline.
     view_read: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -169,7 +173,17 @@ class Figures:
             (
                 f"latency XADD->event at {lat.get('rate', 0):,.0f}/s:"
                 f" p50 {lat.get('p50_ms', 0):.2f} ms, p99 {lat.get('p99_ms', 0):.2f} ms"
-                f" ({lat.get('samples', 0):.0f} samples)"
+                f" ({lat.get('samples', 0):.0f} samples"
+                + (
+                    f", medians of {len(self.latency_by_round)} rounds)"
+                    if len(self.latency_by_round) > 1
+                    else ")"
+                )
+            ),
+            "latency by round (p50 / p99 ms at rate): "
+            + ", ".join(
+                f"{one['p50_ms']:.2f} / {one['p99_ms']:.2f} at {one['rate']:,.0f}/s"
+                for one in self.latency_by_round
             ),
             *(
                 f"view read ({name}): p50 {v['p50_ms']:.3f} ms, p99 {v['p99_ms']:.3f} ms"
@@ -252,7 +266,7 @@ def _cpu(drains: list[Drain]) -> dict[str, float]:
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
     plan: Plan, processes: int, figures: Figures, logs: Path,
-    launch: str = "separate",
+    launch: str = "separate", first: bool = False,
 ) -> Drain:  # fmt: skip
     await redis.flushall()
     # Written before the workers start, held back from them until each reads and owns its
@@ -271,7 +285,7 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
         scopes, instant = view_scopes(workload), view_instant(workload)
         reads = (
             asyncio.create_task(view_reads(url, workload.partitions, scopes, stop_reads, instant))
-            if latency_load is not None
+            if first
             else None
         )
         drain = await drain_rate(redis, workers, ids, plan.timeout_s, written_from)
@@ -282,10 +296,13 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
             figures.view_read["idle"] = percentiles(idle)
         checked = [workload]
         if latency_load is not None:
-            figures.latency = await paced_latency(
-                redis, url, latency_load, drain.per_s * plan.load_share, plan.timeout_s
+            figures.latency_by_round.append(
+                await paced_latency(
+                    redis, url, latency_load, drain.per_s * plan.load_share, plan.timeout_s
+                )
             )
             checked.append(latency_load)
+        if first:
             figures.worker_rss_mb = max(workers.peak_rss_bytes()) / 2**20
             figures.redis_session_bytes = await session_bytes(redis)
     finally:
@@ -316,12 +333,18 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
     drains: dict[tuple[int, str], list[Drain]] = {phase: [] for phase in PHASES}
     for round_ in range(plan.rounds):
         for processes, launch in PHASES[round_ % 3 :] + PHASES[: round_ % 3]:
-            # The first one-process phase also serves latency, view reads, RSS, memory.
-            first = processes == 1 and not drains[processes, launch]
-            say(PHASE_NAMES[processes, launch] + (" (+ latency, RSS, memory)" if first else ""))
+            # Every one-process phase also serves latency; the first also view reads, RSS
+            # and memory.
+            one = processes == 1
+            first = one and not drains[processes, launch]
+            say(
+                PHASE_NAMES[processes, launch]
+                + (" (+ latency, RSS, memory)" if first else " (+ latency)" if one else "")
+            )
             drain = await _end_to_end(
-                redis, url, workload, latency_load=latency_load if first else None,
+                redis, url, workload, latency_load=latency_load if one else None,
                 plan=plan, processes=processes, figures=figures, logs=logs, launch=launch,
+                first=first,
             )  # fmt: skip
             drains[processes, launch].append(drain)
     for (processes, launch), measured in drains.items():
@@ -330,10 +353,26 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
     figures.e2e_per_s = statistics.median(d.per_s for d in drains[1, "separate"])
     figures.e2e_two_processes_per_s = statistics.median(d.per_s for d in drains[2, "separate"])
     figures.e2e_worker_n2_per_s = statistics.median(d.per_s for d in drains[2, "supervised"])
+    figures.latency = _latency(figures.latency_by_round)
     figures.scaling_by_round = [
         (round(two.per_s / one.per_s, 3), round(n2.per_s / one.per_s, 3))
         for one, two, n2 in zip(*(drains[phase] for phase in PHASES), strict=True)
     ]
+
+
+def _latency(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """The rounds' latency as one figure: medians of p50, p99 and rate, the longest
+    wait, and the samples and misses summed."""
+    if not rounds:
+        return {}
+    return {
+        "rate": statistics.median(r["rate"] for r in rounds),
+        "samples": sum(r["samples"] for r in rounds),
+        "missing": sum(r["missing"] for r in rounds),
+        "p50_ms": statistics.median(r["p50_ms"] for r in rounds),
+        "p99_ms": statistics.median(r["p99_ms"] for r in rounds),
+        "max_ms": max(r["max_ms"] for r in rounds),
+    }
 
 
 async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures:
