@@ -3,13 +3,13 @@
     uv run --frozen python benchmarks/paced_latency.py RATE [SESSIONS] [ROUNDS]
         [--env ACCORD_NAME=VALUE ...]
 
-`accord bench` measures latency once per run, at 20% of that run's one-process peak; this
-script repeats only that phase, so settings and trees can be compared at the same rate
-without the whole bench. Per round: a fresh embedded Redis, one `accord worker` process
-as deployed (four partitions, default settings, plus any `--env`), the bench workload of
-SESSIONS sessions (default 500, as `accord bench --size full` uses) paced at RATE
-inputs/s, XADD to the input's first agreement event
-(accord_harness/bench/endtoend.py, `paced_latency`). Printed with it:
+`accord bench` measures latency after every round's one-process drain, at 20% of that
+drain's rate, and reports the median round; this script repeats only that phase, so
+settings and trees can be compared at the same rate without the whole bench. Per round: a
+fresh embedded Redis, one `accord worker` process as deployed (four partitions, default
+settings, plus any `--env`), the bench workload of SESSIONS sessions (default 500, as
+`accord bench --size full` uses) paced at RATE inputs/s, XADD to the input's first
+agreement event (accord_harness/bench/endtoend.py, `paced_latency`). Printed with it:
 
 - the worker's cores over the run (`/proc/<pid>/stat`): how close the rate runs it to
   saturation, which is what the latency mostly follows;
@@ -94,7 +94,12 @@ def main() -> None:
     parser.add_argument("rounds", type=int, nargs="?", default=3)
     parser.add_argument("--env", action="append", default=[], metavar="ACCORD_NAME=VALUE")
     args = parser.parse_args()
-    env = dict(item.split("=", 1) for item in args.env)
+    env = {}
+    for item in args.env:
+        name, equals, value = item.partition("=")
+        if not (name and equals):
+            parser.error(f"--env takes ACCORD_NAME=VALUE, not {item!r}")
+        env[name] = value
     p50s = []
     for _ in range(args.rounds):
         r = asyncio.run(one_round(args.rate, args.sessions, env))
