@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import structlog
 from accord_harness.bench.endtoend import until_acked, write
+from accord_harness.bench.inprocess import shipped_worker
 from accord_harness.bench.loops import redis_cpu_s
 from accord_harness.chaos.workload import EN, ZH
 from accord_harness.documents import Document, Session, encode, stream_of
@@ -43,9 +44,6 @@ from redis.asyncio import Redis
 from contracts.streams import GROUP
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
-from worker import gc_tuning
-from worker.app import build_worker, store_partition
-from worker.settings import Settings
 
 PARTITIONS = 2
 TODOS = (("Draft the outline", "Review the budget"), ("整理读书笔记", "预订会议室"))
@@ -151,11 +149,7 @@ async def cost(shape: Shape, blocks: int) -> tuple[int, float, float]:
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
         await ensure_groups(redis, range(PARTITIONS), GROUP)
-        settings = Settings(redis_url=server.url, metrics_port=0, consumer="g").replaced(
-            partitions=PARTITIONS
-        )
-        worker = build_worker(settings, store_partition)
-        gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
+        worker = shipped_worker(server.url, PARTITIONS, "g")
         await worker.start()
         await _drain(redis, setup)
         ids = _write_blocking(server.url, measured)

@@ -5,8 +5,8 @@
 The worker as `worker.app.build_worker` builds it (four partitions, default settings)
 runs in this process, timed at its seams: `Dispatcher.handle` (a batch handed over and
 finished), `PartitionProcessor.process` and `Committer.commit`. A child process paces
-the bench workload (SESSIONS sessions, default 500) at RATE inputs/s, as `accord bench`'s
-latency phase does, and stamps each input's XADD and its first agreement event; both
+the bench workload (SESSIONS sessions, default 500) at RATE inputs/s through the bench's
+own latency run (`paced_latency`, which stamps each input's XADD and first event); both
 processes read the same monotonic clock (`time.perf_counter`, CLOCK_MONOTONIC on
 Linux). For the inputs that owe an event it prints the medians of: XADD sent to the
 batch handed over (Redis, the worker's wake-up, the read, waiting for its loop), the
@@ -28,10 +28,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import msgspec
 import structlog
-from accord_harness.bench.endtoend import DATA, _ends, _eventful
-from accord_harness.bench.workload import build, entries
+from accord_harness.bench.endtoend import Stamp, paced_latency
+from accord_harness.bench.inprocess import shipped_worker
+from accord_harness.bench.workload import build
 from redis.asyncio import Redis
 
 from contracts.streams import GROUP, Entry
@@ -39,12 +39,9 @@ from store import commit as store_commit
 from store import processor as store_processor
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
-from worker import consumer, gc_tuning
-from worker.app import build_worker, store_partition
-from worker.settings import Settings
+from worker import consumer
 
 PARTITIONS = 4
-Key = tuple[str, int]
 
 # (stream, entry id) -> (handed over, finished, batch size), and the seams' wall times.
 handled: dict[tuple[str, str], tuple[float, float, int]] = {}
@@ -89,43 +86,15 @@ def _timed() -> None:
 
 
 def produce(url: str, rate: float, sessions: int, out: Any) -> None:  # noqa: ANN401
-    """The child: pace the workload, stamp each XADD and each input's first event."""
+    """The child: the bench's paced latency run, reporting each eventful input's stamps."""
 
     async def run() -> None:
         load = build(sessions=sessions, blocks=10, partitions=PARTITIONS)
-        redis, reader = Redis.from_url(url), Redis.from_url(url)
-        ends = await _ends(redis, PARTITIONS)
-        sent: dict[Key, tuple[float, str, str]] = {}
-        seen: dict[Key, float] = {}
-        decoder = msgspec.json.Decoder()
-
-        async def read() -> None:
-            while True:
-                reply: Any = await reader.xread(ends, block=1000)  # type: ignore[arg-type]
-                now = time.perf_counter()
-                for stream, batch in reply or ():
-                    for entry_id, fields in batch:
-                        ends[stream.decode()] = entry_id
-                        provenance = decoder.decode(fields[DATA]).get("provenance") or {}
-                        key = (provenance.get("session_id"), provenance.get("seq"))
-                        seen.setdefault(key, now)
-
-        task = asyncio.create_task(read())
-        started = time.perf_counter()
-        for index, (stream, data) in enumerate(entries(load)):
-            delay = started + index / rate - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            document = load.documents[index]
-            at = time.perf_counter()
-            entry_id = await redis.xadd(stream, {DATA: data})
-            sent[document["session_id"], document["seq"]] = (at, stream, entry_id.decode())
-        expected = _eventful(load)
-        deadline = time.perf_counter() + 120
-        while not expected <= seen.keys() and time.perf_counter() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
-        task.cancel()
-        out.put({key: (*sent[key], seen[key]) for key in expected if key in seen})
+        redis = Redis.from_url(url)
+        stamps: dict[tuple[str, int], Stamp] = {}
+        await paced_latency(redis, url, load, rate, 120, stamps=stamps)
+        await redis.aclose()
+        out.put(stamps)
 
     asyncio.run(run())
 
@@ -135,11 +104,7 @@ async def main(rate: float, sessions: int) -> None:
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
         await ensure_groups(redis, range(PARTITIONS), GROUP)
-        settings = Settings(redis_url=server.url, metrics_port=0, consumer="stages").replaced(
-            partitions=PARTITIONS
-        )
-        worker = build_worker(settings, store_partition)
-        gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
+        worker = shipped_worker(server.url, PARTITIONS, "stages")
         await worker.start()
         queue: Any = multiprocessing.Queue()
         child = multiprocessing.Process(target=produce, args=(server.url, rate, sessions, queue))

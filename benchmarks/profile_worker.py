@@ -19,14 +19,12 @@ import time
 
 import structlog
 from accord_harness.bench.endtoend import backlog, until_acked
+from accord_harness.bench.inprocess import shipped_worker
 from accord_harness.bench.workload import build
 from pyinstrument import Profiler
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
-from worker import gc_tuning
-from worker.app import build_worker, store_partition
-from worker.settings import Settings
 
 
 async def main(sessions: int, blocks: int) -> None:
@@ -35,11 +33,7 @@ async def main(sessions: int, blocks: int) -> None:
         redis = Redis.from_url(server.url)
         ids = await backlog(redis, workload)
         total = len(workload.documents)
-        settings = Settings(redis_url=server.url, metrics_port=0, consumer="p").replaced(
-            partitions=2
-        )
-        worker = build_worker(settings, store_partition)
-        gc_tuning.tune(settings.gc_threshold)  # as `accord worker` does
+        worker = shipped_worker(server.url, 2, "p")
         profiler = Profiler(interval=0.0005, async_mode="disabled")
         profiler.start()
         started, cpu = time.perf_counter(), time.process_time()

@@ -42,13 +42,11 @@ from typing import Any
 
 import structlog
 from accord_harness.bench.endtoend import backlog, until_acked
+from accord_harness.bench.inprocess import shipped_worker
 from accord_harness.bench.workload import build
 from redis.asyncio import Redis
 
 from store.embedded import EmbeddedRedis
-from worker import gc_tuning
-from worker.app import build_worker, store_partition
-from worker.settings import Settings
 
 
 class Pauses:
@@ -80,12 +78,7 @@ async def cpu_per_entry(
         ids = await backlog(redis, workload)
         total = len(workload.documents)
         options: dict[str, Any] = {} if cache is None else {"cache_size": cache}
-        settings = Settings(redis_url=server.url, metrics_port=0, consumer="p").replaced(
-            partitions=2, **options
-        )
-        worker = build_worker(settings, store_partition)
-        # As `accord worker` does (with --gc, that threshold instead).
-        gc_tuning.tune(settings.gc_threshold if gc_threshold is None else gc_threshold)
+        worker = shipped_worker(server.url, 2, "p", gc_threshold=gc_threshold, **options)
         PAUSES.ms.clear()
         PAUSES.on = True
         started, cpu = time.perf_counter(), time.process_time()

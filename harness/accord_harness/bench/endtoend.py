@@ -46,13 +46,15 @@ from accord_harness.bench.loops import Drain, machine_busy_s, redis_cpu_s, strea
 from accord_harness.bench.workload import Workload, entries
 from accord_harness.oracle import compute
 from client import AccordClient
-from contracts.streams import DATA_FIELD, GROUP, EntryId
+from contracts.streams import DATA_FIELD, GROUP, EntryId, as_text
 from store import keys, ownership
 from store.intake import ensure_groups
 from store.keys import heartbeat_pattern
 from worker.engine import Engine
 
 DATA = DATA_FIELD.encode()
+# One input of a latency run: XADD sent, its stream and entry id, its first event seen.
+Stamp = tuple[float, str, str, float]
 # Each poll (XINFO GROUPS on every input stream) costs this process about 1 ms of CPU:
 # every 5 ms it took ~14% of a core from the workers it measures; every 20 ms, ~4%, and
 # a drain of several seconds is still timed to within 1%.
@@ -295,13 +297,25 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def paced_latency(
-    redis: Redis, url: str, workload: Workload, rate: float, timeout_s: float
+async def paced_latency(  # noqa: PLR0913  (the run's inputs, and where to put the stamps)
+    redis: Redis,
+    url: str,
+    workload: Workload,
+    rate: float,
+    timeout_s: float,
+    *,
+    stamps: dict[tuple[str, int], Stamp] | None = None,
 ) -> dict[str, float]:
-    """Write `workload` at `rate` entries/s; XADD -> first committed event, in ms."""
+    """Write `workload` at `rate` entries/s; XADD -> first committed event, in ms.
+
+    With `stamps`, also each eventful input's (XADD sent, stream, entry id, event seen)
+    on the monotonic clock, which other processes read alike
+    (benchmarks/latency_stages.py matches them with the worker's own).
+    """
     items = entries(workload)
     events = await _ends(redis, workload.partitions)
     sent: dict[tuple[str, int], float] = {}
+    written: dict[tuple[str, int], tuple[str, str]] = {}
     seen: dict[tuple[Any, Any], float] = {}
     reader = Redis.from_url(url)
     decoder = msgspec.json.Decoder()
@@ -323,8 +337,10 @@ async def paced_latency(
             if delay > 0:
                 await asyncio.sleep(delay)
             document = workload.documents[index]
-            sent[document["session_id"], document["seq"]] = time.perf_counter()
-            await redis.xadd(stream, {DATA: data})
+            key = (document["session_id"], document["seq"])
+            sent[key] = time.perf_counter()
+            entry_id = await redis.xadd(stream, {DATA: data})
+            written[key] = (stream, as_text(entry_id))
 
     task = asyncio.create_task(read())
     await produce()
@@ -337,6 +353,8 @@ async def paced_latency(
         await task
     await reader.aclose()
     latencies = [(seen[k] - sent[k]) * 1000 for k in expected if k in seen]
+    kept = stamps if stamps is not None else {}
+    kept.update((k, (sent[k], *written[k], seen[k])) for k in expected if k in seen)
     if not latencies:
         raise RuntimeError("no agreement event arrived during the latency run")
     return {
