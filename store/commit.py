@@ -9,7 +9,7 @@ with a short backoff, up to `commit_retries` times.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TypeVar
 
 from redis.exceptions import ResponseError
@@ -22,7 +22,7 @@ from store.commit_plan import CommitPlan, KeyTable, UnitPlan, script_args
 from store.config import StoreConfig
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
 from store.scripts import COMMIT, AnyRedis
-from store.work import ScopeId
+from store.work import ScopeId, ScopeWork
 
 T = TypeVar("T")
 
@@ -114,6 +114,25 @@ async def commit_with_retry(
             break
         await asyncio.sleep(min(0.001 * 2**attempt, 0.1))
     return todo
+
+
+def commit_chunks(work: Mapping[ScopeId, ScopeWork], entries: int) -> list[list[ScopeId]]:
+    """The scopes of `work` in order, cut into commits of about `entries` input entries.
+
+    One script holds Redis for its whole run, so a large batch in one commit would make
+    every other client (gateways writing, views read) wait for all of it. A scope is never
+    cut: its unit is one commit, however many entries it drains. Always at least one
+    chunk, so that admission's letters are committed even when no scope has work.
+    """
+    chunks: list[list[ScopeId]] = [[]]
+    size = 0
+    for scope_id in sorted(work):
+        if size >= entries and chunks[-1]:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(scope_id)
+        size += work[scope_id].entries()
+    return chunks
 
 
 def planned(table: KeyTable, plan: Callable[[], T]) -> T | str:

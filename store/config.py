@@ -49,6 +49,10 @@ class StoreConfig:
     limits: Limits = field(default_factory=Limits)
     # Units whose version check failed are reloaded and retried this often, with backoff.
     commit_retries: int = 8
+    # A batch's scopes are committed in scripts of about this many input entries each (a
+    # scope is never split): a script holds Redis for its whole run, about 10-15 us per
+    # entry, so this bounds what other clients wait for while a worker drains a backlog.
+    commit_entries: int = 500
     # Scopes and sessions a processor remembers between batches (0: load every time).
     # A scope's decoded state is a few KB (tens with many records): bounded for RSS.
     # Safe when Redis loses acknowledged writes (appendfsync everysec after a power cut,

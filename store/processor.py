@@ -48,7 +48,7 @@ from contracts.outputs import DeadLetter
 from contracts.streams import Entry, as_text, input_streams
 from store import keys
 from store.admission import Admission, provenance_of
-from store.commit import Committer, commit_with_retry, planned
+from store.commit import Committer, commit_chunks, commit_with_retry, planned
 from store.commit_plan import KeyTable, UnitPlan
 from store.compaction import Compaction, compact_idle_sessions
 from store.config import StoreConfig
@@ -213,8 +213,11 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         """Commit the units of `work` (and admission's `letters`), retrying moved ones."""
         # Scopes that cannot be committed, with why: isolated, never retried as planned.
         broken: dict[ScopeId, str] = {}
+        # Admission's letters go with the first commit that runs, and only with it.
+        unsent = letters
 
-        async def commit_round(todo: list[ScopeId], attempt: int) -> list[ScopeId]:
+        async def commit_round(todo: list[ScopeId], attempt: int) -> list[ScopeId]:  # noqa: ARG001  (every round commits alike)
+            nonlocal unsent
             scopes, sessions = await self.state.load(todo, work, broken)
             self.crash("after_load")
             parked = await self._parked_totals()
@@ -223,11 +226,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             units = [self._unit(table, s, work[s], scopes, sessions, broken) for s in todo]
             self.crash("before_commit")
             result = await self.committer.commit(
-                table,
-                [unit.plan for unit in units],
-                letters if attempt == 0 else (),
-                self.fence,
+                table, [unit.plan for unit in units], unsent, self.fence
             )
+            unsent = []
             self.crash("after_commit")
             for index, unit in enumerate(units):
                 if not result.passed(index):
@@ -246,7 +247,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             # A refused unit comes back once more, isolated: its entries as dead letters.
             return [units[index].scope_id for index in sorted({*result.moved, *result.refused})]
 
-        left = await commit_with_retry(sorted(work), commit_round, self.config.commit_retries)
+        left: list[ScopeId] = []
+        for chunk in commit_chunks(work, self.config.commit_entries):
+            left += await commit_with_retry(chunk, commit_round, self.config.commit_retries)
         # Still contended: leave them pending; redelivery or reclaim brings them back.
         if left:
             report.outcomes["retry_exhausted"] += sum(work[s].entries() for s in left)

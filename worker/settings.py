@@ -80,7 +80,7 @@ class Settings:
     lease_ms: int = 10_000
     consumer: str = field(default_factory=_default_consumer)
     # Entries per XREADGROUP (bounded reads; never the whole backlog into one PEL).
-    batch_size: int = 100
+    batch_size: int = 1000
     # XREADGROUP BLOCK in milliseconds.
     block_ms: int = 100
     # An entry idle this long in another consumer's PEL is reclaimed (XCLAIM); polled

@@ -93,6 +93,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("ACCORD_GROUP", "store.group", _string),
     Variable("ACCORD_CONSUMER", "consumer", _string),
     _int("ACCORD_BATCH_SIZE", "batch_size", least=1),
+    _int("ACCORD_COMMIT_ENTRIES", "store.commit_entries", least=1),
     # BLOCK 0 would wait for ever: a stop would wait for the next entry.
     _int("ACCORD_BLOCK_MS", "block_ms", least=1),
     _int("ACCORD_GAP_TIMEOUT_MS", "store.gap_timeout_ms", least=1),

@@ -188,6 +188,11 @@ def test_keda_watches_lag_and_pending_of_every_input_stream_of_every_partition(
             assert meta["consumerGroup"] == configmap["ACCORD_GROUP"]
             kind = "lag" if "lagCount" in meta else "pending"
             assert ("pendingEntriesCount" in meta) == (kind == "pending")
+            if kind == "pending":
+                # A busy worker holds two reads pending (the batch and the read ahead):
+                # a lower threshold would scale out a deployment that keeps up.
+                batch = int(configmap["ACCORD_BATCH_SIZE"])
+                assert int(meta["pendingEntriesCount"]) == 2 * batch
             partition = re.fullmatch(r".+:\{(\d+)\}", meta["stream"])
             assert partition is not None
             assert trigger["name"] == f"{kind}-{family_of(meta['stream'])}-{partition.group(1)}"
