@@ -26,7 +26,7 @@ from store.commit import CommitResult, commit_chunks
 from store.commit_plan import KeyTable, UnitPlan
 from store.config import StoreConfig
 from store.gate import Arrival
-from store.ownership import Fence
+from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from store.work import ScopeId, ScopeWork
 from tests.support.fake_core import FakeCore
@@ -128,3 +128,39 @@ async def test_a_scope_larger_than_a_commit_is_committed_whole_r15(
     assert counted.calls == [(1, 1)]
     assert report.outcomes["applied"] == 12
     assert await _applied(client, ("agent", "user-00")) == list(range(1, 13))
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_lease_lost_between_two_commits_keeps_the_first_and_writes_nothing_after(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: the partition's lease is taken over after the first of a batch's scripts:
+    that script's scopes stay committed (whole), the next script is refused before any
+    write (LeaseLost), and its entries stay pending for the new owner."""
+    lease = keys.lease_key(0)
+    await client.hset(lease, mapping={"o": "1:old", "e": 2**62})
+    store = PartitionProcessor(client, 0, FakeCore(), StoreConfig(commit_entries=3))
+    store.set_fence(Fence(0, "1:old"))
+    counted = Counted(store)
+    inner = counted.inner
+
+    async def taken_over_after_first(
+        table: KeyTable,
+        units: list[UnitPlan],
+        letters: Sequence[DeadLetter] = (),
+        fence: Fence | None = None,
+    ) -> CommitResult:
+        result = await inner(table, units, letters, fence)
+        await client.hset(lease, "o", "2:new")
+        return result
+
+    counted.inner = taken_over_after_first
+    await _write(client, scopes=2, seqs=3)
+    with pytest.raises(LeaseLost):
+        await store.process(await read_new(client, 0, GROUP, "c", count=100))
+    assert counted.calls == [(1, 1), (1, 0)]
+    assert await _applied(client, ("agent", "user-00")) == [1, 2, 3]
+    assert await _applied(client, ("agent", "user-01")) == []
+    summary: Any = await client.xpending("chat-turn:{0}", GROUP)
+    assert summary["pending"] == 3, "the second scope's entries wait for the new owner"
