@@ -36,6 +36,7 @@ Crash tests stop a batch between the steps through one seam (`store/crash.py`).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -102,6 +103,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # the partition's lease holds this token, else raises LeaseLost and writes
         # nothing. None: unfenced (a manual ACCORD_SERVE_PARTITIONS, tests, tools).
         self.fence: Fence | None = None
+        # One batch, gap skip, sweep or retention pass of the partition at a time. The
+        # reader, the reclaimer, a takeover's claim and the sweeper all call in; run
+        # together they commit the same scopes, so each one's versions keep moving under
+        # the other's plan: a large reclaimed batch lost that race round after round,
+        # stayed pending, and was delivered again until the delivery limit made its
+        # inputs dead letters (the chaos run with kills, at 1,000 entries per read).
+        self._turn = asyncio.Lock()
         # Redis ms of this processor's last input trim (ACCORD_TRIM_INTERVAL_MS).
         self._trimmed_at: int | None = None
         # The partition's parked (entries, bytes) as `stats:{p}` counts them: read when
@@ -127,6 +135,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     # ------------------------------------------------------------------ batch
     async def process(self, entries: Sequence[Entry]) -> BatchReport:
+        async with self._turn:
+            return await self._process(entries)
+
+    async def _process(self, entries: Sequence[Entry]) -> BatchReport:
         foreign = {entry.stream for entry in entries} - self.input_streams
         if foreign:
             # A caller's mistake, not bad input: acking it here would cross hash slots.
@@ -145,6 +157,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     # ------------------------------------------------------------- retention
     async def retain(self, now_ms: int | None = None) -> Compaction:
+        async with self._turn:
+            return await self._retain(now_ms)
+
+    async def _retain(self, now_ms: int | None) -> Compaction:
         """The retention the config asks for (all off by default): compact sessions idle
         longer than `session_retention_ms` (store/compaction.py), and every
         `trim_interval_ms` trim the input streams below what every group finished
@@ -168,6 +184,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     # ------------------------------------------------------------ gap timeout
     async def skip_stale_gaps(self, now_ms: int | None = None) -> int:
+        async with self._turn:
+            return await self._skip_stale_gaps(now_ms)
+
+    async def _skip_stale_gaps(self, now_ms: int | None) -> int:
         """Skip each gap that is stale: missing for the gap timeout, with nothing left to read.
 
         A session's gap (its next seq missing, later seqs parked) is skipped only when
@@ -285,6 +305,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     # ----------------------------------------------------------------- expiry
     async def sweep_expired(self, now_ms: int | None = None, limit: int = 1000) -> list[Any]:
+        async with self._turn:
+            return await self._sweep_expired(now_ms, limit)
+
+    async def _sweep_expired(self, now_ms: int | None, limit: int) -> list[Any]:
         """Expire records past their deadline, once every earlier input has been applied.
 
         The cutoff is the partition's watermark (store/watermark.py) or `now_ms` if that is

@@ -36,7 +36,7 @@ from worker.health import Health, Watchdog, start_http
 from worker.merged_reader import merged_loop
 from worker.observability import FRAMEWORK_LOGGER, Metrics, get_logger
 from worker.ownership import Fenceable, Ownership
-from worker.reclaim import Reclaimer
+from worker.reclaim import RECLAIM_PAGE, Reclaimer
 from worker.settings import Settings
 from worker.sweeper import Sweeper, SweepTarget
 
@@ -193,7 +193,7 @@ def build_worker(
             settings.group,
             settings.consumer,
             settings.reclaim_idle_ms,
-            settings.batch_size,
+            RECLAIM_PAGE,
             log,
             health.reachability,
         ),

@@ -24,18 +24,19 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
-from contracts.streams import Entry, EntryId
+from contracts.streams import EntryId
 from store import ownership
 from store.intake import reclaim_pending
 from store.ownership import NOT_HELD, Fence
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher, sleep_or_stop
 from worker.outage import Backoff
+from worker.reclaim import RECLAIM_PAGE
 from worker.sweeper import SweepTarget
 
 # While an assigned partition is still held by another worker, beat this often (s).
 FAST_BEAT_S = 0.2
-# Reads' worth of pending entries per stream claimed at once when a partition is taken.
+# Reads' worth of pending entries per stream claimed when a partition is taken, at most.
 CLAIM_PAGES = 10
 
 
@@ -199,36 +200,43 @@ class Ownership:
             self.on_failure(f"{task.get_name()} ended: {type(error).__name__}: {error}")
 
     async def _claim_pending(self, partition: int) -> int:
-        """Claim and process the entries pending in the partition, merged in id order.
+        """Claim and process the entries pending in the partition, a page at a time.
 
         Pending entries belong to the last owner's reads (or this worker's own from an
         earlier hold): the fence refuses whatever that owner still commits, so they are
-        claimed at once rather than after the reclaimer's idle time. One pass of the
-        store's reclaim (up to `CLAIM_PAGES` reads' worth per stream, more than a
-        worker holds in flight); anything past it, or failing now, the reclaimer takes.
+        claimed at once rather than after the reclaimer's idle time. Every claim counts a
+        delivery of each entry it takes, so they are claimed `RECLAIM_PAGE` per stream at
+        a time, merged in id order, and each page is committed before the next is taken:
+        a worker killed during a takeover passes a delivery on to one page, not to every
+        pending entry, and each takeover commits its first page quickly (with the whole
+        backlog claimed at once, a fleet whose new owners were killed before their first
+        large batch committed drove innocent entries to the delivery limit). Up to
+        `CLAIM_PAGES` reads' worth per stream; a page that brings back an entry of an
+        earlier one (it could not be committed) is the last: the rest, and anything
+        failing now, the reclaimer takes.
         """
-        reclaimed = await reclaim_pending(
-            self.redis,
-            partition,
-            self.group,
-            self.consumer,
-            min_idle_ms=0,
-            count=self.batch_size * CLAIM_PAGES,
-        )
-        if reclaimed.deleted:
-            self.log.warning("reclaim_vanished", entries=len(reclaimed.deleted))
-        entries = sorted(
-            (Entry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries),
-            key=lambda entry: EntryId.parse(entry.entry_id),
-        )
-        for stream in {entry.stream for entry in entries}:
-            taken = sum(entry.stream == stream for entry in entries)
-            self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(taken)
-        for first in range(0, len(entries), self.batch_size):
+        claimed: set[tuple[str, str]] = set()
+        for _ in range(self.batch_size * CLAIM_PAGES // RECLAIM_PAGE):
             if self.held[partition].lost:
                 break
-            await self.dispatcher.handle(entries[first : first + self.batch_size])
-        return len(entries)
+            reclaimed = await reclaim_pending(
+                self.redis, partition, self.group, self.consumer, min_idle_ms=0,
+                count=RECLAIM_PAGE,
+            )  # fmt: skip
+            if reclaimed.deleted:
+                self.log.warning("reclaim_vanished", entries=len(reclaimed.deleted))
+            if not reclaimed.entries:
+                break
+            entries = sorted(reclaimed.entries, key=lambda entry: EntryId.parse(entry.entry_id))
+            for stream in {entry.stream for entry in entries}:
+                taken = sum(entry.stream == stream for entry in entries)
+                self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(taken)
+            again = any((entry.stream, entry.entry_id) in claimed for entry in entries)
+            claimed.update((entry.stream, entry.entry_id) for entry in entries)
+            await self.dispatcher.handle(entries)
+            if again:
+                break
+        return len(claimed)
 
 
 __all__ = ["Fenceable", "Ownership"]

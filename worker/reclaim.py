@@ -31,6 +31,12 @@ from worker.outage import Backoff, Reachability
 # A live worker's entry is taken from it only when idle this many reclaim periods: it is
 # stuck, not slow (a worker that beats but makes no progress).
 STUCK_FACTOR = 6
+# Entries per stream one claim takes, whatever ACCORD_BATCH_SIZE is. A claim counts a
+# delivery of every entry it takes; a worker that dies before committing them passes
+# that count on to the next. A small page commits quickly, so a fleet whose workers keep
+# dying (a crash loop, a node going down) still moves on, and no innocent entry reaches
+# the delivery limit because it was claimed with thousands of others.
+RECLAIM_PAGE = 100
 
 
 @dataclass

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import signal
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from contracts.outputs import StateChanged
 from contracts.partition import partition_of
-from contracts.streams import GROUP, input_streams, stream_name
+from contracts.streams import GROUP, Entry, input_streams, stream_name
 from store import keys, ownership
 from store.config import StoreConfig
 from store.intake import ensure_groups
@@ -37,8 +38,10 @@ from tests.support.worker_kit import (
     worker_processes,
     worker_settings,
 )
-from worker.app import Worker, core_for
+from worker.app import Worker, build_worker, core_for, store_partition
+from worker.consumer import Outcome
 from worker.gateway import Gateway
+from worker.reclaim import RECLAIM_PAGE
 from worker.settings import Settings
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
@@ -182,6 +185,51 @@ async def test_a_fenced_stale_owner_commits_nothing_and_its_entries_stay_pending
     proposed = [e for e in report.events if isinstance(e, StateChanged)]
     assert [e.provenance.seq for e in proposed] == [1, 3]
     assert (await client.xpending(stream_name("chat-turn", 0), config.group))["pending"] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_takeover_claims_and_commits_pending_entries_a_page_at_a_time(
+    client: Redis, redis_url: str
+) -> None:
+    """R15 across a takeover: 250 entries left pending by a dead consumer are claimed
+    `RECLAIM_PAGE` per stream at a time, each page committed before the next is claimed
+    (a worker killed mid-takeover then passes a delivery on to one page, not to the whole
+    backlog), and every entry is applied once, in order."""
+    await ensure_groups(client, [0], GROUP)
+    gateway = Gateway(client, 1)
+    users = [f"u{index}" for index in range(25)]
+    for seq in range(1, 11):
+        for user in users:
+            await gateway.publish(turn(user, seq))
+    assert len(await read_new(client, 0, GROUP, "dead", count=1_000)) == 250
+    stream = stream_name("chat-turn", 0)
+    # A commit of a page acks it: the pending list seen before each page's commit.
+    pending_seen: list[int] = []
+    batches: list[int] = []
+    worker = build_worker(worker_settings(redis_url, partitions=1), store_partition)
+    handle = worker.dispatcher.handle
+
+    async def counted(entries: Sequence[Entry]) -> list[Outcome]:
+        pending_seen.append(int((await client.xpending(stream, GROUP))["pending"]))
+        batches.append(len(entries))
+        return await handle(entries)
+
+    worker.dispatcher.handle = counted  # type: ignore[method-assign]
+    await worker.start()
+    try:
+
+        async def drained() -> bool:
+            return int((await client.xpending(stream, GROUP))["pending"]) == 0
+
+        await wait_for(drained, seconds=60)
+    finally:
+        await worker.stop()
+    assert RECLAIM_PAGE == 100
+    assert batches == [100, 100, 50], "a page at a time"
+    assert pending_seen == [250, 150, 50], "each page committed before the next"
+    for user in users:
+        raw: Any = await client.hget(keys.session_key(0, "agent", user, f"s-{user}"), "n")
+        assert int(raw) == 11, "seqs 1..10 applied once, in order"
 
 
 @pytest.mark.asyncio

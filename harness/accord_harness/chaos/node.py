@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from contracts.streams import Entry
+from store.compaction import Compaction
 from store.crash import CRASH_POINTS, exit_at
 from store.ownership import Fence
 from store.processor import PartitionProcessor
@@ -80,6 +81,12 @@ class ChaosPartition:
 
     async def skip_stale_gaps(self) -> int:
         return await self.inner.skip_stale_gaps()
+
+    async def retain(self) -> Compaction:
+        return await self.inner.retain()
+
+    def take_isolated(self) -> dict[tuple[str, str], str]:
+        return self.inner.take_isolated()
 
     def set_fence(self, fence: Fence | None) -> None:
         self.inner.set_fence(fence)
