@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -145,7 +146,18 @@ class Ownership:
         fence = Fence(partition, token)
         self.ports[partition].set_fence(fence)
         held = self.held[partition] = _Held(fence, asyncio.Event())
-        claimed = await self._claim_pending(partition)
+        try:
+            claimed = await self._claim_pending(partition)
+        except (RedisError, OSError) as error:
+            # Redis went away mid-claim. The partition is held: read it anyway (the reader
+            # backs off until Redis is back), and what is left pending the reclaimer takes.
+            # Raising here would leave it held but never read until a restart.
+            claimed = -1
+            self.log.warning(
+                "takeover_claim_failed",
+                partition=partition,
+                error=f"{type(error).__name__}: {' '.join(str(error).split())}"[:300],
+            )
         if held.lost:
             return
         held.reader = asyncio.create_task(
@@ -212,12 +224,17 @@ class Ownership:
         backlog claimed at once, a fleet whose new owners were killed before their first
         large batch committed drove innocent entries to the delivery limit). Up to
         `CLAIM_PAGES` reads' worth per stream; a page that brings back an entry of an
-        earlier one (it could not be committed) is the last: the rest, and anything
-        failing now, the reclaimer takes.
+        earlier one (it could not be committed) is the last, and so is the page that
+        ends a beat's time: the ownership loop beats and renews its leases only between
+        ticks, so a long claim would let them expire. The rest, and anything failing now,
+        the reclaimer takes.
         """
         claimed: set[tuple[str, str]] = set()
-        for _ in range(self.batch_size * CLAIM_PAGES // RECLAIM_PAGE):
-            if self.held[partition].lost:
+        # At least one page, and pages enough for CLAIM_PAGES reads of any batch size.
+        pages = max(1, -(-self.batch_size * CLAIM_PAGES // RECLAIM_PAGE))
+        ends = time.monotonic() + self.beat_s
+        for _ in range(pages):
+            if self.held[partition].lost or time.monotonic() > ends:
                 break
             reclaimed = await reclaim_pending(
                 self.redis, partition, self.group, self.consumer, min_idle_ms=0,
@@ -226,6 +243,8 @@ class Ownership:
             if reclaimed.deleted:
                 self.log.warning("reclaim_vanished", entries=len(reclaimed.deleted))
             if not reclaimed.entries:
+                if reclaimed.deleted:
+                    continue  # a page of deleted entries (acked by the script): go on
                 break
             entries = sorted(reclaimed.entries, key=lambda entry: EntryId.parse(entry.entry_id))
             for stream in {entry.stream for entry in entries}:

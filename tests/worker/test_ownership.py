@@ -19,13 +19,14 @@ import pytest
 from accord_harness.reading import read_new
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ConnectionError  # noqa: A004  (redis-py's, as Redis raises it)
 
 from contracts.outputs import StateChanged
 from contracts.partition import partition_of
 from contracts.streams import GROUP, Entry, input_streams, stream_name
 from store import keys, ownership
 from store.config import StoreConfig
-from store.intake import ensure_groups
+from store.intake import ensure_groups, reclaim_pending
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from tests.support.input_kit import user_turn
@@ -38,6 +39,7 @@ from tests.support.worker_kit import (
     worker_processes,
     worker_settings,
 )
+from worker import ownership as worker_ownership
 from worker.app import Worker, build_worker, core_for, store_partition
 from worker.consumer import Outcome
 from worker.gateway import Gateway
@@ -230,6 +232,40 @@ async def test_a_takeover_claims_and_commits_pending_entries_a_page_at_a_time(
     for user in users:
         raw: Any = await client.hget(keys.session_key(0, "agent", user, f"s-{user}"), "n")
         assert int(raw) == 11, "seqs 1..10 applied once, in order"
+
+
+@pytest.mark.asyncio
+async def test_a_takeover_whose_claim_meets_a_redis_error_still_reads_the_partition(
+    client: Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R15 liveness: Redis failing in the middle of a takeover's claim must not leave the
+    partition held but never read: the worker says so, starts the partition's reader,
+    and an input written afterwards is applied."""
+    await ensure_groups(client, [0], GROUP)
+    calls = 0
+
+    async def failing_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise ConnectionError("Connection reset by peer (planted)")
+        return await reclaim_pending(*args, **kwargs)
+
+    monkeypatch.setattr(worker_ownership, "reclaim_pending", failing_once)
+    async with running_worker(worker_settings(redis_url, partitions=1)) as worker:
+
+        async def reading() -> bool:
+            return held_by(worker) == {0}
+
+        await wait_for(reading, seconds=60)
+        assert calls >= 1, "the claim ran, and failed"
+        await Gateway(client, 1).publish(turn("u1", 1))
+
+        async def applied() -> bool:
+            raw: Any = await client.hget(keys.session_key(0, "agent", "u1", "s-u1"), "n")
+            return raw is not None and int(raw) == 2
+
+        await wait_for(applied, seconds=60)
 
 
 @pytest.mark.asyncio
