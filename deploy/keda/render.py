@@ -33,7 +33,8 @@ OUTPUTS = {
 # Per replica: a worker clears ~500 undelivered entries in well under a second, and holds
 # about two reads of ACCORD_BATCH_SIZE entries pending per stream while it keeps up (the
 # batch in hand and the read ahead; briefly more while a merge waits); more than that
-# means workers fall behind or a dead consumer's entries wait for reclaim. Tune with docs/operations.md "Scaling".
+# means workers fall behind or a dead consumer's entries wait for reclaim. Tune with
+# docs/operations.md "Scaling".
 LAG_PER_REPLICA = 500
 READS_PENDING_PER_REPLICA = 2
 LAG_METADATA = f'        lagCount: "{LAG_PER_REPLICA}"\n        activationLagCount: "1"\n'
