@@ -218,7 +218,8 @@ class Ownership:
         earlier hold): the fence refuses whatever that owner still commits, so they are
         claimed at once rather than after the reclaimer's idle time. Every claim counts a
         delivery of each entry it takes, so they are claimed `RECLAIM_PAGE` per stream at
-        a time, merged in id order, and each page is committed before the next is taken:
+        a time, merged in id order, and each page is committed (in batches of
+        `RECLAIM_PAGE`, so the first commit comes soon) before the next is taken:
         a worker killed during a takeover passes a delivery on to one page, not to every
         pending entry, and each takeover commits its first page quickly (with the whole
         backlog claimed at once, a fleet whose new owners were killed before their first
@@ -252,7 +253,12 @@ class Ownership:
                 self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(taken)
             again = any((entry.stream, entry.entry_id) in claimed for entry in entries)
             claimed.update((entry.stream, entry.entry_id) for entry in entries)
-            await self.dispatcher.handle(entries)
+            # In batches of one stream page's size: the first commit lands soon after the
+            # claim, so even a new owner killed moments later has moved the oldest on.
+            for first in range(0, len(entries), RECLAIM_PAGE):
+                if self.held[partition].lost:
+                    break
+                await self.dispatcher.handle(entries[first : first + RECLAIM_PAGE])
             if again:
                 break
         return len(claimed)
