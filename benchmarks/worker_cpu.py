@@ -1,7 +1,7 @@
 """CPU per entry of the worker's hot path on the `accord bench` workload, no profiler.
 
     uv run --frozen python benchmarks/worker_cpu.py [SESSIONS] [BLOCKS] [ROUNDS]
-        [--cache N] [--gc N]
+        [--cache N] [--gc N] [--batch N] [--commit N]
 
 With COMMANDSTATS=1 in the environment, each round also prints Redis's time per
 command (`INFO commandstats`): the commit script is `evalsha`.
@@ -9,6 +9,9 @@ command (`INFO commandstats`): the commit script is `evalsha`.
 `--gc N` sets the collector's young threshold (ACCORD_GC_THRESHOLD; default the
 tree's own), and each round prints the collections that ran during the drain and the
 longest of them.
+
+`--batch N` and `--commit N` set ACCORD_BATCH_SIZE and ACCORD_COMMIT_ENTRIES (default the
+tree's own): docs/performance.md, "Batch size and commit size".
 
 `--cache N` sets the store's state cache (ACCORD_STATE_CACHE_SIZE; off by default
 since it is unsafe when Redis loses acknowledged writes); without it the tree's own
@@ -69,7 +72,11 @@ PAUSES = Pauses()
 
 
 async def cpu_per_entry(
-    sessions: int, blocks: int, cache: int | None, gc_threshold: int | None = None
+    sessions: int,
+    blocks: int,
+    cache: int | None,
+    gc_threshold: int | None = None,
+    changes: dict[str, int] | None = None,
 ) -> tuple[int, float, float]:
     """(entries, entries/s, microseconds of this process's CPU per entry) of one drain."""
     workload = build(sessions=sessions, blocks=blocks, partitions=2)
@@ -78,6 +85,7 @@ async def cpu_per_entry(
         ids = await backlog(redis, workload)
         total = len(workload.documents)
         options: dict[str, Any] = {} if cache is None else {"cache_size": cache}
+        options.update(changes or {})
         worker = shipped_worker(server.url, 2, "p", gc_threshold=gc_threshold, **options)
         PAUSES.ms.clear()
         PAUSES.on = True
@@ -103,13 +111,23 @@ async def print_commandstats(redis: Redis, total: int) -> None:
         )
 
 
-def main(
-    sessions: int, blocks: int, rounds: int, cache: int | None, gc_threshold: int | None
+def main(  # noqa: PLR0913, PLR0917  (the script's knobs)
+    sessions: int,
+    blocks: int,
+    rounds: int,
+    cache: int | None,
+    gc_threshold: int | None,
+    changes: dict[str, int],
 ) -> None:
-    print(f"load average {os.getloadavg()[0]:.2f}, cache {cache}, gc threshold {gc_threshold}")
+    print(
+        f"load average {os.getloadavg()[0]:.2f}, cache {cache}, gc threshold {gc_threshold},"
+        f" settings {changes or 'as the tree ships'}"
+    )
     costs = []
     for _ in range(rounds):
-        total, rate, micros = asyncio.run(cpu_per_entry(sessions, blocks, cache, gc_threshold))
+        total, rate, micros = asyncio.run(
+            cpu_per_entry(sessions, blocks, cache, gc_threshold, changes)
+        )
         longest = max(PAUSES.ms, default=0.0)
         print(
             f"{total} entries, {rate:,.0f}/s, {micros:.1f} us of worker CPU per entry;"
@@ -123,7 +141,7 @@ if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     argv = sys.argv[1:]
     flags: dict[str, str] = {}
-    for flag in ("--cache", "--gc"):
+    for flag in ("--cache", "--gc", "--batch", "--commit"):
         if flag in argv:
             at = argv.index(flag)
             flags[flag] = argv[at + 1]
@@ -131,4 +149,6 @@ if __name__ == "__main__":
     numbers = [int(a) for a in argv] + [1000, 10, 3][len(argv) :]
     cache_size = int(flags["--cache"]) if "--cache" in flags else None
     threshold = int(flags["--gc"]) if "--gc" in flags else None
-    main(numbers[0], numbers[1], numbers[2], cache_size, threshold)
+    names = {"--batch": "batch_size", "--commit": "commit_entries"}
+    settings = {name: int(flags[flag]) for flag, name in names.items() if flag in flags}
+    main(numbers[0], numbers[1], numbers[2], cache_size, threshold, settings)
