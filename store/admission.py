@@ -22,7 +22,7 @@ from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, Entry, as_text, entry_ms, family_of
+from contracts.streams import DATA_FIELD, Entry, as_text, family_of
 from store.config import StoreConfig
 from store.gate import Arrival, ParkedEntry
 from store.work import ScopeId, ScopeWork
@@ -89,7 +89,7 @@ class Admission:
                 return letter
             return msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
         try:
-            event = decode_entry(entry.fields, self.config.limits, entry_ms(entry.entry_id))
+            event = decode_entry(entry.fields, self.config.limits, entry.id().ms)
         except ContractError as error:
             return self._refused(entry, work, self.dead_letter(entry, error.reason, str(error)))
         if self._partition_of(event.agent_id, event.user_id) != self.partition:

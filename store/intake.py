@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from redis.exceptions import ResponseError
 
-from contracts.streams import Entry, as_text, input_streams
+from contracts.streams import Entry, EntryId, as_text, input_streams
 from store.scripts import RECLAIM, AnyRedis
 
 
@@ -90,6 +90,7 @@ async def reclaim_pending(  # noqa: PLR0913  (the reclaim script's knobs)
         )
         for entry_id, flat, delivered in reply[0]:
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
-            entries.append(Entry(stream, as_text(entry_id), fields, int(delivered)))
+            text = as_text(entry_id)
+            entries.append(Entry(stream, text, fields, int(delivered), EntryId.parse(text)))
         deleted.extend((stream, as_text(entry_id)) for entry_id in reply[1])
     return Reclaimed(entries, deleted)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from contracts.outputs import OutputEvent
-from contracts.streams import Entry, entry_ms, family_of
+from contracts.streams import Entry, family_of
 from store.ownership import LeaseLost
 from worker.observability import Metrics, log_events
 
@@ -146,7 +146,7 @@ class Dispatcher:
         self.metrics.batch_seconds.observe(time.perf_counter() - started)
         now_ms = wall_ms()
         self.metrics.entry_latency.observe_many(
-            max(0.0, now_ms - entry_ms(entry.entry_id)) / 1000 for entry in entries
+            max(0.0, now_ms - entry.id().ms) / 1000 for entry in entries
         )
         for name, count in outcome.outcomes.items():
             self.metrics.inputs.labels(family, name).inc(count)

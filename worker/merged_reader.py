@@ -66,7 +66,7 @@ class MergedBuffer:
         """What one XREADGROUP of the `asked` streams returned."""
         for stream, entries in read.items():
             self.waiting[stream].extend(entries)
-            self.ids[stream].extend(EntryId.parse(entry.entry_id) for entry in entries)
+            self.ids[stream].extend(entry.id() for entry in entries)
         # Caught up: asked, and fewer than COUNT came back. A stream not asked this time
         # may have grown since its last read, so it bounds like a full one.
         self.full = {

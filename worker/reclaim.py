@@ -21,7 +21,6 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from contracts.streams import Entry
 from store.intake import reclaim_pending
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher, sleep_or_stop
@@ -69,9 +68,7 @@ class Reclaimer:
                 partition=partition,
                 entries=[f"{stream}/{entry_id}" for stream, entry_id in reclaimed.deleted],
             )
-        entries = [
-            Entry(e.stream, e.entry_id, e.fields, e.delivery_count) for e in reclaimed.entries
-        ]
+        entries = reclaimed.entries
         for stream in {entry.stream for entry in entries}:
             mine = [entry for entry in entries if entry.stream == stream]
             self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(len(mine))

@@ -77,10 +77,21 @@ def test_successor_and_last_before_ms_bound_an_id(an_id: EntryId) -> None:
 def test_entries_of_a_reply_carry_text_ids_and_the_delivery_count() -> None:
     reply = [(b"1-0", {b"__data__": b"{}"}), (b"2-0", {})]
     assert entries_of(b"chat-turn:{0}", reply) == [
-        Entry("chat-turn:{0}", "1-0", {b"__data__": b"{}"}, 1),
-        Entry("chat-turn:{0}", "2-0", {}, 1),
+        Entry("chat-turn:{0}", "1-0", {b"__data__": b"{}"}, 1, EntryId(1, 0)),
+        Entry("chat-turn:{0}", "2-0", {}, 1, EntryId(2, 0)),
     ]
     assert entries_of("tool-call:{1}", reply[:1], delivery_count=3)[0].delivery_count == 3
+
+
+def test_an_entry_read_carries_its_id_parsed_once_and_one_built_parses_on_use() -> None:
+    read = entries_of("chat-turn:{0}", [(b"1700000000000-3", {})])[0]
+    assert read.parsed == EntryId(1700000000000, 3)
+    assert read.id() is read.parsed
+    built = Entry("chat-turn:{0}", "1700000000001-0", {})
+    assert built.parsed is None
+    assert built.id() == EntryId(1700000000001, 0)
+    with pytest.raises(ValueError, match="not a stream entry id"):
+        Entry("chat-turn:{0}", "x-1", {}).id()
 
 
 def test_as_text_reads_reply_items_of_any_client_setting() -> None:
