@@ -11,7 +11,6 @@ pure; the batches run against a real Redis with the store's small fake core.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -19,16 +18,15 @@ import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
-from contracts.outputs import DeadLetter
 from contracts.streams import DATA_FIELD, GROUP
 from store import keys
-from store.commit import CommitResult, commit_chunks
-from store.commit_plan import KeyTable, UnitPlan
+from store.commit import commit_chunks
 from store.config import StoreConfig
 from store.gate import Arrival
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from store.work import ScopeId, ScopeWork
+from tests.support.commit_spy import CommitSpy
 from tests.support.fake_core import FakeCore
 
 
@@ -57,25 +55,6 @@ def test_a_batch_with_no_scope_still_has_one_commit_for_its_letters() -> None:
     assert commit_chunks({}, 5) == [[]]
 
 
-class Counted:
-    """The processor's committer, recording each script's units and letters."""
-
-    def __init__(self, store: PartitionProcessor[Any, Any]) -> None:
-        self.calls: list[tuple[int, int]] = []
-        self.inner = store.committer.commit
-        store.committer.commit = self.commit  # type: ignore[method-assign]
-
-    async def commit(
-        self,
-        table: KeyTable,
-        units: list[UnitPlan],
-        letters: Sequence[DeadLetter] = (),
-        fence: Fence | None = None,
-    ) -> CommitResult:
-        self.calls.append((len(units), len(letters)))
-        return await self.inner(table, units, letters, fence)
-
-
 async def _write(client: redis.asyncio.Redis, scopes: int, seqs: int) -> None:
     pipe = client.pipeline(transaction=False)
     for seq in range(1, seqs + 1):
@@ -100,7 +79,7 @@ async def test_a_large_batch_commits_in_scripts_of_whole_scopes_r15(
     commits of 6 entries: five scripts of two scopes each, the letter in the first only;
     every input applied once, in order, and nothing left pending."""
     store = PartitionProcessor(client, 0, FakeCore(), StoreConfig(commit_entries=6))
-    counted = Counted(store)
+    counted = CommitSpy(store)
     await _write(client, scopes=10, seqs=3)
     entries = await read_new(client, 0, GROUP, "c", count=100)
     assert len(entries) == 31, "one batch"
@@ -122,7 +101,7 @@ async def test_a_scope_larger_than_a_commit_is_committed_whole_r15(
 ) -> None:
     """R15: one scope's 12 inputs with commits of 5 entries: one script, all applied."""
     store = PartitionProcessor(client, 0, FakeCore(), StoreConfig(commit_entries=5))
-    counted = Counted(store)
+    counted = CommitSpy(store)
     await _write(client, scopes=1, seqs=12)
     report = await store.process(await read_new(client, 0, GROUP, "c", count=100))
     assert counted.calls == [(1, 1)]
@@ -142,20 +121,12 @@ async def test_a_lease_lost_between_two_commits_keeps_the_first_and_writes_nothi
     await client.hset(lease, mapping={"o": "1:old", "e": 2**62})
     store = PartitionProcessor(client, 0, FakeCore(), StoreConfig(commit_entries=3))
     store.set_fence(Fence(0, "1:old"))
-    counted = Counted(store)
-    inner = counted.inner
 
-    async def taken_over_after_first(
-        table: KeyTable,
-        units: list[UnitPlan],
-        letters: Sequence[DeadLetter] = (),
-        fence: Fence | None = None,
-    ) -> CommitResult:
-        result = await inner(table, units, letters, fence)
-        await client.hset(lease, "o", "2:new")
-        return result
+    async def taken_over_after_first(call: int) -> None:
+        if call == 2:
+            await client.hset(lease, "o", "2:new")
 
-    counted.inner = taken_over_after_first
+    counted = CommitSpy(store, before=taken_over_after_first)
     await _write(client, scopes=2, seqs=3)
     with pytest.raises(LeaseLost):
         await store.process(await read_new(client, 0, GROUP, "c", count=100))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -21,14 +20,11 @@ import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
-from contracts.outputs import DeadLetter
 from contracts.streams import DATA_FIELD, GROUP
 from store import keys
-from store.commit import CommitResult
-from store.commit_plan import KeyTable, UnitPlan
 from store.config import StoreConfig
-from store.ownership import Fence
 from store.processor import PartitionProcessor
+from tests.support.commit_spy import CommitSpy
 from tests.support.fake_core import FakeCore
 
 SCOPES = [("agent", f"user-{index}") for index in range(20)]
@@ -51,8 +47,7 @@ async def test_two_batches_of_the_same_scopes_handed_over_together_commit_once_e
     other, so each commits once (no version race, no retry), and every input is applied
     once, in order."""
     store = PartitionProcessor(client, 0, FakeCore(), StoreConfig())
-    commits: list[int] = []
-    inner_commit, inner_load = store.committer.commit, store.state.load
+    inner_load = store.state.load
     # The second batch loaded its state: a race, if the first has not committed yet.
     second_loaded = asyncio.Event()
     loads = 0
@@ -64,27 +59,20 @@ async def test_two_batches_of_the_same_scopes_handed_over_together_commit_once_e
             second_loaded.set()
         return await inner_load(*args)
 
-    async def commit(
-        table: KeyTable,
-        units: list[UnitPlan],
-        letters: Sequence[DeadLetter] = (),
-        fence: Fence | None = None,
-    ) -> CommitResult:
-        commits.append(len(units))
-        if len(commits) == 1:
+    async def hold_the_first(call: int) -> None:
+        if call == 1:
             # Give the second batch every chance to load before this commit lands; one
             # at a time, it cannot, and this waits out the timeout.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(second_loaded.wait(), 1.0)
-        return await inner_commit(table, units, letters, fence)
 
     store.state.load = load  # type: ignore[method-assign,assignment]
-    store.committer.commit = commit  # type: ignore[method-assign]
+    commits = CommitSpy(store, before=hold_the_first)
     await _write(client, range(1, 3))
     first = await read_new(client, 0, GROUP, "c", count=len(SCOPES))
     second = await read_new(client, 0, GROUP, "c", count=len(SCOPES))
     reports = await asyncio.gather(store.process(first), store.process(second))
-    assert commits == [len(SCOPES), len(SCOPES)], "one commit per batch, none retried"
+    assert commits.units == [len(SCOPES), len(SCOPES)], "one commit per batch, none retried"
     assert [report.outcomes["applied"] for report in reports] == [len(SCOPES)] * 2
     for scope in SCOPES:
         raw: Any = await client.hget(keys.session_key(0, *scope, "s"), "c")

@@ -1,0 +1,46 @@
+"""A processor's committer, watched: each script call's units and letters, in order.
+
+Tests of how a batch is committed (cut into scripts, one batch at a time) count the
+calls the processor makes; `before` runs ahead of each real commit (with its call number
+from 1), so a test can hold a commit back while something else races it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from contracts.outputs import DeadLetter
+from store.commit import CommitResult
+from store.commit_plan import KeyTable, UnitPlan
+from store.ownership import Fence
+from store.processor import PartitionProcessor
+
+
+class CommitSpy:
+    def __init__(
+        self,
+        store: PartitionProcessor[Any, Any],
+        before: Callable[[int], Awaitable[None]] | None = None,
+    ) -> None:
+        # (units, letters) of each script call.
+        self.calls: list[tuple[int, int]] = []
+        self._before = before
+        self._inner = store.committer.commit
+        store.committer.commit = self.commit  # type: ignore[method-assign]
+
+    @property
+    def units(self) -> list[int]:
+        return [units for units, _ in self.calls]
+
+    async def commit(
+        self,
+        table: KeyTable,
+        units: list[UnitPlan],
+        letters: Sequence[DeadLetter] = (),
+        fence: Fence | None = None,
+    ) -> CommitResult:
+        self.calls.append((len(units), len(letters)))
+        if self._before is not None:
+            await self._before(len(self.calls))
+        return await self._inner(table, units, letters, fence)
