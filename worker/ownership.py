@@ -25,14 +25,14 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
-from contracts.streams import EntryId
+from contracts.streams import Entry
 from store import ownership
 from store.intake import reclaim_pending
 from store.ownership import NOT_HELD, Fence
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher, sleep_or_stop
 from worker.outage import Backoff
-from worker.reclaim import RECLAIM_PAGE
+from worker.reclaim import RECLAIM_PAGE, counted_by_stream
 from worker.sweeper import SweepTarget
 
 # While an assigned partition is still held by another worker, beat this often (s).
@@ -247,10 +247,8 @@ class Ownership:
                 if reclaimed.deleted:
                     continue  # a page of deleted entries (acked by the script): go on
                 break
-            entries = sorted(reclaimed.entries, key=lambda entry: EntryId.parse(entry.entry_id))
-            for stream in {entry.stream for entry in entries}:
-                taken = sum(entry.stream == stream for entry in entries)
-                self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(taken)
+            entries = sorted(reclaimed.entries, key=Entry.id)
+            counted_by_stream(self.dispatcher.metrics, entries)
             again = any((entry.stream, entry.entry_id) in claimed for entry in entries)
             claimed.update((entry.stream, entry.entry_id) for entry in entries)
             # In batches of one stream page's size: the first commit lands soon after the

@@ -21,10 +21,12 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from contracts.streams import Entry, family_of
 from store.intake import reclaim_pending
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher, sleep_or_stop
 from worker.health import live_workers
+from worker.observability import Metrics
 from worker.outage import Backoff, Reachability
 
 # A live worker's entry is taken from it only when idle this many reclaim periods: it is
@@ -36,6 +38,17 @@ STUCK_FACTOR = 6
 # dying (a crash loop, a node going down) still moves on, and no innocent entry reaches
 # the delivery limit because it was claimed with thousands of others.
 RECLAIM_PAGE = 100
+
+
+def counted_by_stream(metrics: Metrics, entries: Sequence[Entry]) -> dict[str, list[Entry]]:
+    """Reclaimed entries by stream, each stream's number added to the reclaims metric (by
+    family): the reclaimer's passes and a takeover's claim count alike."""
+    by_stream: dict[str, list[Entry]] = {}
+    for entry in entries:
+        by_stream.setdefault(entry.stream, []).append(entry)
+    for stream, mine in by_stream.items():
+        metrics.reclaims.labels(family_of(stream)).inc(len(mine))
+    return by_stream
 
 
 @dataclass
@@ -69,9 +82,7 @@ class Reclaimer:
                 entries=[f"{stream}/{entry_id}" for stream, entry_id in reclaimed.deleted],
             )
         entries = reclaimed.entries
-        for stream in {entry.stream for entry in entries}:
-            mine = [entry for entry in entries if entry.stream == stream]
-            self.dispatcher.metrics.reclaims.labels(stream.split(":", 1)[0]).inc(len(mine))
+        for stream, mine in counted_by_stream(self.dispatcher.metrics, entries).items():
             self.log.info("reclaimed", stream=stream, entries=len(mine), first=mine[0].entry_id)
         if entries:
             await self.dispatcher.handle(entries)
