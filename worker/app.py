@@ -248,6 +248,8 @@ def _merged_loop(worker: Worker, partition: int, stop: asyncio.Event) -> Corouti
         block_ms=settings.block_ms,
         stop=stop,
         reachability=worker.health.reachability,
+        read_bytes=settings.read_bytes,
+        entry_limit=settings.store.limits.max_entry_bytes,
     )
 
 

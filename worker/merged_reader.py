@@ -34,6 +34,7 @@ from contracts.streams import Entry, EntryId, entries_of, input_streams
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher
 from worker.outage import Backoff, Reachability
+from worker.read_size import ReadSize
 
 # Entries held in memory, in COUNTs, before a stuck bound gives way (see `take`).
 STUCK_LIMIT = 10
@@ -42,8 +43,10 @@ STUCK_LIMIT = 10
 class MergedBuffer:
     """The merge itself, apart from Redis: entries in, batches in id order out."""
 
-    def __init__(self, streams: Sequence[str], count: int) -> None:
-        self.count = count
+    def __init__(self, streams: Sequence[str], count: int, size: ReadSize | None = None) -> None:
+        # COUNT of the next read: `count`, or fewer while the entries read are large.
+        self.size = size or ReadSize(count, 0, len(streams), 0)
+        self.count = self.size.count
         self.waiting: dict[str, list[Entry]] = {s: [] for s in streams}
         # The parsed ids of `waiting`, parsed once: the cut bisects them, the merge sorts.
         self.ids: dict[str, list[EntryId]] = {s: [] for s in streams}
@@ -62,16 +65,20 @@ class MergedBuffer:
             return list(self.waiting)
         return [s for s, entries in self.waiting.items() if len(entries) < self.count]
 
-    def add(self, read: dict[str, list[Entry]], asked: Sequence[str]) -> None:
-        """What one XREADGROUP of the `asked` streams returned."""
+    def add(
+        self, read: dict[str, list[Entry]], asked: Sequence[str], count: int | None = None
+    ) -> None:
+        """What one XREADGROUP of the `asked` streams, COUNT `count` (default the current
+        one), returned."""
+        count = self.count if count is None else count
         for stream, entries in read.items():
             self.waiting[stream].extend(entries)
             self.ids[stream].extend(entry.id() for entry in entries)
-        # Caught up: asked, and fewer than COUNT came back. A stream not asked this time
-        # may have grown since its last read, so it bounds like a full one.
-        self.full = {
-            s for s in self.waiting if s not in asked or len(read.get(s, ())) >= self.count
-        }
+            self.size.observe(stream, entries)
+        # Caught up: asked, and fewer than the read's COUNT came back. A stream not asked
+        # this time may have grown since its last read, so it bounds like a full one.
+        self.full = {s for s in self.waiting if s not in asked or len(read.get(s, ())) >= count}
+        self.count = self.size.count
 
     def behind(self) -> bool:
         """Whether some stream may hold more than was read: its last read came back full.
@@ -122,7 +129,9 @@ class MergedBuffer:
         return not any(self.waiting.values())
 
 
-Read = tuple[dict[str, list[Entry]], list[str]]
+# What a read returned by stream, the streams it asked, and its COUNT (a read ahead may
+# land after the COUNT has changed).
+Read = tuple[dict[str, list[Entry]], list[str], int]
 
 
 async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
@@ -136,6 +145,8 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     block_ms: int,
     stop: asyncio.Event,
     reachability: Reachability | None = None,
+    read_bytes: int = 0,
+    entry_limit: int = 0,
 ) -> None:
     """Read `partition`'s input streams and dispatch them merged, until `stop` is set.
 
@@ -153,7 +164,9 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     reply was lost stay pending, for the reclaimer. Any other error ends the loop, and
     the worker with it (worker/app.py).
     """
-    reader = _Reader(redis, group, consumer, MergedBuffer(input_streams(partition), count))
+    streams = input_streams(partition)
+    size = ReadSize(count, read_bytes, len(streams), entry_limit)
+    reader = _Reader(redis, group, consumer, MergedBuffer(streams, count, size))
     backoff = Backoff(dispatcher.log, f"read-{partition}", reachability)
     try:
         while not stop.is_set():
@@ -183,11 +196,12 @@ class _Reader:
         self.ahead: asyncio.Task[Read] | None = None
 
     async def read(self, asked: list[str], block: int | None) -> Read:
+        count = self.buffer.count
         response: Any = await self.redis.xreadgroup(
             self.group,
             self.consumer,
             cast("Any", dict.fromkeys(asked, ">")),
-            count=self.buffer.count,
+            count=count,
             block=block,
         )
         by_stream = {
@@ -195,7 +209,7 @@ class _Reader:
             for stream, raw in response or ()
             if (entries := entries_of(stream, raw))
         }
-        return by_stream, asked
+        return by_stream, asked, count
 
     async def fill(self, block_ms: int) -> None:
         """Add the read ahead, or read now (blocking only with nothing in hand)."""

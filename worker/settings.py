@@ -79,8 +79,14 @@ class Settings:
     # a beat (lease_ms / 4); a worker that stalls longer loses them (docs/store.md).
     lease_ms: int = 10_000
     consumer: str = field(default_factory=_default_consumer)
-    # Entries per XREADGROUP (bounded reads; never the whole backlog into one PEL).
-    batch_size: int = 1000
+    # Entries per XREADGROUP of each stream (bounded reads; never the whole backlog into
+    # one PEL). On a backlog a batch costs mostly per session in it, so larger batches
+    # cost less CPU per entry and hold more memory (docs/performance.md, "Batch size").
+    batch_size: int = 2000
+    # Bytes one read of a partition's streams may bring, at the entry size seen lately:
+    # the COUNT shrinks below batch_size for large entries (worker/read_size.py; 0: the
+    # COUNT alone).
+    read_bytes: int = 4 * 2**20
     # XREADGROUP BLOCK in milliseconds.
     block_ms: int = 100
     # An entry idle this long in another consumer's PEL is reclaimed (XCLAIM); polled

@@ -93,6 +93,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("ACCORD_GROUP", "store.group", _string),
     Variable("ACCORD_CONSUMER", "consumer", _string),
     _int("ACCORD_BATCH_SIZE", "batch_size", least=1),
+    Variable("ACCORD_READ_MB", "read_bytes", _mebibytes),
     _int("ACCORD_COMMIT_ENTRIES", "store.commit_entries", least=1),
     # BLOCK 0 would wait for ever: a stop would wait for the next entry.
     _int("ACCORD_BLOCK_MS", "block_ms", least=1),

@@ -1,0 +1,70 @@
+"""How many entries of each stream a partition's next read asks for.
+
+XREADGROUP bounds a read by entries, never by bytes. Reads of `ACCORD_BATCH_SIZE` (2,000)
+entries cost little on real-length chat (about 0.5 KB an entry, 3 MB a read of three
+streams), but an entry may be up to the entry limit (256 KiB): a backlog of 100 KB tool
+results (a file read, a web page) would bring 200 MB in one reply, and the worker holds
+up to three replies per partition (the batch in hand, what waits for the merge, the read
+ahead). So the COUNT also follows the bytes of the entries read lately: the next read
+asks for as many entries as fit `ACCORD_READ_MB` at the largest mean entry size seen on
+the partition's streams, between MIN_COUNT and the batch size.
+
+Before anything is read the size is taken to be the entry limit, so a worker that starts
+on a backlog of large entries reads a few of them first; the first read of a stream
+replaces that guess. After that a larger mean counts at once and a smaller one a quarter
+at a time, so a run of small entries between large ones does not open the reads wide.
+What this cannot bound: entries much larger than all those before them, which arrive in
+a read sized for the earlier ones (docs/operations.md, "Memory model").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from contracts.streams import Entry
+
+# The fewest entries a read asks for, however large the entries: a read per entry would
+# cost a round trip each, and the entry limit already bounds one entry.
+MIN_COUNT = 10
+# How much of the distance to a smaller mean the estimate goes per read.
+SHRINK_STEP = 0.25
+
+
+class ReadSize:
+    """The COUNT of a partition's reads: `most` entries, or fewer when their bytes would
+    pass `budget` (0: no byte bound)."""
+
+    def __init__(self, most: int, budget: int, streams: int, first_guess: int) -> None:
+        self.most = most
+        self.budget = budget
+        self.streams = streams
+        self.first_guess = first_guess
+        # Bytes per entry by stream, from what its reads returned.
+        self.entry_bytes: dict[str, float] = {}
+        self.count = self._count()
+
+    def observe(self, stream: str, entries: Iterable[Entry]) -> None:
+        """One stream's part of a read: its entries' bytes move the next COUNT."""
+        if not self.budget:
+            return
+        total = n = 0
+        for entry in entries:
+            n += 1
+            for value in entry.fields.values():
+                total += len(value)
+        if not n:
+            return
+        mean = total / n
+        seen = self.entry_bytes.get(stream)
+        if seen is None or mean >= seen:
+            self.entry_bytes[stream] = mean
+        else:
+            self.entry_bytes[stream] = seen + (mean - seen) * SHRINK_STEP
+        self.count = self._count()
+
+    def _count(self) -> int:
+        if not self.budget:
+            return self.most
+        largest = max(self.entry_bytes.values(), default=self.first_guess)
+        fits = int(self.budget // (self.streams * max(largest, 1.0)))
+        return min(self.most, max(MIN_COUNT, fits))
