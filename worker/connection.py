@@ -44,11 +44,15 @@ class HiredisPacking(Connection):
     script's call carries thousands of them: about 0.7 ms of the worker's CPU for 2,000
     arguments against 0.16 ms here (docs/performance.md, "Packing commands"). The bytes
     on the wire are the same (str as UTF-8, bytes, int, float); anything else, or a
-    client with another encoding, goes through redis-py's packing as before.
+    client with another encoding or `encoding_errors`, goes through redis-py's packing.
     """
 
     def pack_command(self, *args: EncodableT) -> list[bytes]:
-        if self.encoder.encoding.lower().replace("-", "") != "utf8":
+        encoder = self.encoder
+        if (
+            encoder.encoding.lower().replace("-", "") != "utf8"
+            or encoder.encoding_errors != "strict"
+        ):
             return super().pack_command(*args)
         first = args[0]
         if isinstance(first, str):

@@ -75,6 +75,9 @@ class MergedBuffer:
             self.waiting[stream].extend(entries)
             self.ids[stream].extend(entry.id() for entry in entries)
             self.size.observe(stream, entries)
+        for stream in asked:
+            if stream not in read:
+                self.size.nothing_read(stream)
         # Caught up: asked, and fewer than the read's COUNT came back. A stream not asked
         # this time may have grown since its last read, so it bounds like a full one.
         self.full = {s for s in self.waiting if s not in asked or len(read.get(s, ())) >= count}
@@ -129,8 +132,8 @@ class MergedBuffer:
         return not any(self.waiting.values())
 
 
-# What a read returned by stream, the streams it asked, and its COUNT (a read ahead may
-# land after the COUNT has changed).
+# What a read returned by stream, the streams it asked, and the COUNT it asked with: a
+# stream is full by that COUNT, which `add` may change as the read's entries are counted.
 Read = tuple[dict[str, list[Entry]], list[str], int]
 
 

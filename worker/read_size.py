@@ -10,11 +10,15 @@ asks for as many entries as fit `ACCORD_READ_MB` at the largest mean entry size 
 the partition's streams, between MIN_COUNT and the batch size.
 
 Before anything is read the size is taken to be the entry limit, so a worker that starts
-on a backlog of large entries reads a few of them first; the first read of a stream
-replaces that guess. After that a larger mean counts at once and a smaller one a quarter
-at a time, so a run of small entries between large ones does not open the reads wide.
-What this cannot bound: entries much larger than all those before them, which arrive in
-a read sized for the earlier ones (docs/operations.md, "Memory model").
+on a backlog of large entries reads a few of them first; once a read brings entries, the
+COUNT follows the largest estimate among the streams read so far (a stream not read yet
+gets that COUNT too). A stream's estimate is its reads' mean entry size: a larger mean
+counts at once and a smaller one a quarter of the way per read, and an empty read of the
+stream takes a quarter off, so a run of small entries between large ones does not open
+the reads wide and a stream gone quiet does not keep them narrow. What this cannot
+bound: entries much larger than the mean of those before them, which arrive in a read
+sized for the earlier ones, and large entries among many small ones in one read (the
+mean hides them) (docs/operations.md, "Memory model").
 """
 
 from __future__ import annotations
@@ -61,6 +65,15 @@ class ReadSize:
         else:
             self.entry_bytes[stream] = seen + (mean - seen) * SHRINK_STEP
         self.count = self._count()
+
+    def nothing_read(self, stream: str) -> None:
+        """The stream was asked and came back empty: what it held before counts less, a
+        step per such read, so one large entry on a stream gone quiet does not keep
+        every read of the partition small."""
+        seen = self.entry_bytes.get(stream)
+        if seen is not None:
+            self.entry_bytes[stream] = seen * (1 - SHRINK_STEP)
+            self.count = self._count()
 
     def _count(self) -> int:
         if not self.budget:

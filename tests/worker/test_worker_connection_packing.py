@@ -48,6 +48,15 @@ def test_another_encoding_is_packed_by_redis_py_r15() -> None:
     assert b"".join(latin.pack_command(b"SET", "é")) == b"*2\r\n$3\r\nSET\r\n$1\r\n\xe9\r\n"
 
 
+def test_lenient_encoding_errors_are_packed_by_redis_py_r15() -> None:
+    """`?encoding_errors=replace` in the URL: a lone surrogate becomes `?`, as redis-py
+    writes it, where hiredis would raise."""
+    lenient = QuietConnection(encoding_errors="replace")
+    assert b"".join(lenient.pack_command(b"SET", "a\ud800")) == b"".join(
+        Connection(encoding_errors="replace").pack_command(b"SET", "a\ud800")
+    )
+
+
 def test_the_tls_connection_packs_with_hiredis_too() -> None:
     assert QuietSSLConnection.pack_command is QuietConnection.pack_command
 

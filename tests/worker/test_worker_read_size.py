@@ -69,6 +69,30 @@ def test_the_largest_streams_entries_bound_every_streams_count() -> None:
     assert size.count == BUDGET // (3 * 64 * KIB)
 
 
+def test_a_stream_gone_quiet_stops_keeping_the_reads_small() -> None:
+    """One large tool result, then only chat: the tool-result stream's empty reads take
+    its estimate down a quarter each, so the reads open again (a buffer as the loop
+    drives it: asked streams that came back empty)."""
+    buffer = MergedBuffer(STREAMS, 2000, ReadSize(2000, BUDGET, 3, 256 * KIB))
+    buffer.add({STREAMS[2]: sized(STREAMS[2], 1, 200 * KIB)}, list(STREAMS))
+    assert buffer.count == MIN_COUNT
+    counts = []
+    for index in range(40):
+        chat_turns = sized(STREAMS[0], 5, 300, first_ms=10 + 5 * index)
+        buffer.add({STREAMS[0]: chat_turns}, list(STREAMS))
+        buffer.take()
+        counts.append(buffer.count)
+    assert counts == sorted(counts)
+    assert counts[-1] == 2000
+    # A stream not asked keeps its estimate: nothing was learnt about it.
+    size = ReadSize(2000, BUDGET, 3, 256 * KIB)
+    size.observe(STREAMS[2], sized(STREAMS[2], 1, 200 * KIB))
+    quiet = MergedBuffer(STREAMS, 2000, size)
+    for _ in range(20):
+        quiet.add({}, [STREAMS[0]])
+    assert quiet.count == MIN_COUNT
+
+
 def test_every_field_counts_and_an_empty_read_changes_nothing() -> None:
     size = ReadSize(2000, BUDGET, 3, 256 * KIB)
     two = [Entry(STREAMS[0], "1-0", {b"__data__": b"x" * 1000, b"other": b"y" * 3000})]
@@ -142,7 +166,9 @@ async def test_a_worker_reads_large_entries_a_few_at_a_time_and_commits_each_onc
         await wait_for(all_acked, 60)
     finally:
         await worker.stop()
-    while_large = [count for count, before in counts if before <= len(large)]
+    # Reads issued before the last large entry was written saw only large ones (one issued
+    # just after it may already return a small one and have moved the estimate).
+    while_large = [count for count, before in counts if before < len(large)]
     assert counts[0][0] == MIN_COUNT, "nothing read yet: entries at the limit assumed"
     assert max(while_large) <= BUDGET // (3 * 40 * KIB)
     assert counts[-1][0] == 2000, "small entries again: the whole batch size"
