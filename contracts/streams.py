@@ -126,7 +126,8 @@ def entries_of(
 ) -> list[Entry]:
     """Entries of one stream from a reply's `[(id, fields), ...]` (XREADGROUP, XRANGE)."""
     name = as_text(stream)
-    return [
-        Entry(name, text, fields, delivery_count, EntryId.parse(text))
-        for text, fields in ((as_text(entry_id), fields) for entry_id, fields in read)
-    ]
+    entries = []
+    for entry_id, fields in read:
+        text = as_text(entry_id)
+        entries.append(Entry(name, text, fields, delivery_count, EntryId.parse(text)))
+    return entries

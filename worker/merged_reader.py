@@ -44,9 +44,8 @@ class MergedBuffer:
     """The merge itself, apart from Redis: entries in, batches in id order out."""
 
     def __init__(self, streams: Sequence[str], count: int, size: ReadSize | None = None) -> None:
-        # COUNT of the next read: `count`, or fewer while the entries read are large.
+        # Sizes the next read: `count`, or fewer while the entries read are large.
         self.size = size or ReadSize(count, 0, len(streams), 0)
-        self.count = self.size.count
         self.waiting: dict[str, list[Entry]] = {s: [] for s in streams}
         # The parsed ids of `waiting`, parsed once: the cut bisects them, the merge sorts.
         self.ids: dict[str, list[EntryId]] = {s: [] for s in streams}
@@ -81,7 +80,11 @@ class MergedBuffer:
         # Caught up: asked, and fewer than the read's COUNT came back. A stream not asked
         # this time may have grown since its last read, so it bounds like a full one.
         self.full = {s for s in self.waiting if s not in asked or len(read.get(s, ())) >= count}
-        self.count = self.size.count
+
+    @property
+    def count(self) -> int:
+        """The COUNT of the next read (`ReadSize`)."""
+        return self.size.count
 
     def behind(self) -> bool:
         """Whether some stream may hold more than was read: its last read came back full.
@@ -147,9 +150,9 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     count: int,
     block_ms: int,
     stop: asyncio.Event,
+    read_bytes: int,
+    entry_limit: int,
     reachability: Reachability | None = None,
-    read_bytes: int = 0,
-    entry_limit: int = 0,
 ) -> None:
     """Read `partition`'s input streams and dispatch them merged, until `stop` is set.
 

@@ -1,8 +1,8 @@
 """How many entries of each stream a partition's next read asks for.
 
 XREADGROUP bounds a read by entries, never by bytes. Reads of `ACCORD_BATCH_SIZE` (2,000)
-entries cost little on real-length chat (about 0.5 KB an entry, 3 MB a read of three
-streams), but an entry may be up to the entry limit (256 KiB): a backlog of 100 KB tool
+entries cost little on the bench's chat (a few hundred bytes an entry, under 2 MB a read
+of three streams), but an entry may be up to the entry limit (256 KiB): a backlog of 100 KB tool
 results (a file read, a web page) would bring 200 MB in one reply, and the worker holds
 up to three replies per partition (the batch in hand, what waits for the merge, the read
 ahead). So the COUNT also follows the bytes of the entries read lately: the next read

@@ -298,9 +298,9 @@ def _no_full_collections() -> Iterator[None]:
     """This process's heap as it is now, left out of the collector's walks meanwhile.
 
     The bench's own process holds the workloads and their ids (hundreds of thousands of
-    objects): a full collection of it paused the producer and the event reader for
-    90-130 ms, once or twice per latency run, and an event that arrived meanwhile was
-    stamped that much late. Frozen, they are not walked; what the run allocates still is.
+    objects): a full collection of it takes 90-120 ms, and one that ran while the reader
+    waited for events (seen in an experiment) would stamp the events arriving meanwhile
+    that much late. Frozen, they are not walked; what the run allocates still is.
     """
     gc.collect()
     gc.freeze()
