@@ -9,7 +9,7 @@ Each entry carries the JSON document of one event in the single field `__data__`
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 # The field holding an event's JSON document in every stream entry, in and out.
 DATA_FIELD = "__data__"
@@ -117,6 +117,50 @@ class Entry(NamedTuple):
 
     def id(self) -> EntryId:
         return self.parsed if self.parsed is not None else EntryId.parse(self.entry_id)
+
+
+def entries_of_reply(reply: object) -> dict[str, list[Entry]]:
+    """The entries of an XREADGROUP reply as the server sent it, by stream.
+
+    RESP3 sends `{stream: [[id, [field, value, ...]], ...]}`, RESP2 the same as a list
+    of `[stream, entries]` pairs; nil when nothing came. Streams that returned no entry
+    are left out. Built here rather than by the client's reply parser, which builds a
+    dict of each entry's pairs and then a list of tuples that `entries_of` reads again:
+    on a backlog this is every entry the worker reads.
+    """
+    if not reply:
+        return {}
+    pairs = reply.items() if isinstance(reply, dict) else cast("list[list[Any]]", reply)
+    by_stream: dict[str, list[Entry]] = {}
+    for stream, read in pairs:
+        name = as_text(stream)
+        entries: list[Entry] = []
+        for entry_id, flat in read:
+            text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+            if len(flat) == 2:  # one field: the gateway writes `__data__` alone
+                fields = {flat[0]: flat[1]}
+            else:
+                values = iter(flat)
+                fields = dict(zip(values, values, strict=True))
+            entries.append(_new_tuple(Entry, (name, text, fields, 1, _entry_id(text))))
+        if entries:
+            by_stream[name] = entries
+    return by_stream
+
+
+# Both tuples are built by `tuple.__new__` directly: a NamedTuple's own `__new__` is a
+# Python function, and this runs twice for every entry the worker reads (0.64 against
+# 1.43 us an entry, with the id parsed inline).
+_new_tuple: Any = tuple.__new__
+
+
+def _entry_id(text: str) -> EntryId:
+    ms, _, seq = text.partition("-")
+    try:
+        parsed: EntryId = _new_tuple(EntryId, (int(ms), int(seq)))
+    except ValueError:
+        return EntryId.parse(text)  # a bare `<ms>`, or its error naming the id
+    return parsed
 
 
 def entries_of(

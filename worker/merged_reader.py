@@ -28,9 +28,10 @@ import operator
 from collections.abc import Sequence
 from typing import Any, cast
 
+from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from contracts.streams import Entry, EntryId, entries_of, input_streams
+from contracts.streams import Entry, EntryId, entries_of, entries_of_reply, input_streams
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher
 from worker.outage import Backoff, Reachability
@@ -191,6 +192,25 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
         await reader.settle()
 
 
+def _unparsed_reads(redis: AnyRedis) -> Redis | None:
+    """A client on `redis`'s own connections whose XREADGROUP replies come unparsed.
+
+    The reader builds its entries from the server's reply itself (`entries_of_reply`):
+    redis-py's parser builds a dict per entry and a tuple list that would be read again.
+    Only this client's callback differs; `redis` keeps its own. A Cluster client routes
+    by command and keeps the parsed reads.
+    """
+    if not isinstance(redis, Redis):
+        return None
+    view = Redis(connection_pool=redis.connection_pool)
+    view.set_response_callback("XREADGROUP", _as_sent)
+    return view
+
+
+def _as_sent(response: object, **_options: object) -> object:
+    return response
+
+
 class _Reader:
     """The XREADGROUP side of `merged_loop`: reads into the buffer, one read ahead."""
 
@@ -200,22 +220,31 @@ class _Reader:
         self.consumer = consumer
         self.buffer = buffer
         self.ahead: asyncio.Task[Read] | None = None
+        self.unparsed = _unparsed_reads(redis)
 
     async def read(self, asked: list[str], block: int | None) -> Read:
         count = self.buffer.count
-        response: Any = await self.redis.xreadgroup(
-            self.group,
-            self.consumer,
-            cast("Any", dict.fromkeys(asked, ">")),
-            count=count,
-            block=block,
-        )
-        by_stream = {
-            entries[0].stream: entries
-            for stream, raw in response or ()
-            if (entries := entries_of(stream, raw))
-        }
-        return by_stream, asked, count
+        if self.unparsed is None:
+            response: Any = await self.redis.xreadgroup(
+                self.group,
+                self.consumer,
+                cast("Any", dict.fromkeys(asked, ">")),
+                count=count,
+                block=block,
+            )
+            by_stream = {
+                entries[0].stream: entries
+                for stream, raw in response or ()
+                if (entries := entries_of(stream, raw))
+            }
+            return by_stream, asked, count
+        wait = () if block is None else ("BLOCK", block)
+        # redis-py leaves execute_command untyped; the reply's shape is the server's.
+        reply = await self.unparsed.execute_command(  # type: ignore[no-untyped-call]
+            "XREADGROUP", "GROUP", self.group, self.consumer, "COUNT", count, *wait,
+            "STREAMS", *asked, *(">" for _ in asked),
+        )  # fmt: skip
+        return entries_of_reply(reply), asked, count
 
     async def fill(self, block_ms: int) -> None:
         """Add the read ahead, or read now (blocking only with nothing in hand)."""

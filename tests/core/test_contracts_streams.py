@@ -17,6 +17,7 @@ from contracts.streams import (
     EntryId,
     as_text,
     entries_of,
+    entries_of_reply,
     entry_ms,
 )
 
@@ -92,6 +93,45 @@ def test_an_entry_read_carries_its_id_parsed_once_and_one_built_parses_on_use() 
     assert built.id() == EntryId(1700000000001, 0)
     with pytest.raises(ValueError, match="not a stream entry id"):
         Entry("chat-turn:{0}", "x-1", {}).id()
+
+
+fields = st.lists(st.tuples(st.binary(max_size=8), st.binary(max_size=8)), max_size=4)
+replies = st.dictionaries(
+    st.sampled_from([b"chat-turn:{0}", b"tool-call:{0}", b"tool-result:{0}"]),
+    st.lists(st.tuples(ids.map(lambda i: str(i).encode()), fields), max_size=5),
+)
+
+
+@given(replies)
+def test_an_unparsed_reply_gives_the_entries_of_the_parsed_one(
+    reply: dict[bytes, list[tuple[bytes, list[tuple[bytes, bytes]]]]],
+) -> None:
+    """The merged reader builds its entries from XREADGROUP's reply as sent (RESP3's map,
+    RESP2's list of pairs): the same entries, ids parsed, as redis-py's parsed reply
+    read by `entries_of` (a repeated field keeps its last value, as redis-py's dict)."""
+    sent = {
+        stream: [[entry_id, [x for pair in pairs for x in pair]] for entry_id, pairs in read]
+        for stream, read in reply.items()
+    }
+    expected = {
+        stream.decode(): entries_of(stream, [(i, dict(pairs)) for i, pairs in read])
+        for stream, read in reply.items()
+        if read
+    }
+    assert entries_of_reply(sent) == expected
+    assert entries_of_reply([[stream, read] for stream, read in sent.items()]) == expected
+    for entries in expected.values():
+        assert all(entry.parsed == EntryId.parse(entry.entry_id) for entry in entries)
+
+
+def test_an_unparsed_reply_of_nothing_or_a_bad_id_r15() -> None:
+    assert entries_of_reply(None) == {}
+    assert entries_of_reply({}) == {}
+    assert entries_of_reply([]) == {}
+    bare = entries_of_reply({b"chat-turn:{0}": [[b"42", [b"__data__", b"{}"]]]})
+    assert bare["chat-turn:{0}"][0].parsed == EntryId(42, 0)
+    with pytest.raises(ValueError, match="not a stream entry id: 'x-1'"):
+        entries_of_reply({b"chat-turn:{0}": [[b"x-1", [b"__data__", b"{}"]]]})
 
 
 def test_as_text_reads_reply_items_of_any_client_setting() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -23,13 +24,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
-from contracts.streams import Entry
+from contracts.streams import Entry, EntryId, as_text, entries_of, entries_of_reply
 from tests.support.worker_kit import (
     running_worker,
     wait_for,
     worker_settings,
 )
-from worker.merged_reader import STUCK_LIMIT, MergedBuffer
+from worker.merged_reader import STUCK_LIMIT, MergedBuffer, _unparsed_reads
 
 STREAMS = ("chat-turn:{0}", "tool-call:{0}", "tool-result:{0}")
 
@@ -298,3 +299,28 @@ def test_any_finite_backlog_is_handed_over_once_and_in_id_order_per_stream_r15(
     assert sorted(handed) == sorted(i for ids in streams.values() for i in ids)
     for ids in streams.values():
         assert [i for i in handed if i in ids] == ids
+
+
+@pytest.mark.asyncio
+async def test_the_readers_unparsed_replies_leave_the_shared_client_parsing(
+    aredis: redis.asyncio.Redis,
+) -> None:
+    """The reader builds its entries from XREADGROUP's reply as the server sent it, on its
+    own view of the worker's connections: the same entries as the parsed reply, and the
+    worker's client (the reclaimer, the CLI) still gets redis-py's parsed replies."""
+    stream = "chat-turn:{0}"
+    await aredis.xgroup_create(stream, "g", id="0", mkstream=True)
+    written = [as_text(await aredis.xadd(stream, {"__data__": f"{n}"})) for n in range(3)]
+    unparsed = _unparsed_reads(aredis)
+    assert unparsed is not None
+    execute: Any = unparsed.execute_command  # untyped in redis-py
+    reply = await execute("XREADGROUP", "GROUP", "g", "c", "COUNT", 2, "STREAMS", stream, ">")
+    by_stream = entries_of_reply(reply)
+    assert [(e.entry_id, e.fields, e.parsed) for e in by_stream[stream]] == [
+        (w, {b"__data__": f"{n}".encode()}, EntryId.parse(w)) for n, w in enumerate(written[:2])
+    ]
+    # The shared client's own XREADGROUP is parsed as redis-py always did.
+    parsed: Any = await aredis.xreadgroup("g", "c", {stream: ">"}, count=2)
+    assert entries_of(parsed[0][0], parsed[0][1]) == [
+        Entry(stream, written[2], {b"__data__": b"2"}, 1, EntryId.parse(written[2]))
+    ]

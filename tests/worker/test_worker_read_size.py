@@ -129,7 +129,7 @@ def test_a_stream_is_full_by_the_count_its_read_asked_for_r15() -> None:
 @pytest.mark.redis
 @pytest.mark.asyncio
 async def test_a_worker_reads_large_entries_a_few_at_a_time_and_commits_each_once_r15(
-    aredis: redis.asyncio.Redis, redis_url: str
+    aredis: redis.asyncio.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """R15: 40 chat turns of 40 KB, then 200 small ones, one session: the worker's reads
     ask for a few entries while the large ones come (what fits 4 MiB), then for the whole
@@ -143,13 +143,15 @@ async def test_a_worker_reads_large_entries_a_few_at_a_time_and_commits_each_onc
     worker = build_worker(settings, store_partition)
     counts: list[tuple[int, int]] = []  # (COUNT asked, entries written before the read)
     written = 0
-    reads = worker.redis.xreadgroup
+    execute: Any = redis.asyncio.Redis.execute_command  # untyped in redis-py
 
-    async def counted(*args: Any, **kwargs: Any) -> Any:
-        counts.append((kwargs["count"], written))
-        return await reads(*args, **kwargs)
+    async def counted(self: redis.asyncio.Redis, *args: Any, **options: Any) -> Any:
+        # Every client's commands pass here, however the reader sends its XREADGROUP.
+        if args[0] == "XREADGROUP":
+            counts.append((int(args[args.index("COUNT") + 1]), written))
+        return await execute(self, *args, **options)
 
-    worker.redis.xreadgroup = counted  # type: ignore[method-assign]
+    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
     await worker.start()
     try:
         ids: dict[str, list[tuple[int, int]]] = {}
