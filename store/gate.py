@@ -160,10 +160,26 @@ def plan_session(
     skip_gap: bool = False,
 ) -> GatePlan:
     """Plan one session: `arrivals` in any order, `parked` as loaded from the store."""
-    if len(arrivals) == 1 and not parked and not skip_gap and arrivals[0].seq == next_seq:
-        # The common case, a conversation going on: the next seq and nothing waiting.
-        return GatePlan(apply=[(next_seq, arrivals[0])], next_seq=next_seq + 1, skipped=skipped)
+    if not parked and not skip_gap and _in_order_from(next_seq, arrivals):
+        # The common case, a conversation going on: its next seqs in order (the merged
+        # reader hands them over in XADD order), nothing waiting. `_plan_any` would
+        # sort them and apply each in turn to the same plan.
+        return GatePlan(
+            apply=list(enumerate(arrivals, next_seq)),
+            next_seq=next_seq + len(arrivals),
+            skipped=skipped,
+        )
     return _plan_any(next_seq, skipped, parked, arrivals, skip_gap=skip_gap)
+
+
+def _in_order_from(next_seq: int, arrivals: Sequence[Arrival]) -> bool:
+    """Whether `arrivals` hold exactly the seqs from `next_seq` on, in order."""
+    expected = next_seq
+    for arrival in arrivals:
+        if arrival.seq != expected:
+            return False
+        expected += 1
+    return True
 
 
 def _plan_any(

@@ -22,7 +22,7 @@ from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
-from store.gate import Arrival, ParkedEntry, parse_skipped, plan_session
+from store.gate import Arrival, ParkedEntry, _plan_any, parse_skipped, plan_session
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
 
@@ -40,6 +40,33 @@ def test_plan_applies_in_seq_order_whatever_the_arrival_order() -> None:
     assert [seq for seq, _ in plan.apply] == [1, 2, 3]
     assert plan.next_seq == 4
     assert not plan.park
+
+
+@given(
+    st.integers(1, 50),
+    st.integers(-3, 3),
+    st.integers(0, 8),
+    st.booleans(),
+    st.sampled_from([(), ((2, 4),)]),
+)
+def test_a_run_of_the_next_seqs_in_order_is_planned_as_the_general_gate_plans_it_r15(
+    next_seq: int,
+    offset: int,
+    length: int,
+    shuffled: bool,  # noqa: FBT001
+    skipped: tuple[tuple[int, int], ...],
+) -> None:
+    """The gate's fast path (the next seqs, in order, nothing parked: most sessions of a
+    batch) gives the plan the general one gives, and every other arrival list still goes
+    through the general one: runs that start early, late, or come out of order."""
+    seqs = list(range(max(1, next_seq + offset), max(1, next_seq + offset) + length))
+    if shuffled:
+        seqs.reverse()
+    arrivals = [arrival(seq) for seq in seqs]
+    plan = plan_session(next_seq, skipped, {}, arrivals)
+    assert plan == _plan_any(next_seq, skipped, {}, arrivals, skip_gap=False)
+    in_order = [seq for seq, _ in plan.apply] == seqs and not plan.park and not plan.duplicates
+    assert in_order == (seqs == list(range(next_seq, next_seq + length)))
 
 
 def test_plan_acks_seqs_below_the_next_expected_as_duplicates() -> None:
