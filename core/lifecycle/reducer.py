@@ -21,7 +21,15 @@ from __future__ import annotations
 from contracts.common import Provenance, Role
 from contracts.inputs import ChatTurn, InputEvent, ToolCall
 from contracts.step import CoreStep
-from core.intents import Acceptance, AmendmentCancellation, Cancellation, Claims, Intent, Proposal
+from core.intents import (
+    Acceptance,
+    AmendmentCancellation,
+    Cancellation,
+    Claims,
+    Intent,
+    NoIntent,
+    Proposal,
+)
 from core.intents import Amendment as AmendmentIntent
 from core.lifecycle import claims
 from core.lifecycle.amendment import amend
@@ -61,6 +69,14 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     # (DESIGN 3); until then the handlers treat them as past due, so a concurrent
     # session can neither pre-empt an in-time input nor act on a dead record.
     expiries = expired(scope, event.ts, session_id=event.session_id)
+    if not expiries and isinstance(intent, NoIntent) and isinstance(event, ChatTurn):
+        # Most turns: no phrase recognized, no claim, nothing due. No handler acts on a
+        # turn without an intent (`_on_turn`), so the step is "nothing changed", decided
+        # here without building the handler's context (the per-entry fast path, issue 17).
+        return CoreStep(
+            scope=scope, session=session, events=(), records=(),
+            scope_changed=False, session_changed=False,
+        )  # fmt: skip
     current, changed = commit(scope, expiries)
     context = Context(scope=current, session=session, provenance=provenance, policy=policy)
     if isinstance(event, ChatTurn):

@@ -53,6 +53,16 @@ def tracked_bytes(todos: tuple[TrackedTodo, ...]) -> int:
     return sum(_item_bytes(item) for item in todos)
 
 
+def within_bytes(todos: tuple[TrackedTodo, ...], limit: int) -> bool:
+    """`tracked_bytes(todos) <= limit`, mostly without encoding a content: a character
+    takes at most 4 bytes in UTF-8, so a tracking within the limit at 4 bytes a character
+    is within it (every successful todo_write's snapshot is checked)."""
+    overhead = ITEM_OVERHEAD_BYTES * len(todos)
+    if 4 * sum(len(item.content) for item in todos) + overhead <= limit:
+        return True
+    return tracked_bytes(todos) <= limit
+
+
 def capped(
     todos: tuple[TrackedTodo, ...], bound: frozenset[str], limit: int
 ) -> tuple[TrackedTodo, ...]:

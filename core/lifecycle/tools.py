@@ -21,7 +21,7 @@ from core.lifecycle.changes import Grounds, change, closing
 from core.lifecycle.context import NOTHING, Context, Outcome
 from core.lifecycle.delivery import ADAPTERS
 from core.lifecycle.state import ClosedRecord, SessionState
-from core.lifecycle.todo import capped, tracked_bytes
+from core.lifecycle.todo import capped, within_bytes
 from core.lifecycle.transitions import acts_on
 
 _DELIVERABLE: Final = acts_on(Cause.DELIVERY_VERIFIED)
@@ -104,7 +104,7 @@ def _within_limit(context: Context, session: SessionState) -> SessionState:
     """The session's todo tracking within `Policy.max_todo_state_bytes` (`todo.capped`),
     keeping every item a live binding of this session names, a pending amendment's too."""
     limit = context.policy.max_todo_state_bytes
-    if tracked_bytes(session.todos) <= limit:
+    if within_bytes(session.todos, limit):
         return session
     bound = frozenset(b.content for b in context.scope.bindings_in(session.session_id))
     return SessionState(session_id=session.session_id, todos=capped(session.todos, bound, limit))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contracts.common import AgreementState, Cause, TodoStatus
 from contracts.inputs import TodoItem, ToolResult
@@ -14,7 +16,14 @@ from core.intents import Acceptance, Proposal
 from core.intents import Amendment as AmendmentIntent
 from core.lifecycle.reducer import Policy
 from core.lifecycle.state import SessionState, TrackedTodo, encode_session
-from core.lifecycle.todo import ITEM_OVERHEAD_BYTES, TODO_ADAPTER, capped, track, tracked_bytes
+from core.lifecycle.todo import (
+    ITEM_OVERHEAD_BYTES,
+    TODO_ADAPTER,
+    capped,
+    track,
+    tracked_bytes,
+    within_bytes,
+)
 from tests.support.lifecycle_kit import T0, Conversation, created, only
 
 NOTES = "Organize reading notes"
@@ -246,6 +255,20 @@ def test_the_tracking_is_kept_whole_up_to_its_limit_and_cut_one_byte_past() -> N
     assert size == len("读书笔记".encode()) + len(b"Buy milk") + 2 * ITEM_OVERHEAD_BYTES
     assert capped(todos, frozenset(), size) == todos
     assert capped(todos, frozenset(), size - 1) == todos[:1]
+
+
+@given(
+    st.lists(st.text(max_size=12), max_size=6).map(
+        lambda contents: tuple(TrackedTodo(c, TodoStatus.PENDING, 1) for c in contents)
+    ),
+    st.integers(0, 400),
+)
+def test_the_quick_limit_check_agrees_with_the_count(
+    todos: tuple[TrackedTodo, ...], limit: int
+) -> None:
+    """`within_bytes` skips encoding when 4 bytes a character fit (every snapshot is
+    checked): the answer is the count's, for any text (astral characters are 4 bytes)."""
+    assert within_bytes(todos, limit) == (tracked_bytes(todos) <= limit)
 
 
 def test_the_count_bounds_what_the_session_state_stores() -> None:
