@@ -272,7 +272,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
     ) -> tuple[SessionT, bool]:
         """Apply the plan's ready inputs in seq order, threading scope and session."""
         # The loop every applied input passes through: lookups bound once, acks appended
-        # in place and outcomes counted once per session (the per-entry cost, issue 17).
+        # in place and outcomes counted once per session.
         session_changed = False
         apply = self.core.apply
         acks, table, records = build.plan.acks, build.table, build.records

@@ -72,7 +72,7 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     if not expiries and isinstance(intent, NoIntent) and isinstance(event, ChatTurn):
         # Most turns: no phrase recognized, no claim, nothing due. No handler acts on a
         # turn without an intent (`_on_turn`), so the step is "nothing changed", decided
-        # here without building the handler's context (the per-entry fast path, issue 17).
+        # here without building the handler's context: this runs for nearly every turn.
         return CoreStep(
             scope=scope, session=session, events=(), records=(),
             scope_changed=False, session_changed=False,

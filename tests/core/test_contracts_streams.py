@@ -7,9 +7,12 @@ right: an entry handed over out of order is parked, one trimmed too early is los
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from redis._parsers import helpers
 
 from contracts.streams import (
     MAX_SEQ,
@@ -102,29 +105,38 @@ replies = st.dictionaries(
 )
 
 
+# redis-py's own XREADGROUP reply parsers (untyped), the path `entries_of_reply` replaced.
+parse_resp3: Any = helpers.parse_xread_resp3_to_resp2_legacy
+parse_resp2: Any = helpers.parse_xread
+
+
 @given(replies)
-def test_an_unparsed_reply_gives_the_entries_of_the_parsed_one(
+def test_an_unparsed_reply_gives_the_entries_of_the_parsed_one_r15(
     reply: dict[bytes, list[tuple[bytes, list[tuple[bytes, bytes]]]]],
 ) -> None:
-    """The merged reader builds its entries from XREADGROUP's reply as sent (RESP3's map,
-    RESP2's list of pairs): the same entries, ids parsed, as redis-py's parsed reply
-    read by `entries_of` (a repeated field keeps its last value, as redis-py's dict)."""
+    """R15 (the merged reader orders by these ids): the reader builds its entries from
+    XREADGROUP's reply as the server sent it (RESP3's map, RESP2's list of pairs), and
+    they are the entries redis-py's own reply parsers give `entries_of`, the path it
+    replaced: same ids parsed, same fields (a repeated field keeps its last value)."""
     sent = {
         stream: [[entry_id, [x for pair in pairs for x in pair]] for entry_id, pairs in read]
         for stream, read in reply.items()
     }
+    resp2 = [[stream, read] for stream, read in sent.items()]
     expected = {
-        stream.decode(): entries_of(stream, [(i, dict(pairs)) for i, pairs in read])
-        for stream, read in reply.items()
-        if read
+        as_text(stream): entries_of(stream, read) for stream, read in parse_resp3(sent) if read
+    }
+    assert expected == {
+        as_text(stream): entries_of(stream, read) for stream, read in parse_resp2(resp2) if read
     }
     assert entries_of_reply(sent) == expected
-    assert entries_of_reply([[stream, read] for stream, read in sent.items()]) == expected
-    for entries in expected.values():
-        assert all(entry.parsed == EntryId.parse(entry.entry_id) for entry in entries)
+    assert entries_of_reply(resp2) == expected
 
 
 def test_an_unparsed_reply_of_nothing_or_a_bad_id_r15() -> None:
+    """R15: a read that returned nothing (nil, an empty map or list) gives no entries; a
+    bare `<ms>` id is seq 0, as Redis reads it; an id that is not one is refused with the
+    id named, as `EntryId.parse` refuses it, never handed over out of order."""
     assert entries_of_reply(None) == {}
     assert entries_of_reply({}) == {}
     assert entries_of_reply([]) == {}

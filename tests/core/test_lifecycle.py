@@ -479,6 +479,31 @@ def test_expiry_is_materialized_before_an_input_in_deadline_order_r9() -> None:
     assert talk.scope.records == ()  # expired without binding: leaves the live state
 
 
+@pytest.mark.parametrize("role", list(Role))
+def test_a_turn_with_no_intent_changes_nothing_and_still_expires_what_is_due_r1_r9(
+    role: Role,
+) -> None:
+    """R1: a turn of any role in which nothing was recognized creates, accepts or cancels
+    nothing (the reducer decides this without running a handler, for nearly every turn);
+    R9: the same turn stamped past a deadline of its session still expires the record
+    first, so the shortcut never skips an expiry."""
+    talk = Conversation()
+    rid = opened_by(talk, T0 + timedelta(hours=1))
+    scope, session = talk.scope, talk.sessions["s1"]
+    step = talk.turn(NO_INTENT, "sounds good, thanks", role=role)
+    assert step.scope is scope
+    assert step.session is session
+    assert (step.events, step.records) == ((), ())
+    assert not step.scope_changed
+    assert not step.session_changed
+    talk.advance(hours=2)
+    step = talk.turn(NO_INTENT, "anything else?", role=role)
+    change = only(step.events, StateChanged)
+    assert (change.record_id, change.to_state) == (rid, EXP)
+    assert step.scope_changed
+    assert talk.state_of(rid) == EXP
+
+
 def test_another_sessions_input_does_not_preempt_an_in_time_acceptance_r9_r15() -> None:
     """An input of session s2 stamped after s1's deadline does not expire s1's proposal.
 

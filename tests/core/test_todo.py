@@ -263,11 +263,12 @@ def test_the_tracking_is_kept_whole_up_to_its_limit_and_cut_one_byte_past() -> N
     ),
     st.integers(0, 400),
 )
-def test_the_quick_limit_check_agrees_with_the_count(
+def test_the_quick_limit_check_agrees_with_the_count_r12(
     todos: tuple[TrackedTodo, ...], limit: int
 ) -> None:
-    """`within_bytes` skips encoding when 4 bytes a character fit (every snapshot is
-    checked): the answer is the count's, for any text (astral characters are 4 bytes)."""
+    """R12 (the tracking that verifies a delivery is kept within its byte limit):
+    `within_bytes` skips encoding when 4 bytes a character fit, for every successful
+    snapshot; its answer is the count's, for any text (astral characters take 4 bytes)."""
     assert within_bytes(todos, limit) == (tracked_bytes(todos) <= limit)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest.mock import patch
 
 import msgspec
 import pytest
@@ -42,31 +43,44 @@ def test_plan_applies_in_seq_order_whatever_the_arrival_order() -> None:
     assert not plan.park
 
 
+def refused(seq: int) -> Arrival:
+    """A refused input with a valid envelope: no event, its place in the order."""
+    return Arrival("chat-turn:{0}", f"{seq}-9", None, b"", refused_seq=seq)
+
+
 @given(
-    st.integers(1, 50),
-    st.integers(-3, 3),
-    st.integers(0, 8),
+    st.integers(1, 30),
+    st.lists(st.tuples(st.integers(-3, 12), st.booleans()), max_size=10),
+    st.sets(st.integers(-3, 12), max_size=4),
     st.booleans(),
     st.sampled_from([(), ((2, 4),)]),
 )
-def test_a_run_of_the_next_seqs_in_order_is_planned_as_the_general_gate_plans_it_r15(
+def test_the_gates_fast_path_plans_what_the_general_plan_does_r15(
     next_seq: int,
-    offset: int,
-    length: int,
-    shuffled: bool,  # noqa: FBT001
+    drawn: list[tuple[int, bool]],
+    parked_offsets: set[int],
+    skip_gap: bool,  # noqa: FBT001
     skipped: tuple[tuple[int, int], ...],
 ) -> None:
-    """The gate's fast path (the next seqs, in order, nothing parked: most sessions of a
-    batch) gives the plan the general one gives, and every other arrival list still goes
-    through the general one: runs that start early, late, or come out of order."""
-    seqs = list(range(max(1, next_seq + offset), max(1, next_seq + offset) + length))
-    if shuffled:
-        seqs.reverse()
-    arrivals = [arrival(seq) for seq in seqs]
-    plan = plan_session(next_seq, skipped, {}, arrivals)
-    assert plan == _plan_any(next_seq, skipped, {}, arrivals, skip_gap=False)
-    in_order = [seq for seq, _ in plan.apply] == seqs and not plan.park and not plan.duplicates
-    assert in_order == (seqs == list(range(next_seq, next_seq + length)))
+    """R15: the gate's fast path (the session's next seqs, in order, nothing parked, no
+    gap to give up: most sessions of a merged batch) gives the plan the general one
+    gives, and is taken exactly then. Drawn: runs that start early or late, repeats,
+    any order, refused inputs (no event, a seq), parked entries, a gap to skip."""
+    arrivals = [
+        (refused if is_refused else arrival)(max(1, next_seq + offset))
+        for offset, is_refused in drawn
+    ]
+    parked = {
+        seq: ParkedEntry("chat-turn:{0}", f"{seq}-1", b"")
+        for offset in parked_offsets
+        if (seq := next_seq + offset) >= next_seq
+    }
+    general = _plan_any(next_seq, skipped, dict(parked), arrivals, skip_gap=skip_gap)
+    with patch("store.gate._plan_any", wraps=_plan_any) as spy:
+        plan = plan_session(next_seq, skipped, dict(parked), arrivals, skip_gap=skip_gap)
+    assert plan == general
+    in_order = [a.seq for a in arrivals] == list(range(next_seq, next_seq + len(arrivals)))
+    assert spy.called == (bool(parked) or skip_gap or not in_order)
 
 
 def test_plan_acks_seqs_below_the_next_expected_as_duplicates() -> None:

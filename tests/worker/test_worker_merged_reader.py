@@ -302,25 +302,34 @@ def test_any_finite_backlog_is_handed_over_once_and_in_id_order_per_stream_r15(
 
 
 @pytest.mark.asyncio
-async def test_the_readers_unparsed_replies_leave_the_shared_client_parsing(
-    aredis: redis.asyncio.Redis,
+@pytest.mark.parametrize("protocol", [2, 3])
+async def test_the_readers_unparsed_replies_leave_the_shared_client_parsing_r15(
+    aredis: redis.asyncio.Redis, redis_url: str, protocol: int
 ) -> None:
-    """The reader builds its entries from XREADGROUP's reply as the server sent it, on its
-    own view of the worker's connections: the same entries as the parsed reply, and the
-    worker's client (the reclaimer, the CLI) still gets redis-py's parsed replies."""
+    """R15 (the merge orders by these ids): the reader builds its entries from XREADGROUP's
+    reply as the server sent it (RESP2 or RESP3), on its own view of the worker's
+    connections: the entries written, in order, ids parsed; and the worker's client (the
+    reclaimer, the CLI) still gets redis-py's parsed replies."""
     stream = "chat-turn:{0}"
     await aredis.xgroup_create(stream, "g", id="0", mkstream=True)
     written = [as_text(await aredis.xadd(stream, {"__data__": f"{n}"})) for n in range(3)]
-    unparsed = _unparsed_reads(aredis)
-    assert unparsed is not None
-    execute: Any = unparsed.execute_command  # untyped in redis-py
-    reply = await execute("XREADGROUP", "GROUP", "g", "c", "COUNT", 2, "STREAMS", stream, ">")
-    by_stream = entries_of_reply(reply)
-    assert [(e.entry_id, e.fields, e.parsed) for e in by_stream[stream]] == [
-        (w, {b"__data__": f"{n}".encode()}, EntryId.parse(w)) for n, w in enumerate(written[:2])
-    ]
-    # The shared client's own XREADGROUP is parsed as redis-py always did.
-    parsed: Any = await aredis.xreadgroup("g", "c", {stream: ">"}, count=2)
-    assert entries_of(parsed[0][0], parsed[0][1]) == [
-        Entry(stream, written[2], {b"__data__": b"2"}, 1, EntryId.parse(written[2]))
-    ]
+    client = redis.asyncio.Redis.from_url(redis_url, protocol=protocol)
+    try:
+        unparsed = _unparsed_reads(client)
+        assert unparsed is not None
+        execute: Any = unparsed.execute_command  # untyped in redis-py
+        reply = await execute("XREADGROUP", "GROUP", "g", "c", "COUNT", 2, "STREAMS", stream, ">")
+        assert isinstance(reply, dict if protocol == 3 else list)
+        by_stream = entries_of_reply(reply)
+        assert [(e.entry_id, e.fields, e.parsed) for e in by_stream[stream]] == [
+            (w, {b"__data__": f"{n}".encode()}, EntryId.parse(w)) for n, w in enumerate(written[:2])
+        ]
+        # The shared client's own XREADGROUP is parsed as redis-py always did: pairs made a
+        # dict (a stream's rows under its name with RESP3 asked for, in a list with RESP2).
+        parsed: Any = await client.xreadgroup("g", "c", {stream: ">"}, count=2)
+        rows = parsed[stream.encode()][0] if protocol == 3 else parsed[0][1]
+        assert entries_of(stream, rows) == [
+            Entry(stream, written[2], {b"__data__": b"2"}, 1, EntryId.parse(written[2]))
+        ]
+    finally:
+        await client.aclose()

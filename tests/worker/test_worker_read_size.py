@@ -146,9 +146,11 @@ async def test_a_worker_reads_large_entries_a_few_at_a_time_and_commits_each_onc
     execute: Any = redis.asyncio.Redis.execute_command  # untyped in redis-py
 
     async def counted(self: redis.asyncio.Redis, *args: Any, **options: Any) -> Any:
-        # Every client's commands pass here, however the reader sends its XREADGROUP.
+        # Every client's commands pass here, whether the reader sends its XREADGROUP
+        # itself (text arguments) or through redis-py's `xreadgroup` (bytes `COUNT`).
         if args[0] == "XREADGROUP":
-            counts.append((int(args[args.index("COUNT") + 1]), written))
+            at = next(i for i, arg in enumerate(args) if arg in {"COUNT", b"COUNT"})
+            counts.append((int(args[at + 1]), written))
         return await execute(self, *args, **options)
 
     monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted)
