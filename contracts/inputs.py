@@ -13,12 +13,22 @@ import msgspec
 
 from contracts.common import Ident, Instant, Role, Seq, TodoStatus
 
-_INPUT = {"tag_field": "type", "frozen": True, "kw_only": True, "forbid_unknown_fields": True}
+# `gc=False`: an input is decoded from one JSON document, a tree that no code mutates,
+# so it can be in no reference cycle, and the garbage collector need not track it.
+# The worker decodes one per entry: tracked, they set off most of its collections
+# (docs/performance.md, "The per-entry path, trimmed"; worker/gc_tuning.py).
+_INPUT = {
+    "tag_field": "type",
+    "frozen": True,
+    "kw_only": True,
+    "forbid_unknown_fields": True,
+    "gc": False,
+}
 # Deliberately repeated: each wire type spells out its fields (the shared ones too)
 # rather than inheriting them, so the struct reads as its schema does (contracts/schemas).
 
 
-class TodoItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TodoItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):  # see _INPUT
     """One item of a session's todo list, as the todo tool reports it."""
 
     content: Annotated[str, msgspec.Meta(min_length=1)]

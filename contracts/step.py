@@ -19,10 +19,12 @@ ScopeT = TypeVar("ScopeT")
 SessionT = TypeVar("SessionT")
 
 
-class CoreStep(msgspec.Struct, Generic[ScopeT, SessionT], frozen=True):
+class CoreStep(msgspec.Struct, Generic[ScopeT, SessionT], frozen=True, gc=False):
     """What one input (or one expiry pass) did to a scope and a session.
 
-    A msgspec Struct because one is built per input (a frozen dataclass cost ~1 us).
+    A msgspec Struct because one is built per input (a frozen dataclass cost ~1 us), and
+    not tracked by the garbage collector (`gc=False`): it holds immutable states and
+    events, never itself, so it is in no cycle (worker/gc_tuning.py).
 
     `records` are the full, latest `AgreementRecord`s (with history) of every record the
     step changed, terminal ones included, in the order of their first change: the store

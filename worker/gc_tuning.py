@@ -11,6 +11,12 @@ cyclic garbage grows by at most one threshold's worth of objects.
 
 `gc.freeze()` moves what exists once the worker is built (modules, compiled patterns,
 tables) to the permanent generation, so no collection walks it again.
+
+The types built per entry and kept by the cache in the greatest numbers (the decoded
+inputs, the gate's arrivals, the core's steps and states) are msgspec Structs with
+`gc=False`: immutable trees, in no cycle, so never tracked. Tracked, they set off about
+half of the worker's collections on a backlog (docs/performance.md, "The per-entry
+path, trimmed"); tests/core/test_untracked_values.py keeps them untracked.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from core.lifecycle.transitions import LIVE
 CLOSED_KEPT = 16
 
 
-class ClosedRecord(msgspec.Struct, frozen=True, array_like=True):
+class ClosedRecord(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """What the agent's acceptance check needs of a record that left the live state.
 
     Without it a call naming a just-cancelled or just-expired record would hear
@@ -40,7 +40,11 @@ class ClosedRecord(msgspec.Struct, frozen=True, array_like=True):
     acceptances: Acceptances
 
 
-class ScopeState(msgspec.Struct, frozen=True, kw_only=True):
+# ScopeState, SessionState and ClosedRecord are not tracked by the garbage collector
+# (`gc=False`): they are immutable trees, rebuilt and never mutated, so they are in no
+# reference cycle; the worker's state cache keeps thousands of them, which every older
+# collection walked again (worker/gc_tuning.py).
+class ScopeState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The live records of one user-agent scope, in creation order (DESIGN section 1)."""
 
     agent_id: str
@@ -95,7 +99,7 @@ class TrackedTodo(msgspec.Struct, frozen=True, array_like=True):
     origin_seq: int
 
 
-class SessionState(msgspec.Struct, frozen=True, kw_only=True):
+class SessionState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Per-session core data: the todo continuity tracking (R11, R12)."""
 
     session_id: str
