@@ -94,6 +94,12 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     # One round at this size: one pair of ratios, each to that round's one process.
     assert len(figures["scaling_by_round"]) == 1
     assert all(ratio > 0 for ratio in figures["scaling_by_round"][0])
+    # The round's one process over the bare loop run just before it: the target's ratio.
+    assert len(figures["baseline_by_round"]) == len(figures["e2e_vs_baseline_by_round"]) == 1
+    assert figures["baseline_by_round"][0] > 0
+    assert figures["ratios"]["e2e_vs_baseline"] == pytest.approx(
+        figures["e2e_per_s"] / figures["baseline_by_round"][0], rel=0.01
+    )
     assert figures["latency"]["samples"] > 0
     assert figures["latency"]["missing"] == 0
     # Latency is measured after each round's one-process drain; one round here.
@@ -106,6 +112,7 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert figures["redis_session_bytes"]["sampled"] > 0
     assert set(figures["ratios"]) == {
         "e2e_vs_baseline",
+        "e2e_vs_reference_baseline",
         "faststream_batch_vs_baseline",
         "floor_vs_baseline",
         "e2e_vs_floor",
