@@ -315,40 +315,6 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def _produce(  # noqa: PLR0913  (the run's inputs, and where to put the stamps)
-    redis: Redis,
-    items: Sequence[tuple[str, bytes]],
-    workload: Workload,
-    rate: float,
-    *,
-    sent: dict[tuple[str, int], float],
-    written: dict[tuple[str, int], tuple[str, str]],
-) -> None:
-    """XADD `items` at `rate`: the inputs due by now in one pipeline, each stamped when it
-    is sent; then wait for the next.
-
-    One XADD awaited at a time cost this process 0.6-0.7 of a core at 11,000-13,000/s,
-    on the two cores the worker and Redis also share; a gateway serving many
-    conversations at once sends them concurrently, not one by one.
-    """
-    started, index = time.perf_counter(), 0
-    while index < len(items):
-        delay = started + index / rate - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        due = min(len(items), int((time.perf_counter() - started) * rate) + 1)
-        pipe = redis.pipeline(transaction=False)
-        for stream, data in items[index:due]:
-            pipe.xadd(stream, {DATA: data})
-        now = time.perf_counter()
-        keys = [(d["session_id"], d["seq"]) for d in workload.documents[index:due]]
-        sent.update(dict.fromkeys(keys, now))
-        replies = await pipe.execute()
-        for key, (stream, _), entry_id in zip(keys, items[index:due], replies, strict=True):
-            written[key] = (stream, as_text(entry_id))
-        index = max(due, index + 1)
-
-
 async def paced_latency(  # noqa: PLR0913  (the run's inputs, and where to put the stamps)
     redis: Redis,
     url: str,
@@ -382,10 +348,22 @@ async def paced_latency(  # noqa: PLR0913  (the run's inputs, and where to put t
                     provenance = decoder.decode(fields[DATA]).get("provenance") or {}
                     seen.setdefault((provenance.get("session_id"), provenance.get("seq")), now)
 
+    async def produce() -> None:
+        started = time.perf_counter()
+        for index, (stream, data) in enumerate(items):
+            delay = started + index / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            document = workload.documents[index]
+            key = (document["session_id"], document["seq"])
+            sent[key] = time.perf_counter()
+            entry_id = await redis.xadd(stream, {DATA: data})
+            written[key] = (stream, as_text(entry_id))
+
     expected = _eventful(workload)
     with _no_full_collections():
         task = asyncio.create_task(read())
-        await _produce(redis, items, workload, rate, sent=sent, written=written)
+        await produce()
         deadline = time.perf_counter() + timeout_s
         while not expected <= seen.keys() and time.perf_counter() < deadline:  # noqa: ASYNC110  (the reader task fills `seen`; polling it is simplest)
             await asyncio.sleep(0.01)
