@@ -30,6 +30,19 @@ ITEM_OVERHEAD_BYTES = 25
 
 def track(previous: tuple[TrackedTodo, ...], result: ToolResult) -> tuple[TrackedTodo, ...]:
     """The tracked list after one successful snapshot (see the module docstring)."""
+    snapshot = result.todos or ()
+    if len(snapshot) == len(previous) and all(
+        item.content == was.content for item, was in zip(snapshot, previous, strict=True)
+    ):
+        # The usual snapshot: the same items in the same order, statuses perhaps moved.
+        # The k-th item of a content is then the k-th before it, so each continues the one
+        # in its place (kept as it was when its status did not move either).
+        return tuple(
+            was
+            if item.status == was.status
+            else TrackedTodo(item.content, item.status, was.origin_seq)
+            for item, was in zip(snapshot, previous, strict=True)
+        )
     runs: dict[str, list[int]] = {}
     for item in previous:
         runs.setdefault(item.content, []).append(item.origin_seq)

@@ -75,6 +75,43 @@ def test_duplicate_contents_continue_by_occurrence() -> None:
     ]
 
 
+def _track_by_runs(
+    previous: tuple[TrackedTodo, ...], result: ToolResult
+) -> tuple[TrackedTodo, ...]:
+    """The continuity rule as the module docstring states it, item by item."""
+    seen: dict[str, int] = {}
+    tracked = []
+    for written in result.todos or ():
+        earlier = [item.origin_seq for item in previous if item.content == written.content]
+        occurrence = seen.get(written.content, 0)
+        seen[written.content] = occurrence + 1
+        origin = earlier[occurrence] if occurrence < len(earlier) else result.seq
+        tracked.append(TrackedTodo(written.content, written.status, origin))
+    return tuple(tracked)
+
+
+_contents = st.sampled_from([NOTES, "Buy milk", "读书笔记"])
+_statuses = st.sampled_from(["pending", "in_progress", "completed"])
+
+
+@given(st.lists(st.lists(st.tuples(_contents, _statuses), max_size=5), min_size=1, max_size=5))
+def test_tracking_follows_the_continuity_rule_over_any_snapshots_r12(
+    snapshots: list[list[tuple[str, str]]],
+) -> None:
+    """R12: over any run of snapshots (repeated contents, items gone and back, the same
+    items with statuses moved, which `track` handles without its general pass), each
+    item continues the k-th earlier item of its content, else starts at its own seq."""
+    tracked: tuple[TrackedTodo, ...] = ()
+    for seq, items in enumerate(snapshots, start=1):
+        result = _result(seq, *items)
+        expected = _track_by_runs(tracked, result)
+        tracked = track(tracked, result)
+        assert tracked == expected
+    # A snapshot that repeats the last one exactly keeps the tracking as it was.
+    again = _result(len(snapshots) + 1, *snapshots[-1])
+    assert track(tracked, again) == tracked
+
+
 def test_failed_or_foreign_results_do_not_touch_the_tracking_r12() -> None:
     """A failed todo_write, another tool's result, or one with no snapshot change nothing."""
     session = SessionState(session_id="s1", todos=(TrackedTodo(NOTES, TodoStatus.PENDING, 1),))
