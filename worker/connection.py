@@ -12,6 +12,8 @@ denials an operator must see there.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -20,6 +22,8 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import Connection, SSLConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
 from redis.typing import EncodableT
 
@@ -37,7 +41,54 @@ def quiet_options() -> dict[str, Any]:
     }
 
 
-class HiredisPacking(Connection):
+class TimedSends(Connection):
+    """Sends bounded by `asyncio.timeout` rather than `asyncio.wait_for`.
+
+    redis-py bounds every send with `asyncio.wait_for` under its socket timeout, and on
+    Python 3.11 that wraps each send in a Task of its own, run on a later turn of the
+    event loop: a tenth of this process's CPU per round trip, paid for every read and
+    commit, which is most of a worker's CPU at a steady load. `asyncio.timeout` bounds the
+    same wait, the writer's drain, without a Task. The rest is redis-py's own handling: a timed-out
+    send drops the connection and raises its TimeoutError, a failed one its
+    ConnectionError (docs/performance.md, "The per-entry path, trimmed").
+    """
+
+    async def send_packed_command(
+        self,
+        command: bytes | str | Iterable[bytes],
+        check_health: bool = True,  # noqa: FBT001, FBT002  (redis-py's own signature)
+    ) -> None:
+        if not self.socket_timeout:
+            await super().send_packed_command(command, check_health)
+            return
+        if not self.is_connected:
+            await self.connect_check_health(check_health=False)
+        if check_health:
+            health: Any = self.check_health  # untyped in redis-py
+            await health()
+        writer = cast("asyncio.StreamWriter", self._writer)
+        try:
+            if isinstance(command, str):
+                command = command.encode()
+            writer.writelines([command] if isinstance(command, bytes) else command)
+            async with asyncio.timeout(self.socket_timeout):
+                await writer.drain()
+        except TimeoutError:
+            await self.disconnect(nowait=True)
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        except OSError as error:
+            await self.disconnect(nowait=True)
+            code, message = ("UNKNOWN", error.args[0]) if len(error.args) == 1 else error.args[:2]
+            raise RedisConnectionError(
+                f"Error {code} while writing to socket. {message}."
+            ) from error
+        except BaseException:
+            # As redis-py: a send cut short may have left part of a command on the wire.
+            await self.disconnect(nowait=True)
+            raise
+
+
+class HiredisPacking(TimedSends):
     """Commands packed by hiredis's C encoder, as redis-py's blocking client does.
 
     redis-py's asyncio connection packs in Python, argument by argument, and a commit
