@@ -48,9 +48,11 @@ class TimedSends(Connection):
     Python 3.11 that wraps each send in a Task of its own, run on a later turn of the
     event loop: a tenth of this process's CPU per round trip, paid for every read and
     commit, which is most of a worker's CPU at a steady load. `asyncio.timeout` bounds the
-    same wait, the writer's drain, without a Task. The rest is redis-py's own handling: a timed-out
-    send drops the connection and raises its TimeoutError, a failed one its
-    ConnectionError (docs/performance.md, "The per-entry path, trimmed").
+    same wait, the writer's drain, without a Task (on 3.12 and later `wait_for` is itself
+    built on it, and this changes nothing). The rest is redis-py's own handling: a
+    timed-out send drops the connection and raises its TimeoutError, a failed one its
+    ConnectionError, a cancelled one drops it and stays a cancellation
+    (docs/performance.md, "The per-entry path, trimmed").
     """
 
     async def send_packed_command(

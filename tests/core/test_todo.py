@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import msgspec
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from contracts.common import AgreementState, Cause, TodoStatus
@@ -95,6 +95,7 @@ _statuses = st.sampled_from(["pending", "in_progress", "completed"])
 
 
 @given(st.lists(st.lists(st.tuples(_contents, _statuses), max_size=5), min_size=1, max_size=5))
+@example([[(NOTES, "pending"), (NOTES, "pending")], [(NOTES, "completed"), (NOTES, "pending")]])
 def test_tracking_follows_the_continuity_rule_over_any_snapshots_r12(
     snapshots: list[list[tuple[str, str]]],
 ) -> None:

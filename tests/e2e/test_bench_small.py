@@ -98,7 +98,7 @@ def test_small_bench_run_prints_every_figure_and_is_exactly_once_r15() -> None:
     assert len(figures["baseline_by_round"]) == len(figures["e2e_vs_baseline_by_round"]) == 1
     assert figures["baseline_by_round"][0] > 0
     assert figures["ratios"]["e2e_vs_baseline"] == pytest.approx(
-        figures["e2e_per_s"] / figures["baseline_by_round"][0], rel=0.01
+        figures["e2e_per_s"] / figures["baseline_by_round"][0], abs=1e-3
     )
     assert figures["latency"]["samples"] > 0
     assert figures["latency"]["missing"] == 0
@@ -248,3 +248,20 @@ def test_the_rounds_latency_is_their_medians_with_samples_summed() -> None:
         "max_ms": 60.0,
     }
     assert run_module._latency([]) == {}
+
+
+def test_the_printed_figures_show_each_rounds_pair_and_the_median_ratio() -> None:
+    """The one-process line gives the median of the rounds' ratios to the bare loop run
+    just before each, beside the ratio to the reference phase's baseline, and a line lists
+    every round's ratio with its bare loop (what the JSON holds, in words)."""
+    figures = run_module.Figures(
+        size="full", entries=100, flow_share=0.02, load_average=(0.5, 0.5, 0.5)
+    )
+    figures.baseline_per_s, figures.floor_per_s, figures.e2e_per_s = 120_000, 80_000, 60_000
+    figures.baseline_by_round = [100_000, 150_000, 110_000]
+    figures.e2e_vs_baseline_by_round = [0.6, 0.4, 0.55]
+    assert figures.ratios()["e2e_vs_baseline"] == 0.55
+    assert figures.ratios()["e2e_vs_reference_baseline"] == 0.5
+    lines = "\n".join(figures.lines())
+    assert "(0.55x the bare loop beside it, 0.50x baseline, 0.75x floor)" in lines
+    assert "0.60 of 100,000/s, 0.40 of 150,000/s, 0.55 of 110,000/s" in lines

@@ -60,6 +60,31 @@ async def test_a_send_the_server_does_not_take_times_out_and_drops_the_connectio
 
 
 @pytest.mark.asyncio
+async def test_a_cancelled_send_stays_a_cancellation_and_drops_the_connection() -> None:
+    """A worker stopping (its task cancelled) mid-send: the cancellation goes on as one,
+    not as a timeout, and the connection, with part of a command on it, is dropped."""
+    server, port, held = await _stalled_server()
+    connection = QuietConnection(host="127.0.0.1", port=port, socket_timeout=60)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        connection._reader, connection._writer = reader, writer
+        send = asyncio.create_task(
+            connection.send_packed_command([b"x" * 64 * 2**20], check_health=False)
+        )
+        while writer.transport.get_write_buffer_size() == 0 and not send.done():  # noqa: ASYNC110  (the transport has no event for it)
+            await asyncio.sleep(0.01)
+        send.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(send, 30)
+        assert not connection.is_connected
+    finally:
+        for held_writer in held:
+            held_writer.close()
+        server.close()
+        await server.wait_closed()
+
+
+@pytest.mark.asyncio
 async def test_a_send_to_a_server_that_went_away_is_a_connection_error() -> None:
     """The peer closed its end: the send fails as redis-py's ConnectionError (the reading
     loop backs off on it, worker/outage.py) and the connection is dropped."""
@@ -70,7 +95,8 @@ async def test_a_send_to_a_server_that_went_away_is_a_connection_error() -> None
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         connection._reader, connection._writer = reader, writer
         await asyncio.wait_for(accepted.wait(), 30)
-        held[0].transport.abort()  # a reset, as a Redis killed mid-connection gives
+        # The peer closes: the next send or two meet the reset, as a killed Redis gives.
+        held[0].transport.abort()
         failed: Exception | None = None
         for _ in range(1000):  # the reset reaches this side after a send or two
             try:

@@ -359,14 +359,15 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
             # and memory.
             one = processes == 1
             first = one and not drains[processes, launch]
+            if one:
+                # Its own bare loop, just before: the pair's ratio sees one machine speed.
+                say("bare loop (beside the one-process phase that follows)")
+                await _fresh(redis, workload)
+                bare.append(await bare_loop(redis, workload.partitions, len(workload.documents)))
             say(
                 PHASE_NAMES[processes, launch]
                 + (" (+ latency, RSS, memory)" if first else " (+ latency)" if one else "")
             )
-            if one:
-                # Its own bare loop, just before: the pair's ratio sees one machine speed.
-                await _fresh(redis, workload)
-                bare.append(await bare_loop(redis, workload.partitions, len(workload.documents)))
             drain = await _end_to_end(
                 redis, url, workload, latency_load=latency_load if one else None,
                 plan=plan, processes=processes, figures=figures, logs=logs, launch=launch,
