@@ -39,6 +39,10 @@ from worker.sweeper import SweepTarget
 FAST_BEAT_S = 0.2
 # Reads' worth of pending entries per stream claimed when a partition is taken, at most.
 CLAIM_PAGES = 10
+# Entries per stream of a takeover's first claim: committed within milliseconds, so a
+# new owner killed soon after it took the partition still moved the oldest on, having
+# counted a delivery of few entries (see `_claim_pending`).
+FIRST_CLAIM = 10
 
 
 class Fenceable(SweepTarget, Protocol):
@@ -223,7 +227,11 @@ class Ownership:
         a worker killed during a takeover passes a delivery on to one page, not to every
         pending entry, and each takeover commits its first page quickly (with the whole
         backlog claimed at once, a fleet whose new owners were killed before their first
-        large batch committed drove innocent entries to the delivery limit). Up to
+        large batch committed drove innocent entries to the delivery limit). The first
+        page is `FIRST_CLAIM` per stream: a chaos run that kills whichever worker holds
+        pending entries, which after a takeover is the new owner within tens of
+        milliseconds of its claim, drove the oldest page of 100 per stream to the limit
+        through ten takeovers in a row, none of which committed before it was killed. Up to
         `CLAIM_PAGES` reads' worth per stream; a page that brings back an entry of an
         earlier one (it could not be committed) is the last, and so is the page that
         ends a beat's time: the ownership loop beats and renews its leases only between
@@ -239,7 +247,7 @@ class Ownership:
                 break
             reclaimed = await reclaim_pending(
                 self.redis, partition, self.group, self.consumer, min_idle_ms=0,
-                count=RECLAIM_PAGE,
+                count=RECLAIM_PAGE if claimed else FIRST_CLAIM,
             )  # fmt: skip
             if reclaimed.deleted:
                 self.log.warning("reclaim_vanished", entries=len(reclaimed.deleted))

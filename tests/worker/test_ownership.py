@@ -194,9 +194,10 @@ async def test_a_takeover_claims_and_commits_pending_entries_a_page_at_a_time(
     client: Redis, redis_url: str
 ) -> None:
     """R15 across a takeover: 250 entries left pending by a dead consumer are claimed
-    `RECLAIM_PAGE` per stream at a time, each page committed before the next is claimed
-    (a worker killed mid-takeover then passes a delivery on to one page, not to the whole
-    backlog), and every entry is applied once, in order."""
+    `FIRST_CLAIM` per stream first, then `RECLAIM_PAGE` per stream at a time, each page
+    committed before the next is claimed (a worker killed mid-takeover then passes a
+    delivery on to one page, not to the whole backlog, and one killed moments after it
+    took the partition to a few entries), and every entry is applied once, in order."""
     await ensure_groups(client, [0], GROUP)
     gateway = Gateway(client, 1)
     users = [f"u{index}" for index in range(25)]
@@ -226,9 +227,9 @@ async def test_a_takeover_claims_and_commits_pending_entries_a_page_at_a_time(
         await wait_for(drained, seconds=60)
     finally:
         await worker.stop()
-    assert RECLAIM_PAGE == 100
-    assert batches == [100, 100, 50], "a page at a time"
-    assert pending_seen == [250, 150, 50], "each page committed before the next"
+    assert (worker_ownership.FIRST_CLAIM, RECLAIM_PAGE) == (10, 100)
+    assert batches == [10, 100, 100, 40], "a small page first, then a page at a time"
+    assert pending_seen == [250, 240, 140, 40], "each page committed before the next"
     for user in users:
         raw: Any = await client.hget(keys.session_key(0, "agent", user, f"s-{user}"), "n")
         assert int(raw) == 11, "seqs 1..10 applied once, in order"
