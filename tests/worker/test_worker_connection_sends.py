@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
@@ -36,14 +37,29 @@ async def _stalled_server(
     return server, server.sockets[0].getsockname()[1], held
 
 
-@pytest.mark.asyncio
-async def test_a_send_the_server_does_not_take_times_out_and_drops_the_connection_r15() -> None:
-    server, port, held = await _stalled_server()
-    connection = QuietConnection(host="127.0.0.1", port=port, socket_timeout=0.5)
+@contextlib.asynccontextmanager
+async def _connected_to_stalled(
+    socket_timeout: float, accepted: asyncio.Event | None = None
+) -> AsyncIterator[tuple[QuietConnection, asyncio.StreamWriter, list[asyncio.StreamWriter]]]:
+    """A worker connection wired by hand to `_stalled_server` (the handshake would wait
+    on the same silent server): the connection, its writer, the server's ends."""
+    server, port, held = await _stalled_server(accepted)
+    connection = QuietConnection(host="127.0.0.1", port=port, socket_timeout=socket_timeout)
     try:
-        # Connected by hand: the handshake would wait on the same silent server.
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         connection._reader, connection._writer = reader, writer
+        yield connection, writer, held
+    finally:
+        for held_writer in held:
+            held_writer.close()
+        server.close()
+        with contextlib.suppress(Exception):
+            await server.wait_closed()
+
+
+@pytest.mark.asyncio
+async def test_a_send_the_server_does_not_take_times_out_and_drops_the_connection_r15() -> None:
+    async with _connected_to_stalled(0.5) as (connection, _, _):
         started = time.monotonic()
         with pytest.raises(RedisTimeoutError, match="Timeout writing to socket"):
             # Bounded here too: a send that ignored its timeout fails the test, not hangs it.
@@ -52,22 +68,13 @@ async def test_a_send_the_server_does_not_take_times_out_and_drops_the_connectio
             )
         assert 0.4 < time.monotonic() - started < 30
         assert not connection.is_connected, "a send cut short leaves no connection to reuse"
-    finally:
-        for writer in held:
-            writer.close()
-        server.close()
-        await server.wait_closed()
 
 
 @pytest.mark.asyncio
 async def test_a_cancelled_send_stays_a_cancellation_and_drops_the_connection() -> None:
     """A worker stopping (its task cancelled) mid-send: the cancellation goes on as one,
     not as a timeout, and the connection, with part of a command on it, is dropped."""
-    server, port, held = await _stalled_server()
-    connection = QuietConnection(host="127.0.0.1", port=port, socket_timeout=60)
-    try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        connection._reader, connection._writer = reader, writer
+    async with _connected_to_stalled(60) as (connection, writer, _):
         send = asyncio.create_task(
             connection.send_packed_command([b"x" * 64 * 2**20], check_health=False)
         )
@@ -77,11 +84,6 @@ async def test_a_cancelled_send_stays_a_cancellation_and_drops_the_connection() 
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(send, 30)
         assert not connection.is_connected
-    finally:
-        for held_writer in held:
-            held_writer.close()
-        server.close()
-        await server.wait_closed()
 
 
 @pytest.mark.asyncio
@@ -89,11 +91,7 @@ async def test_a_send_to_a_server_that_went_away_is_a_connection_error() -> None
     """The peer closed its end: the send fails as redis-py's ConnectionError (the reading
     loop backs off on it, worker/outage.py) and the connection is dropped."""
     accepted = asyncio.Event()
-    server, port, held = await _stalled_server(accepted)
-    connection = QuietConnection(host="127.0.0.1", port=port, socket_timeout=5)
-    try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        connection._reader, connection._writer = reader, writer
+    async with _connected_to_stalled(5, accepted) as (connection, _, held):
         await asyncio.wait_for(accepted.wait(), 30)
         # The peer closes: the next send or two meet the reset, as a killed Redis gives.
         held[0].transport.abort()
@@ -107,10 +105,6 @@ async def test_a_send_to_a_server_that_went_away_is_a_connection_error() -> None
             await asyncio.sleep(0.01)
         assert isinstance(failed, RedisConnectionError), "the send to a reset peer must fail"
         assert not connection.is_connected
-    finally:
-        server.close()
-        with contextlib.suppress(Exception):
-            await server.wait_closed()
 
 
 @pytest.mark.redis
