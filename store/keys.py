@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 
+import msgspec
+
 # The view hash, the record strings and the gateway's seq keys are read or written by
 # other programs, so they are named in the wire contract; re-exported here so this
 # module lists every key.
@@ -39,7 +41,8 @@ __all__ = [
 ]
 
 
-def _ident(value: str) -> str:
+def ident(value: str) -> str:
+    """An id as it stands in a key name: length-prefixed, so no two ids concatenate alike."""
     return f"{len(value)}:{value}"
 
 
@@ -49,7 +52,7 @@ def scope_key(partition: int, agent_id: str, user_id: str) -> str:
     The version is checked by every commit that read the scope, because two sessions of
     one scope may be processed by two consumers at once.
     """
-    return f"scope:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}"
+    return f"scope:{hash_tag(partition)}:{ident(agent_id)}:{ident(user_id)}"
 
 
 def session_key(partition: int, agent_id: str, user_id: str, session_id: str) -> str:
@@ -61,9 +64,7 @@ def session_key(partition: int, agent_id: str, user_id: str, session_id: str) ->
     `g` exists only while entries are parked: Redis's time (ms) when the gap in front of
     them was observed, which the gap timeout is measured from (docs/store.md).
     """
-    return (
-        f"session:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}:{_ident(session_id)}"
-    )
+    return f"session:{hash_tag(partition)}:{ident(agent_id)}:{ident(user_id)}:{ident(session_id)}"
 
 
 def parked_key(partition: int, agent_id: str, user_id: str, session_id: str) -> str:
@@ -72,7 +73,7 @@ def parked_key(partition: int, agent_id: str, user_id: str, session_id: str) -> 
     Exists only while a session has early events waiting for a gap to fill: Redis
     deletes a hash with its last field, so idle sessions pay nothing for it.
     """
-    return f"parked:{hash_tag(partition)}:{_ident(agent_id)}:{_ident(user_id)}:{_ident(session_id)}"
+    return f"parked:{hash_tag(partition)}:{ident(agent_id)}:{ident(user_id)}:{ident(session_id)}"
 
 
 def gaps_key(partition: int) -> str:
@@ -178,3 +179,24 @@ def lease_key(partition: int) -> str:
 # Not partition data: the live workers taking part in partition ownership, one sorted
 # set (consumer -> Redis time of its last beat, ms). No hash tag: one key on one node.
 MEMBERS_KEY = "accord:members"
+
+
+class SessionNames(msgspec.Struct, frozen=True, gc=False):
+    """One session's key names; the parked key and the gap member are built on demand
+    (most sessions of a batch never park, and a batch may hold tens of thousands)."""
+
+    partition: int
+    agent_id: str
+    user_id: str
+    session_id: str
+    # The session hash, and the scope view's field of its applied seq.
+    key: str
+    applied: str
+
+    @property
+    def parked(self) -> str:
+        return parked_key(self.partition, self.agent_id, self.user_id, self.session_id)
+
+    @property
+    def member(self) -> str:
+        return session_member(self.agent_id, self.user_id, self.session_id)

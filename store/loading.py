@@ -38,22 +38,32 @@ class StoreKeyError(Exception):
 
 
 class KeyNames:
-    """The keys of the scopes and sessions seen lately (pure functions, memoised)."""
+    """The keys of the scopes and sessions seen lately (pure functions, memoised per scope).
+
+    A session's names are built from its scope's memoised part: a live gateway's read
+    holds about one entry per session over tens of thousands of sessions, more than any
+    per-session memo keeps, and the JSON member was most of what building them cost.
+    """
 
     def __init__(self, partition: int) -> None:
         self.partition = partition
-        self.session = functools.lru_cache(maxsize=4096)(self._session)
-        self.scope = functools.lru_cache(maxsize=4096)(self._scope)
-        self.view = functools.lru_cache(maxsize=4096)(self._view)
+        self.scope = functools.lru_cache(maxsize=16384)(self._scope)
+        self.view = functools.lru_cache(maxsize=16384)(self._view)
+        self._session_prefix = functools.lru_cache(maxsize=16384)(self._prefix)
 
-    def _session(self, agent_id: str, user_id: str, session_id: str) -> tuple[str, ...]:
-        """(session key, parked key, gap member, view field of its applied seq)."""
-        return (
-            keys.session_key(self.partition, agent_id, user_id, session_id),
-            keys.parked_key(self.partition, agent_id, user_id, session_id),
-            keys.session_member(agent_id, user_id, session_id),
+    def session(self, agent_id: str, user_id: str, session_id: str) -> keys.SessionNames:
+        return keys.SessionNames(
+            self.partition,
+            agent_id,
+            user_id,
+            session_id,
+            self._session_prefix(agent_id, user_id) + keys.ident(session_id),
             keys.applied_field(session_id),
         )
+
+    def _prefix(self, agent_id: str, user_id: str) -> str:
+        """`session:{p}:<agent>:<user>:`, what every session key of the scope starts with."""
+        return keys.session_key(self.partition, agent_id, user_id, "")[: -len(keys.ident(""))]
 
     def _scope(self, agent_id: str, user_id: str) -> str:
         return keys.scope_key(self.partition, agent_id, user_id)
@@ -118,8 +128,14 @@ class StateLoader(Generic[ScopeT, SessionT]):
         todo: Sequence[ScopeId],
         work: Mapping[ScopeId, ScopeWork],
         broken: dict[ScopeId, str],
-    ) -> tuple[dict[ScopeId, ScopeSnapshot[ScopeT]], dict[SessionId, SessionSnapshot[SessionT]]]:
-        """The state of `todo`'s scopes and sessions; unreadable scopes go to `broken`."""
+    ) -> tuple[
+        dict[ScopeId, ScopeSnapshot[ScopeT]],
+        dict[SessionId, SessionSnapshot[SessionT]],
+        set[ScopeId],
+    ]:
+        """The state of `todo`'s scopes and sessions, and the scopes any of it was read
+        from Redis for (the rest came from the cache alone); unreadable scopes go to
+        `broken`."""
         p = self.partition
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]] = {}
         sessions: dict[SessionId, SessionSnapshot[SessionT]] = {}
@@ -148,10 +164,12 @@ class StateLoader(Generic[ScopeT, SessionT]):
                 else:
                     sessions[session_key] = cached_session
         if not names:
-            return scopes, sessions
+            return scopes, sessions, set()
         replies = iter(await LOAD.run(self.redis, names, kinds))
+        loaded: set[ScopeId] = set()
         for ident in wanted:
             scope_id = (ident[0], ident[1])
+            loaded.add(scope_id)
             reply = [next(replies)] if len(ident) == 2 else [next(replies), next(replies)]
             try:
                 if len(ident) == 2:
@@ -160,7 +178,7 @@ class StateLoader(Generic[ScopeT, SessionT]):
                     sessions[(ident[0], ident[1], ident[-1])] = _loaded_session(*reply)
             except Exception as error:  # noqa: BLE001  (unreadable state isolates its scope)
                 broken.setdefault(scope_id, f"loading failed: {error_text(error)}")
-        return scopes, sessions
+        return scopes, sessions, loaded
 
     def _loaded_scope(self, scope_id: ScopeId, reply: Any) -> ScopeSnapshot[ScopeT]:  # noqa: ANN401  (a Lua reply)
         raw_version, raw_scope = _reply(reply)
