@@ -28,13 +28,16 @@ T = TypeVar("T")
 
 
 class CommitResult:
-    """Which units of one commit did not pass: their versions moved, or refused with why."""
+    """Which units of one commit did not pass: their versions moved, or refused with why;
+    and whether a unit planned from the cache found the commit mark moved (`distrusted`:
+    the cache must be dropped)."""
 
-    __slots__ = ("moved", "refused")
+    __slots__ = ("distrusted", "moved", "refused")
 
-    def __init__(self, moved: set[int], refused: dict[int, str]) -> None:
+    def __init__(self, moved: set[int], refused: dict[int, str], distrusted: bool = False) -> None:  # noqa: FBT001, FBT002
         self.moved = moved
         self.refused = refused
+        self.distrusted = distrusted
 
     def passed(self, index: int) -> bool:
         return index not in self.moved and index not in self.refused
@@ -48,11 +51,19 @@ class Committer:
         self.partition = partition
         self.config = config
         self.input_streams = sorted(input_streams(partition))
+        # The commit mark this committer's last fenced commit wrote to the lease (None:
+        # unknown). Units planned from the cache pass unchecked only while Redis holds it.
+        self.mark: str | None = None
+
+    def forget_mark(self) -> None:
+        """Trust nothing remembered until the next commit has written a mark."""
+        self.mark = None
 
     def plan(
         self,
         table: KeyTable,
         units: list[UnitPlan],
+        token: str,
         letters: Sequence[DeadLetter],
         fence: Fence | None,
     ) -> CommitPlan:
@@ -69,8 +80,10 @@ class Committer:
             input_keys=[table(stream) for stream in self.input_streams],
             units=units,
             letters=[table.letter(letter) for letter in letters],
-            lease_key=None if fence is None else table(fence.key),
+            lease_key=table(keys.lease_key(p)),
+            new_mark=token,
             lease_token=None if fence is None else fence.token,
+            previous_mark=None if fence is None else self.mark,
             record_ttl_ms=self.config.record_retention_ms,
             idle_key=table(keys.idle_key(p)) if self.config.session_retention_ms else None,
         )
@@ -79,26 +92,33 @@ class Committer:
         self,
         table: KeyTable,
         units: list[UnitPlan],
+        token: str,
         letters: Sequence[DeadLetter] = (),
         fence: Fence | None = None,
     ) -> CommitResult:
-        """Run commit.lua over `units` (and admission's `letters`).
+        """Run commit.lua over `units` (and admission's `letters`); `token` is the
+        commit's version token, written as the partition's commit mark when fenced.
 
         Raises LeaseLost, with nothing written, when `fence` is set and the partition's
         lease no longer holds its token.
         """
-        plan = self.plan(table, units, letters, fence)
+        plan = self.plan(table, units, token, letters, fence)
+        # Unknown until the script answers: one that failed half-way has written its mark.
+        self.mark = None
         try:
-            moved, refused = await COMMIT.run(self.redis, table.names, script_args(table, plan))
+            moved, refused, distrusted = await COMMIT.run(
+                self.redis, table.names, script_args(table, plan)
+            )
         except ResponseError as error:
             if FENCED_ERROR in str(error):
                 raise LeaseLost(self.partition, str(error)) from error
             raise
+        self.mark = plan.new_mark if fence is not None else None
         reasons = {
             int(refused[i]): as_text(refused[i + 1])[:REASON_CHARS]
             for i in range(0, len(refused), 2)
         }
-        return CommitResult({int(index) for index in moved}, reasons)
+        return CommitResult({int(index) for index in moved}, reasons, bool(int(distrusted)))
 
 
 async def commit_with_retry(

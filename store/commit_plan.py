@@ -18,6 +18,7 @@ import msgspec
 
 from contracts.outputs import DeadLetter
 from store.gate import Arrival, GatePlan, ParkedEntry, format_skipped
+from store.keys import SessionNames
 from store.state_cache import SessionSnapshot
 
 _JSON = msgspec.json.Encoder()
@@ -125,6 +126,9 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
     parked_bytes: int = msgspec.field(default=0, name="pb")
     gaps_skipped: int = msgspec.field(default=0, name="nk")
     seqs_skipped: int = msgspec.field(default=0, name="nq")
+    # Planned from the worker's cache alone: written unchecked while the partition's
+    # commit mark is the one the worker's last commit wrote, else returned as moved.
+    trusted: bool = msgspec.field(default=False, name="t")
 
 
 class CommitPlan(msgspec.Struct, omit_defaults=True):
@@ -140,11 +144,16 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     deadlines_key: int = msgspec.field(name="xk")
     input_keys: list[int] = msgspec.field(name="ik")
     units: list[UnitPlan] = msgspec.field(name="u")
+    # The partition's lease hash: its fence (store/ownership.py) and its commit mark.
+    lease_key: int = msgspec.field(name="lk")
+    # The commit's own token, written as the partition's commit mark by every commit.
+    new_mark: str = msgspec.field(name="nm")
     # Entries refused at admission (undecodable and the like), whatever the units do.
     letters: list[LetterWrite] = msgspec.field(default_factory=list, name="d")
-    # Fence (store/ownership.py): the lease's key and the committing worker's token.
-    lease_key: int | None = msgspec.field(default=None, name="lk")
+    # Fenced commits only: the committing worker's owner token, and the mark this
+    # worker's last commit wrote (None: unknown, nothing is trusted).
     lease_token: str | None = msgspec.field(default=None, name="lt")
+    previous_mark: str | None = msgspec.field(default=None, name="pm")
     # Retention (StoreConfig): the final records' time to live, and the idle index of
     # sessions (a KEY only with session retention on).
     record_ttl_ms: int = msgspec.field(default=0, name="rt")
@@ -153,7 +162,7 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
 
 def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
     table: KeyTable,
-    names: tuple[str, ...],
+    names: SessionNames,
     before: SessionSnapshot[Any],
     plan: GatePlan,
     encoded: bytes | None,
@@ -161,10 +170,9 @@ def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
     token: str,
 ) -> SessionWrite:
     """The session's writes as commit.lua reads them."""
-    session_key, parked_key, member, applied = names
     write = SessionWrite(
-        table(session_key), before.version, new_version=token, next_seq=plan.next_seq,
-        applied_field=applied,
+        table(names.key), before.version, new_version=token, next_seq=plan.next_seq,
+        applied_field=names.applied,
     )  # fmt: skip
     if encoded is not None:
         write.core = table.blob(encoded)
@@ -172,7 +180,7 @@ def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
         write.skipped = format_skipped(plan.skipped)
     if plan.park or (before.parked and plan.unpark):
         # The parked hash is a KEY of the script only when it is written.
-        write.parked_key = table(parked_key)
+        write.parked_key = table(names.parked)
         write.park = [
             x
             for seq, a in plan.park
@@ -181,7 +189,7 @@ def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
         write.unpark = list(plan.unpark)
     if before.parked or parked_after:
         # The gap index is touched only by a session that had or has parked entries.
-        write.gap_member = member
+        write.gap_member = names.member
         if plan.oldest_parked_ms is not None:
             write.gap_score = plan.oldest_parked_ms
             if plan.next_seq != before.next_seq:

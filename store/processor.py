@@ -175,6 +175,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             done = await compact_idle_sessions(
                 self.redis, self.partition, self.core, config.session_retention_ms, now
             )
+            if done.compacted:
+                # Written outside the commit script: what is remembered of them is stale.
+                self.state.clear()
+                self.committer.forget_mark()
         due = self._trimmed_at is None or now - self._trimmed_at >= config.trim_interval_ms
         if config.trim_interval_ms and due:
             self._trimmed_at = now
@@ -238,18 +242,24 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
         async def commit_round(todo: list[ScopeId], attempt: int) -> list[ScopeId]:  # noqa: ARG001  (every round commits alike)
             nonlocal unsent
-            scopes, sessions = await self.state.load(todo, work, broken)
+            scopes, sessions, loaded = await self.state.load(todo, work, broken)
             self.crash("after_load")
             parked = await self._parked_totals()
             self.planner.room = room_left(self.config, *parked)
             table = KeyTable()
+            token = self.planner.next_commit()
             units = [self._unit(table, s, work[s], scopes, sessions, broken) for s in todo]
+            self._trust(units, loaded, broken)
             self.crash("before_commit")
             result = await self.committer.commit(
-                table, [unit.plan for unit in units], unsent, self.fence
+                table, [unit.plan for unit in units], token, unsent, self.fence
             )
             unsent = []
             self.crash("after_commit")
+            if result.distrusted:
+                # Something else committed the partition, or Redis lost a commit of ours:
+                # nothing remembered can be trusted; the moved units are reloaded.
+                self.state.clear()
             for index, unit in enumerate(units):
                 if not result.passed(index):
                     self.state.forget(unit.scope_id, work[unit.scope_id])
@@ -273,6 +283,17 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         # Still contended: leave them pending; redelivery or reclaim brings them back.
         if left:
             report.outcomes["retry_exhausted"] += sum(work[s].entries() for s in left)
+
+    def _trust(
+        self, units: list[Unit[ScopeT, SessionT]], loaded: set[ScopeId], broken: dict[ScopeId, str]
+    ) -> None:
+        """Mark the units planned from the cache alone, when the partition is fenced and
+        this processor knows the commit mark its last commit wrote: the mark then vouches
+        for them instead of a version read per scope and session (docs/store.md)."""
+        if self.fence is None or self.committer.mark is None:
+            return
+        for unit in units:
+            unit.plan.trusted = unit.scope_id not in loaded and unit.scope_id not in broken
 
     async def _parked_totals(self) -> tuple[int, int]:
         """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""
@@ -332,9 +353,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         async def commit_round(todo: list[ScopeId], attempt: int) -> list[ScopeId]:  # noqa: ARG001  (every round sweeps alike)
             for scope_id in todo:
                 self.state.forget(scope_id)  # the sweep reads Redis, never the cache
-            scopes, _ = await self.state.load(todo, nothing, broken)
+            scopes, _, _ = await self.state.load(todo, nothing, broken)
             units: list[tuple[ScopeId, UnitPlan, list[Event]]] = []
             table = KeyTable()
+            token = self.planner.next_commit()
             for scope_id in todo:
                 if scope_id in broken:
                     continue
@@ -346,7 +368,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     broken[scope_id] = f"expiry failed: {expiry}"
                     continue
                 units.append((scope_id, *expiry))
-            result = await self.committer.commit(table, [u for _, u, _ in units], fence=self.fence)
+            result = await self.committer.commit(
+                table, [u for _, u, _ in units], token, fence=self.fence
+            )
             for index, (scope_id, _, events) in enumerate(units):
                 if index in result.refused:
                     broken[scope_id] = result.refused[index]

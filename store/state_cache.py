@@ -72,8 +72,10 @@ def scope_weight(snapshot: ScopeSnapshot[Any]) -> int:
 
 
 def session_weight(snapshot: SessionSnapshot[Any]) -> int:
-    """A cached session snapshot's bytes, as the budget counts them."""
-    weight = SNAPSHOT_BYTES + DECODED_PER_ENCODED_BYTE * snapshot.core_bytes
+    """A cached session snapshot's bytes, as the budget counts them (its state as
+    stored when it is kept encoded, the processor's way, else decoded)."""
+    per_byte = 1 if snapshot.core is None else DECODED_PER_ENCODED_BYTE
+    weight = SNAPSHOT_BYTES + per_byte * snapshot.core_bytes
     if not snapshot.parked:  # the usual case, without a generator
         return weight
     return weight + sum(

@@ -67,9 +67,17 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         # sets it before each round; None: the partition limits are off).
         self.room: PartitionRoom | None = None
         self._tokens = itertools.count(1)
+        # The version every key the commit being planned writes gets: one token per
+        # commit (unique to it, which is all a version must be), drawn by `next_commit`.
+        self.version = self._token_prefix + "0"
+
+    def next_commit(self) -> str:
+        """Draw the version token of the next commit (also its commit mark)."""
+        self.version = f"{self._token_prefix}{next(self._tokens):x}"
+        return self.version
 
     def _token(self) -> str:
-        return f"{self._token_prefix}{next(self._tokens):x}"
+        return self.version
 
     def unit(
         self,
@@ -228,7 +236,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 # ranges as this processor saw them (perhaps cached): the commit checks
                 # they are still Redis's. After Redis lost writes they are not, and the
                 # input must be applied again, not acked as a duplicate.
-                build.plan.sessions.append(SessionWrite(table(names[0]), before.version))
+                build.plan.sessions.append(SessionWrite(table(names.key), before.version))
             return
         session = before.core
         if session is None:
@@ -250,16 +258,26 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         token = self._token()
         write = session_write(table, names, before, plan, encoded, parked_after, token)
         if self.config.session_retention_ms:
-            write.idle_member = names[2]
+            write.idle_member = names.member
         build.plan.sessions.append(write)
+        # The cache keeps the session's state as stored, encoded (a third of its decoded
+        # size: a worker remembers 100,000 sessions in its default budget), and decodes
+        # it again when the session comes back. Unchanged, it is what was loaded.
+        raw_core, core = (
+            (encoded, None)
+            if encoded is not None
+            else (before.raw_core, None)
+            if before.raw_core is not None
+            else (None, session)
+        )
         # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
         build.sessions_after[session_id] = SessionSnapshot(
             version=token,
             next_seq=plan.next_seq,
             skipped=plan.skipped,
             parked=parked_after,
-            raw_core=None,
-            core=session,
+            raw_core=raw_core,
+            core=core,
             core_bytes=before.core_bytes if encoded is None else len(encoded),
         )
 

@@ -16,7 +16,8 @@
 -- bounded by its C stack, about 8,000 values), so no size of a unit makes a write fail.
 -- Units touch disjoint scopes and sessions, so one unit's writes never invalidate
 -- another unit's checks.
--- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}} (0-based).
+-- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}, distrusted}
+-- (0-based; distrusted 1 when a unit planned from the cache found the mark moved).
 -- Dead letters carry their reason as a 4th item, counted in stats as `dl:<reason>`.
 local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}
@@ -28,13 +29,26 @@ local CHUNK = 1000
 -- Partition ownership (store/ownership.py): a worker whose lease was taken over or
 -- released writes nothing, checked before the first write. Its entries stay pending
 -- for the partition's new owner.
-if plan.lk then
-  local owner = redis.call('HGET', KEYS[plan.lk], 'o') or ''
+-- The lease also holds the partition's commit mark (`m`): a token every commit replaces
+-- before its first write. A unit planned from the committing worker's cache
+-- (`t`) is written unchecked only while the mark is still the one that worker's last
+-- commit wrote (`pm`): then nothing has committed the partition since, and Redis has not
+-- lost that commit (a rollback of it would bring an older mark back), so what the
+-- worker remembers is what Redis holds. Otherwise the unit is returned as moved and the
+-- worker forgets everything it remembers (docs/store.md, "The commit mark").
+-- Every commit, fenced or not (a manual ACCORD_SERVE_PARTITIONS worker), replaces it.
+local trusted = false
+local lease = redis.call('HMGET', KEYS[plan.lk], 'o', 'm')
+if plan.lt then
+  local owner = lease[1] or ''
   if owner ~= plan.lt then
     if owner == '' then owner = 'nobody' end
     return redis.error_reply('FENCED the lease is held by ' .. owner .. ', not ' .. plan.lt)
   end
+  trusted = plan.pm ~= nil and lease[2] == plan.pm
 end
+-- Whether a unit planned from the cache found the mark moved: the worker drops its cache.
+local distrusted = 0
 
 -- cmd(key, fixed..., values[first..last]) for every chunk of `values`, `step` values
 -- forming one item (2 for field/value or score/member pairs).
@@ -78,7 +92,7 @@ end
 -- needs no check: XACK answers 0 then, it does not fail.
 local function shared_ok()
   local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
-    {plan.gk, 'zset'}, {plan.xk, 'zset'}}
+    {plan.gk, 'zset'}, {plan.xk, 'zset'}, {plan.lk, 'hash'}}
   if plan.yk then shared[#shared + 1] = {plan.yk, 'zset'} end
   for _, k in ipairs(plan.ik or {}) do
     shared[#shared + 1] = {k, 'stream'}
@@ -102,6 +116,13 @@ end
 -- nil when the unit can be written; 'moved' when a version changed since the load;
 -- else the reason it can never be written as planned.
 local function unit_check(unit)
+  if unit.t then
+    -- From the worker's cache: its versions and key types are the ones its own last
+    -- commits wrote, as long as the mark says nothing else wrote since.
+    if trusted then return nil end
+    distrusted = 1
+    return 'moved'
+  end
   if unit.sc then
     local v, err = version(KEYS[unit.sc])
     if err then return KEYS[unit.sc] .. ': ' .. err end
@@ -288,6 +309,10 @@ if shared_error then
   return redis.error_reply('commit: ' .. shared_error)
 end
 
+-- The new mark, before any write: a script that stops half-way leaves a mark the worker
+-- never saw, so it trusts nothing it remembers afterwards.
+redis.call('HSET', KEYS[plan.lk], 'm', plan.nm)
+
 -- Every unit is checked before any is written (units touch disjoint keys), so an error
 -- raised by a check leaves nothing written.
 local problems = {}
@@ -309,4 +334,4 @@ end
 
 flush_acks()
 dead_letters(plan.d)
-return {failed, refused}
+return {failed, refused, distrusted}

@@ -37,10 +37,11 @@ class CommitSpy:
         self,
         table: KeyTable,
         units: list[UnitPlan],
+        token: str,
         letters: Sequence[DeadLetter] = (),
         fence: Fence | None = None,
     ) -> CommitResult:
         self.calls.append((len(units), len(letters)))
         if self._before is not None:
             await self._before(len(self.calls))
-        return await self._inner(table, units, letters, fence)
+        return await self._inner(table, units, token, letters, fence)
