@@ -13,7 +13,10 @@ from worker.commands._shared import console, err_console
 def register(app: typer.Typer) -> None:
     @app.command()
     def bench(
-        size: Annotated[str, typer.Option(help="small (CI), medium or full.")] = "small",
+        size: Annotated[
+            str,
+            typer.Option(help="small (CI), medium, full, or production (12,000 sessions)."),
+        ] = "small",
         json: Annotated[  # noqa: FBT002  (a CLI flag)
             bool, typer.Option("--json", help="Print the figures as one JSON object.")
         ] = False,

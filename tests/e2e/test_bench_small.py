@@ -19,6 +19,7 @@ import pytest
 import typer
 from accord_harness import bench_command as bench
 from accord_harness.bench import run as run_module
+from accord_harness.bench.chatter import EN_ASSISTANT, EN_USER, ZH_ASSISTANT, ZH_USER
 from accord_harness.bench.endtoend import (
     Workers,
     acked,
@@ -29,11 +30,14 @@ from accord_harness.bench.endtoend import (
 )
 from accord_harness.bench.floor import floor_loop
 from accord_harness.bench.loops import machine_busy_s, streams_of
+from accord_harness.bench.run import PLANS
 from accord_harness.bench.workload import FLOW, build, entries
 from redis.asyncio import Redis
 from typer.testing import CliRunner
 
 from contracts.streams import GROUP, EntryId
+from core.intents import NoIntent
+from core.recognition.recognizer import recognize
 from store import ownership
 from store.intake import ensure_groups
 from store.ownership import Fence
@@ -265,3 +269,28 @@ def test_the_printed_figures_show_each_rounds_pair_and_the_median_ratio() -> Non
     lines = "\n".join(figures.lines())
     assert "(0.55x the bare loop beside it, 0.50x baseline, 0.75x floor)" in lines
     assert "0.60 of 100,000/s, 0.40 of 150,000/s, 0.55 of 110,000/s" in lines
+
+
+def test_the_production_chatter_is_of_real_length_and_holds_no_phrase_r1() -> None:
+    """R1, R18: every line of the production-shape chat is an ordinary turn (no intent read
+    as a user's, no claim as the assistant's), English 40-200 characters, Chinese 15-80;
+    a line with a phrase is found, so the check can fail."""
+    english, chinese = EN_USER + EN_ASSISTANT, ZH_USER + ZH_ASSISTANT
+    assert all(40 <= len(line) <= 200 for line in english)
+    assert all(15 <= len(line) <= 80 for line in chinese)
+    for line in english + chinese:
+        assert recognize(line, "user") == NoIntent(), line
+        assert recognize(line, "assistant") == NoIntent(), line
+    assert recognize("Let's agree: start with the conclusion.", "user") != NoIntent()
+
+
+def test_the_production_shape_holds_about_one_entry_per_session_per_read() -> None:
+    """The production plan interleaves enough sessions that a read of the batch size
+    (2,000 per stream) holds at most about 1.5 entries per session."""
+    plan = PLANS["production"]
+    workload = build(
+        sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions, real_text=True
+    )
+    read = workload.documents[: 2_000 * 3]
+    sessions = {(d["agent_id"], d["user_id"], d["session_id"]) for d in read}
+    assert len(read) / len(sessions) <= 1.5

@@ -61,6 +61,8 @@ class Plan:
     partitions: int = 4
     load_share: float = 0.2
     timeout_s: float = 300.0
+    # Real-length chat (bench/chatter.py) instead of the short noise lines.
+    real_text: bool = False
 
 
 PLANS = {
@@ -69,6 +71,18 @@ PLANS = {
     # A quarter of full, one round: figures in minutes on a busy shared machine.
     "medium": Plan(sessions=500, blocks=10, latency_sessions=125, rounds=1),
     "full": Plan(sessions=2000, blocks=10, latency_sessions=500, rounds=3),
+    # What a live gateway gives: 12,000 sessions interleaved, so a read holds about one
+    # entry per session, real-length chat, latency paced at half the peak over 10,000
+    # sessions (docs/performance.md, "Production shape").
+    "production": Plan(
+        sessions=12_000,
+        blocks=2,
+        latency_sessions=10_000,
+        rounds=1,
+        load_share=0.5,
+        real_text=True,
+        timeout_s=600.0,
+    ),
 }
 
 
@@ -410,10 +424,13 @@ def _latency(rounds: list[dict[str, float]]) -> dict[str, float]:
 async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures:
     plan = PLANS[size]
     started = time.perf_counter()
-    workload = build(sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions)
+    workload = build(
+        sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions,
+        real_text=plan.real_text,
+    )  # fmt: skip
     latency_load = build(
         sessions=plan.latency_sessions, blocks=plan.blocks, partitions=plan.partitions,
-        prefix="lat",
+        prefix="lat", real_text=plan.real_text,
     )  # fmt: skip
     figures = Figures(
         size=size,

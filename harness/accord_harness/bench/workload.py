@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from accord_harness.bench.chatter import EN_ASSISTANT, EN_USER, ZH_ASSISTANT, ZH_USER
 from accord_harness.chaos.workload import EN, ZH, Phrases
 from accord_harness.documents import Document, Session, stream_of
 
@@ -54,10 +55,17 @@ class Workload:
 class _Session(Session):
     """A session in one language: ordinary blocks, and at most one agreement flow."""
 
-    def __init__(self, scope: tuple[str, str], session_id: str, phrases: Phrases) -> None:
+    def __init__(
+        self, scope: tuple[str, str], session_id: str, phrases: Phrases, *, real_text: bool = False
+    ) -> None:
         super().__init__(scope, session_id, step_s=STEP_S, zone=phrases.zone)
         self.phrases = phrases
         self.zh = phrases is ZH
+        # Real-length everyday chat (bench/chatter.py) instead of the short noise lines.
+        self.user_lines = (ZH_USER if self.zh else EN_USER) if real_text else phrases.user_noise
+        self.assistant_lines = (
+            (ZH_ASSISTANT if self.zh else EN_ASSISTANT) if real_text else (ASSISTANT[self.zh],)
+        )
 
     def todo_write(self, status: str) -> None:
         """The agent's `todo_write` call and its result, both carrying the todo list."""
@@ -66,8 +74,8 @@ class _Session(Session):
         self.todo_result(todos, call_id=f"c-{self.session_id}-{call_seq}")
 
     def ordinary(self, index: int) -> None:
-        self.say(self.phrases.user_noise[index % len(self.phrases.user_noise)])
-        self.say(ASSISTANT[self.zh], "assistant")
+        self.say(self.user_lines[index % len(self.user_lines)])
+        self.say(self.assistant_lines[index % len(self.assistant_lines)], "assistant")
         self.todo_write("in_progress" if index % 2 else "pending")
 
     def flow(self, with_deadline: bool) -> None:  # noqa: FBT001  (one flag, positional)
@@ -78,17 +86,25 @@ class _Session(Session):
         self.say(self.phrases.confirm)
 
 
-def build(
-    *, sessions: int, blocks: int, partitions: int, flow_every: int = 5, prefix: str = "b"
+def build(  # noqa: PLR0913  (the workload's knobs)
+    *,
+    sessions: int,
+    blocks: int,
+    partitions: int,
+    flow_every: int = 5,
+    prefix: str = "b",
+    real_text: bool = False,
 ) -> Workload:
-    """`sessions` sessions of `blocks` ordinary blocks (+ one flow in every `flow_every`-th)."""
+    """`sessions` sessions of `blocks` ordinary blocks (+ one flow in every `flow_every`-th),
+    interleaved round robin: with many sessions a read holds about one entry of each, as a
+    live gateway's does. `real_text`: real-length chat (bench/chatter.py)."""
     per_session: list[list[Document]] = []
     flows = 0
     for index in range(sessions):
         phrases = ZH if index % 2 else EN
         has_flow = index % flow_every == 0
         scope = ("agent", f"{prefix}-user-{index if has_flow else f'shared-{index // 4}'}")
-        session = _Session(scope, f"{prefix}-s{index}", phrases)
+        session = _Session(scope, f"{prefix}-s{index}", phrases, real_text=real_text)
         for block in range(blocks):
             if has_flow and block == blocks // 2:
                 session.flow(with_deadline=flows % 2 == 1)
