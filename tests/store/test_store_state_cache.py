@@ -98,14 +98,14 @@ def test_a_session_snapshot_weighs_about_its_decoded_size() -> None:
 def test_the_state_cache_is_on_by_default_and_can_be_turned_off_r15() -> None:
     """R15: the cache is safe under Redis write loss (its decisions are version-checked,
     tests/store/test_store_gate.py), so store and worker keep one by default; 0 turns it off."""
-    assert StoreConfig().cache_size == 4096
-    assert Settings.from_env({}).store.cache_size == 4096
+    assert StoreConfig().cache_size == 16_384
+    assert Settings.from_env({}).store.cache_size == 16_384
     configured = Settings.from_env({"ACCORD_STATE_CACHE_SIZE": "0"})
     assert configured.store.cache_size == 0
 
 
-def test_the_byte_budget_is_16_mib_by_default_and_set_in_mib() -> None:
-    assert Settings.from_env({}).store.cache_bytes == StoreConfig().cache_bytes == 16 * 2**20
+def test_the_byte_budget_is_24_mib_by_default_and_set_in_mib() -> None:
+    assert Settings.from_env({}).store.cache_bytes == StoreConfig().cache_bytes == 24 * 2**20
     assert Settings.from_env({"ACCORD_STATE_CACHE_MB": "3"}).store.cache_bytes == 3 * 2**20
     assert Settings.from_env({"ACCORD_STATE_CACHE_MB": "0"}).store.cache_bytes == 0
     with pytest.raises(ValueError, match="ACCORD_STATE_CACHE_MB"):
