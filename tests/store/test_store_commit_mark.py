@@ -60,6 +60,24 @@ async def batch(client: redis.asyncio.Redis, store: PartitionProcessor[Any, Any]
     return await store.process(await read_new(client, 0, GROUP, "c"))
 
 
+async def lost_and_sent_again(client: redis.asyncio.Redis) -> Any:
+    """Seq 1 and 2 committed by a fenced processor, then Redis loses the commit of seq 2
+    (session, scope and the lease as they were after seq 1), and the gateway sends seq 2
+    again: that batch's report."""
+    store = await fenced(client)
+    await send(client, 1)
+    await batch(client, store)
+    dumps = await rolled_back(
+        client, keys.session_key(0, *SCOPE, "s"), keys.scope_key(0, *SCOPE), keys.lease_key(0)
+    )
+    await send(client, 2)
+    await batch(client, store)
+    await roll_back(client, dumps)
+    assert await applied(client) == [1], "Redis lost the commit of seq 2"
+    await send(client, 2)
+    return await batch(client, store)
+
+
 @pytest.mark.redis
 @pytest.mark.asyncio
 async def test_a_remembered_session_commits_on_the_mark_alone_r15(
@@ -132,18 +150,7 @@ async def test_a_commit_redis_lost_brings_an_old_mark_back_and_is_applied_again_
     lease's mark as they were after seq 1); the gateway sends seq 2 again. The cache says
     seq 2 was applied, but the mark is not the one the processor last wrote, so seq 2 is
     reloaded and applied, not acked as a duplicate."""
-    store = await fenced(client)
-    await send(client, 1)
-    await batch(client, store)
-    dumps = await rolled_back(
-        client, keys.session_key(0, *SCOPE, "s"), keys.scope_key(0, *SCOPE), keys.lease_key(0)
-    )
-    await send(client, 2)
-    await batch(client, store)
-    await roll_back(client, dumps)
-    assert await applied(client) == [1], "Redis lost the commit of seq 2"
-    await send(client, 2)
-    report = await batch(client, store)
+    report = await lost_and_sent_again(client)
     assert report.outcomes == {"applied": 1}
     assert await applied(client) == [1, 2]
     assert await pending(client) == 0
@@ -163,16 +170,6 @@ async def test_a_planted_trust_without_the_mark_is_caught(
     assert planted != source
     sha = hashlib.sha1(planted.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
     monkeypatch.setattr("store.commit.COMMIT", LuaScript("commit", planted, sha))
-    store = await fenced(client)
-    await send(client, 1)
-    await batch(client, store)
-    dumps = await rolled_back(
-        client, keys.session_key(0, *SCOPE, "s"), keys.scope_key(0, *SCOPE), keys.lease_key(0)
-    )
-    await send(client, 2)
-    await batch(client, store)
-    await roll_back(client, dumps)
-    await send(client, 2)
-    report = await batch(client, store)
+    report = await lost_and_sent_again(client)
     assert report.outcomes == {"duplicate": 1}
     assert await applied(client) == [1], "the planted bug loses seq 2"
