@@ -69,14 +69,11 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         self._tokens = itertools.count(1)
         # The version every key the commit being planned writes gets: one token per
         # commit (unique to it, which is all a version must be), drawn by `next_commit`.
-        self.version = self._token_prefix + "0"
+        self.version = self.next_commit()
 
     def next_commit(self) -> str:
         """Draw the version token of the next commit (also its commit mark)."""
         self.version = f"{self._token_prefix}{next(self._tokens):x}"
-        return self.version
-
-    def _token(self) -> str:
         return self.version
 
     def unit(
@@ -178,7 +175,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             plan.deadlines_added = [x for member, ms in sorted(added.items()) for x in (ms, member)]
         state_bytes = before.state_bytes
         if scope_changed:
-            plan.new_scope_version = self._token()
+            plan.new_scope_version = self.version
             encoded = self.core.encode_scope(scope)
             state_bytes = len(encoded)
             plan.scope_state = table.blob(encoded)
@@ -255,21 +252,17 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             )
             self._count_parked(build.plan, before.parked, parked_after)
         encoded = self.core.encode_session(session) if session_changed else None
-        token = self._token()
+        token = self.version
         write = session_write(table, names, before, plan, encoded, parked_after, token)
         if self.config.session_retention_ms:
             write.idle_member = names.member
         build.plan.sessions.append(write)
         # The cache keeps the session's state as stored, encoded (a third of its decoded
-        # size: a worker remembers 100,000 sessions in its default budget), and decodes
-        # it again when the session comes back. Unchanged, it is what was loaded.
-        raw_core, core = (
-            (encoded, None)
-            if encoded is not None
-            else (before.raw_core, None)
-            if before.raw_core is not None
-            else (None, session)
-        )
+        # size), and decodes it again when the session comes back. Unchanged, it is what
+        # was loaded; only a state never stored is kept decoded.
+        raw_core, core = (encoded, None) if encoded is not None else (before.raw_core, None)
+        if raw_core is None:
+            core = session
         # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
         build.sessions_after[session_id] = SessionSnapshot(
             version=token,

@@ -37,6 +37,7 @@ local CHUNK = 1000
 -- worker remembers is what Redis holds. Otherwise the unit is returned as moved and the
 -- worker forgets everything it remembers (docs/store.md, "The commit mark").
 -- Every commit, fenced or not (a manual ACCORD_SERVE_PARTITIONS worker), replaces it.
+-- (A lease key of another type fails this read, so the call, before any write.)
 local trusted = false
 local lease = redis.call('HMGET', KEYS[plan.lk], 'o', 'm')
 if plan.lt then
@@ -92,7 +93,7 @@ end
 -- needs no check: XACK answers 0 then, it does not fail.
 local function shared_ok()
   local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
-    {plan.gk, 'zset'}, {plan.xk, 'zset'}, {plan.lk, 'hash'}}
+    {plan.gk, 'zset'}, {plan.xk, 'zset'}}
   if plan.yk then shared[#shared + 1] = {plan.yk, 'zset'} end
   for _, k in ipairs(plan.ik or {}) do
     shared[#shared + 1] = {k, 'stream'}
