@@ -69,11 +69,12 @@ class LetterWrite(msgspec.Struct, array_like=True):
 
 
 class SessionWrite(msgspec.Struct, omit_defaults=True):
-    """One session of a unit. Without `new_version` it is a check only: nothing written."""
+    """One session of a unit. Without `next_seq` it is a check only: nothing written.
+    What it writes gets the commit's token as its version (`CommitPlan.new_mark`)."""
 
     key: int = msgspec.field(name="k")
-    version: str = msgspec.field(name="v")
-    new_version: str | None = msgspec.field(default=None, name="nv")
+    # The version the plan rests on, checked first (None: a trusted unit, not checked).
+    version: str | None = msgspec.field(default=None, name="v")
     next_seq: int | None = msgspec.field(default=None, name="n")
     # The scope view's field of this session's applied seq (written as next_seq - 1).
     applied_field: str | None = msgspec.field(default=None, name="af")
@@ -100,7 +101,6 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
 
     scope_key: int | None = msgspec.field(default=None, name="sc")
     scope_version: str | None = msgspec.field(default=None, name="sv")
-    new_scope_version: str | None = msgspec.field(default=None, name="sn")
     scope_state: int | None = msgspec.field(default=None, name="ss")  # #bytes
     sessions: list[SessionWrite] = msgspec.field(default_factory=list, name="se")
     # {record idx, #json, ...}
@@ -167,12 +167,10 @@ def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
     plan: GatePlan,
     encoded: bytes | None,
     parked_after: dict[int, ParkedEntry],
-    token: str,
 ) -> SessionWrite:
     """The session's writes as commit.lua reads them."""
     write = SessionWrite(
-        table(names.key), before.version, new_version=token, next_seq=plan.next_seq,
-        applied_field=names.applied,
+        table(names.key), before.version, next_seq=plan.next_seq, applied_field=names.applied,
     )  # fmt: skip
     if encoded is not None:
         write.core = table.blob(encoded)

@@ -293,7 +293,14 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if self.fence is None or self.committer.mark is None:
             return
         for unit in units:
-            unit.plan.trusted = unit.scope_id not in loaded and unit.scope_id not in broken
+            plan = unit.plan
+            if unit.scope_id in loaded or unit.scope_id in broken:
+                continue
+            plan.trusted = True
+            # Not checked, so not sent.
+            plan.scope_version = None
+            for session in plan.sessions:
+                session.version = None
 
     async def _parked_totals(self) -> tuple[int, int]:
         """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""

@@ -104,7 +104,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 plan, table, scope_id, build.scope, before, deadlines, build.records,
                 build.events, build.scope_changed,
             )  # fmt: skip
-            version = plan.new_scope_version or before.version
+            version = self.version if build.scope_changed else before.version
             scope_after = ScopeSnapshot(version, build.scope, deadlines, state_bytes)
         return Unit(scope_id, plan, build.outcomes, build.events, scope_after, build.sessions_after)
 
@@ -175,7 +175,6 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             plan.deadlines_added = [x for member, ms in sorted(added.items()) for x in (ms, member)]
         state_bytes = before.state_bytes
         if scope_changed:
-            plan.new_scope_version = self.version
             encoded = self.core.encode_scope(scope)
             state_bytes = len(encoded)
             plan.scope_state = table.blob(encoded)
@@ -252,8 +251,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             )
             self._count_parked(build.plan, before.parked, parked_after)
         encoded = self.core.encode_session(session) if session_changed else None
-        token = self.version
-        write = session_write(table, names, before, plan, encoded, parked_after, token)
+        write = session_write(table, names, before, plan, encoded, parked_after)
         if self.config.session_retention_ms:
             write.idle_member = names.member
         build.plan.sessions.append(write)
@@ -265,7 +263,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             core = session
         # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
         build.sessions_after[session_id] = SessionSnapshot(
-            version=token,
+            version=self.version,
             next_seq=plan.next_seq,
             skipped=plan.skipped,
             parked=parked_after,

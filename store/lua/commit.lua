@@ -203,9 +203,9 @@ end
 local function write_session(s)
   local key = KEYS[s.k]
   if s.c then
-    redis.call('HSET', key, 'n', s.n, 'v', s.nv, 'c', ARGV[s.c])
+    redis.call('HSET', key, 'n', s.n, 'v', plan.nm, 'c', ARGV[s.c])
   else
-    redis.call('HSET', key, 'n', s.n, 'v', s.nv)
+    redis.call('HSET', key, 'n', s.n, 'v', plan.nm)
   end
   if s.kk then redis.call('HSET', key, 'k', s.kk) end
   -- Session retention: when the session last committed, and the version that commit
@@ -213,7 +213,7 @@ local function write_session(s)
   -- a commit that did not score it (retention off there). Nothing extra when off.
   if s.im then
     redis.call('ZADD', KEYS[plan.yk], server_ms(), s.im)
-    redis.call('HSET', key, 'iv', s.nv)
+    redis.call('HSET', key, 'iv', plan.nm)
   end
   local ps = s.ps or {}
   if #ps > 0 then
@@ -251,7 +251,7 @@ local function write_view(unit)
     fields[2] = ARGV[unit.vd]
   end
   for _, s in ipairs(unit.se or {}) do
-    if s.nv and s.af then
+    if s.n and s.af then
       fields[#fields + 1] = s.af
       fields[#fields + 1] = s.n - 1
     end
@@ -273,10 +273,10 @@ local function write(unit)
   -- fails the unit before it has written anything.
   write_view(unit)
   if unit.sc and unit.ss then
-    redis.call('HSET', KEYS[unit.sc], 'v', unit.sn, 's', ARGV[unit.ss])
+    redis.call('HSET', KEYS[unit.sc], 'v', plan.nm, 's', ARGV[unit.ss])
   end
   for _, s in ipairs(unit.se or {}) do
-    if s.nv then write_session(s) end
+    if s.n then write_session(s) end
   end
   local r = unit.r or {}
   for i = 1, #r, 2 do

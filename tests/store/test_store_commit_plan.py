@@ -40,13 +40,13 @@ def full_plan() -> CommitPlan:
     """A plan with every field set to a value that is not its default."""
     table = KeyTable()
     session = SessionWrite(
-        key=table("session"), version="", new_version="t.1", next_seq=4, applied_field="a:s",
+        key=table("session"), version="", next_seq=4, applied_field="a:s",
         core=table.blob(b"core"), skipped="2-3", parked_key=table("parked"), park=[5, 3],
         unpark=[4], gap_member="m", gap_score=1_000, gap_observed=1, idle_member="m",
     )  # fmt: skip
     letter = LetterWrite(table("chat-turn:{0}"), "1-0", table.blob(b"{}"), "undecodable")
     unit = UnitPlan(
-        scope_key=table("scope"), scope_version="", new_scope_version="t.2",
+        scope_key=table("scope"), scope_version="",
         scope_state=table.blob(b"scope"), sessions=[session], records=[1, 2], final_records=[1, 2],
         deadlines_removed=["old"], deadlines_added=[1_000, "new"], events=[3],
         acks=[1, "1-0"], view_key=table("view"), view_document=4, letters=[letter],
@@ -80,8 +80,8 @@ def test_a_fully_set_plan_encodes_exactly_the_keys_commit_lua_reads() -> None:
 def test_a_planted_wrong_key_is_caught_on_either_side() -> None:
     """A key renamed in the script, or in a Struct, shows up as sent-but-unread and
     read-but-unsent: the check above can fail."""
-    planted_lua = COMMIT_LUA.replace("s.nv", "s.nw")
-    assert mismatch(SessionWrite, planted_lua, "s") == ({"nv"}, {"nw"})
+    planted_lua = COMMIT_LUA.replace("s.af", "s.ag")
+    assert mismatch(SessionWrite, planted_lua, "s") == ({"af"}, {"ag"})
 
     class PlantedSession(msgspec.Struct):
         key: int = msgspec.field(name="key")
