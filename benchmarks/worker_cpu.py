@@ -1,7 +1,11 @@
 """CPU per entry of the worker's hot path on the `accord bench` workload, no profiler.
 
     uv run --frozen python benchmarks/worker_cpu.py [SESSIONS] [BLOCKS] [ROUNDS]
-        [--cache N] [--gc N] [--batch N] [--commit N]
+        [--cache N] [--gc N] [--batch N] [--commit N] [--real-text]
+
+`--real-text`: real-length chat (accord_harness/bench/chatter.py) instead of the short
+noise lines. `12000 2 3 --real-text` is the production shape: about one entry per session
+per read (docs/performance.md, "Production shape").
 
 With COMMANDSTATS=1 in the environment, each round also prints Redis's time per
 command (`INFO commandstats`): the commit script is `evalsha`.
@@ -69,6 +73,7 @@ class Pauses:
 
 
 PAUSES = Pauses()
+REAL_TEXT = "--real-text" in sys.argv
 
 
 async def cpu_per_entry(
@@ -79,7 +84,7 @@ async def cpu_per_entry(
     changes: dict[str, int] | None = None,
 ) -> tuple[int, float, float]:
     """(entries, entries/s, microseconds of this process's CPU per entry) of one drain."""
-    workload = build(sessions=sessions, blocks=blocks, partitions=2)
+    workload = build(sessions=sessions, blocks=blocks, partitions=2, real_text=REAL_TEXT)
     with EmbeddedRedis() as server:
         redis = Redis.from_url(server.url)
         ids = await backlog(redis, workload)
@@ -139,7 +144,7 @@ def main(  # noqa: PLR0913, PLR0917  (the script's knobs)
 
 if __name__ == "__main__":
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    argv = sys.argv[1:]
+    argv = [a for a in sys.argv[1:] if a != "--real-text"]
     flags: dict[str, str] = {}
     for flag in ("--cache", "--gc", "--batch", "--commit"):
         if flag in argv:

@@ -163,14 +163,16 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
 def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)
     table: KeyTable,
     names: SessionNames,
+    version: str | None,
     before: SessionSnapshot[Any],
     plan: GatePlan,
     encoded: bytes | None,
     parked_after: dict[int, ParkedEntry],
 ) -> SessionWrite:
-    """The session's writes as commit.lua reads them."""
+    """The session's writes as commit.lua reads them, checked against `version` (None:
+    not checked, a trusted unit)."""
     write = SessionWrite(
-        table(names.key), before.version, next_seq=plan.next_seq, applied_field=names.applied,
+        table(names.key), version, next_seq=plan.next_seq, applied_field=names.applied,
     )  # fmt: skip
     if encoded is not None:
         write.core = table.blob(encoded)

@@ -248,8 +248,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             self.planner.room = room_left(self.config, *parked)
             table = KeyTable()
             token = self.planner.next_commit()
-            units = [self._unit(table, s, work[s], scopes, sessions, broken) for s in todo]
-            self._trust(units, loaded, broken)
+            # Under the fence, with the mark of this processor's last commit known, a scope
+            # planned from the cache alone needs no version read (docs/store.md).
+            trusting = self.fence is not None and self.committer.mark is not None
+            units = [
+                self._unit(
+                    table, s, work[s], scopes, sessions, broken, trusting and s not in loaded
+                )
+                for s in todo
+            ]
             self.crash("before_commit")
             result = await self.committer.commit(
                 table, [unit.plan for unit in units], token, unsent, self.fence
@@ -284,24 +291,6 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if left:
             report.outcomes["retry_exhausted"] += sum(work[s].entries() for s in left)
 
-    def _trust(
-        self, units: list[Unit[ScopeT, SessionT]], loaded: set[ScopeId], broken: dict[ScopeId, str]
-    ) -> None:
-        """Mark the units planned from the cache alone, when the partition is fenced and
-        this processor knows the commit mark its last commit wrote: the mark then vouches
-        for them instead of a version read per scope and session (docs/store.md)."""
-        if self.fence is None or self.committer.mark is None:
-            return
-        for unit in units:
-            plan = unit.plan
-            if unit.scope_id in loaded or unit.scope_id in broken:
-                continue
-            plan.trusted = True
-            # Not checked, so not sent.
-            plan.scope_version = None
-            for session in plan.sessions:
-                session.version = None
-
     async def _parked_totals(self) -> tuple[int, int]:
         """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""
         if self._parked is None:
@@ -311,7 +300,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             self._parked = (int(raw[0] or 0), int(raw[1] or 0))
         return self._parked
 
-    def _unit(  # noqa: PLR0913, PLR0917  (what planning needs, and what is broken)
+    def _unit(  # noqa: PLR0913, PLR0917  (what planning needs, what is broken, trust)
         self,
         table: KeyTable,
         scope_id: ScopeId,
@@ -319,12 +308,16 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]],
         sessions: dict[SessionId, SessionSnapshot[SessionT]],
         broken: dict[ScopeId, str],
+        trusted: bool,  # noqa: FBT001
     ) -> Unit[ScopeT, SessionT]:
         """The scope's unit, or its isolated stand-in if it cannot be planned or written."""
         reason = broken.get(scope_id)
         if reason is None:
             unit = planned(
-                table, lambda: self.planner.unit(table, scope_id, work, scopes[scope_id], sessions)
+                table,
+                lambda: self.planner.unit(
+                    table, scope_id, work, scopes[scope_id], sessions, trusted=trusted
+                ),
             )
             if not isinstance(unit, str):
                 return unit

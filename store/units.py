@@ -76,15 +76,21 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         self.version = f"{self._token_prefix}{next(self._tokens):x}"
         return self.version
 
-    def unit(
+    def unit(  # noqa: PLR0913  (a unit's inputs, and whether the mark vouches for them)
         self,
         table: KeyTable,
         scope_id: ScopeId,
         work: ScopeWork,
         before: ScopeSnapshot[ScopeT],
         sessions: dict[SessionId, SessionSnapshot[SessionT]],
+        *,
+        trusted: bool = False,
     ) -> Unit[ScopeT, SessionT]:
-        build: UnitBuild[ScopeT, SessionT] = UnitBuild(before.state, table, UnitPlan())
+        """The scope's unit; `trusted`: planned from the processor's cache alone under a
+        known commit mark, so it carries no versions to check (docs/store.md)."""
+        build: UnitBuild[ScopeT, SessionT] = UnitBuild(
+            before.state, table, UnitPlan(trusted=trusted)
+        )
         for session_id in sorted(work.sessions()) if work.skip_gap else sorted(work.arrivals):
             self._session(build, scope_id, session_id, work, sessions[(*scope_id, session_id)])
         plan = build.plan
@@ -166,8 +172,9 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
 
         Returns the scope state's encoded size after it, for the state cache's budget.
         """
-        plan.scope_key = table(self.names.scope(*scope_id))
-        plan.scope_version = before.version
+        if not plan.trusted:
+            plan.scope_key = table(self.names.scope(*scope_id))
+            plan.scope_version = before.version
         if deadlines is not before.deadlines or stale:
             removed = ({*before.deadlines, *stale}) - deadlines.keys()
             added = {m: ms for m, ms in deadlines.items() if before.deadlines.get(m) != ms}
@@ -175,6 +182,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             plan.deadlines_added = [x for member, ms in sorted(added.items()) for x in (ms, member)]
         state_bytes = before.state_bytes
         if scope_changed:
+            plan.scope_key = table(self.names.scope(*scope_id))
             encoded = self.core.encode_scope(scope)
             state_bytes = len(encoded)
             plan.scope_state = table.blob(encoded)
@@ -227,11 +235,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             self._not_applied(build, plan)
         names = self.names.session(*scope_id, session_id)
         if not (plan.apply or plan.park or plan.skipped_now):
-            if plan.duplicates or plan.late or plan.conflicting:
+            if (plan.duplicates or plan.late or plan.conflicting) and not build.plan.trusted:
                 # Nothing to write, but acking them rests on the next seq and skipped
                 # ranges as this processor saw them (perhaps cached): the commit checks
                 # they are still Redis's. After Redis lost writes they are not, and the
-                # input must be applied again, not acked as a duplicate.
+                # input must be applied again, not acked as a duplicate. (A trusted unit
+                # rests on the commit mark, which says the same for the whole partition.)
                 build.plan.sessions.append(SessionWrite(table(names.key), before.version))
             return
         session = before.core
@@ -251,7 +260,8 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             )
             self._count_parked(build.plan, before.parked, parked_after)
         encoded = self.core.encode_session(session) if session_changed else None
-        write = session_write(table, names, before, plan, encoded, parked_after)
+        version = None if build.plan.trusted else before.version
+        write = session_write(table, names, version, before, plan, encoded, parked_after)
         if self.config.session_retention_ms:
             write.idle_member = names.member
         build.plan.sessions.append(write)

@@ -23,6 +23,10 @@ local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}
 local refused = {}
 
+-- What an absent list reads as: one shared empty table, never written to (a fresh `{}`
+-- per absent field was a table allocated per unit and session, most of them).
+local NONE = {}
+
 -- Chunks of this many values per variadic call: far below Lua's unpack bound.
 local CHUNK = 1000
 
@@ -95,7 +99,7 @@ local function shared_ok()
   local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
     {plan.gk, 'zset'}, {plan.xk, 'zset'}}
   if plan.yk then shared[#shared + 1] = {plan.yk, 'zset'} end
-  for _, k in ipairs(plan.ik or {}) do
+  for _, k in ipairs(plan.ik or NONE) do
     shared[#shared + 1] = {k, 'stream'}
   end
   for _, s in ipairs(shared) do
@@ -129,7 +133,7 @@ local function unit_check(unit)
     if err then return KEYS[unit.sc] .. ': ' .. err end
     if v ~= unit.sv then return 'moved' end
   end
-  for _, s in ipairs(unit.se or {}) do
+  for _, s in ipairs(unit.se or NONE) do
     local v, err = version(KEYS[s.k])
     if err then return KEYS[s.k] .. ': ' .. err end
     if v ~= s.v then return 'moved' end
@@ -156,7 +160,7 @@ end
 local acks = {}
 
 local function gather_acks(pairs_list)
-  local list = pairs_list or {}
+  local list = pairs_list or NONE
   for i = 1, #list, 2 do
     local ids = acks[list[i]]
     if not ids then
@@ -182,7 +186,7 @@ end
 -- A dead letter is written only by the consumer whose XACK removed the entry from the
 -- pending list, so a redelivered entry is dead-lettered once.
 local function dead_letters(list)
-  for _, d in ipairs(list or {}) do
+  for _, d in ipairs(list or NONE) do
     if redis.call('XACK', KEYS[d[1]], plan.g, d[2]) == 1 then
       dead_letter(ARGV[d[3]], d[4])
     end
@@ -215,7 +219,7 @@ local function write_session(s)
     redis.call('ZADD', KEYS[plan.yk], server_ms(), s.im)
     redis.call('HSET', key, 'iv', plan.nm)
   end
-  local ps = s.ps or {}
+  local ps = s.ps or NONE
   if #ps > 0 then
     local fields = {}
     for i = 1, #ps, 2 do
@@ -224,7 +228,7 @@ local function write_session(s)
     end
     chunked('HSET', KEYS[s.pk], nil, fields, 2)
   end
-  if s.pk then chunked('HDEL', KEYS[s.pk], nil, s.pd or {}, 1) end
+  if s.pk then chunked('HDEL', KEYS[s.pk], nil, s.pd or NONE, 1) end
   if s.gm then
     -- The session's `g`: when its current gap was observed, which the gap skipper
     -- measures the timeout from (kept while the same seq is waited for).
@@ -250,7 +254,7 @@ local function write_view(unit)
     fields[1] = 'doc'
     fields[2] = ARGV[unit.vd]
   end
-  for _, s in ipairs(unit.se or {}) do
+  for _, s in ipairs(unit.se or NONE) do
     if s.n and s.af then
       fields[#fields + 1] = s.af
       fields[#fields + 1] = s.n - 1
@@ -275,26 +279,26 @@ local function write(unit)
   if unit.sc and unit.ss then
     redis.call('HSET', KEYS[unit.sc], 'v', plan.nm, 's', ARGV[unit.ss])
   end
-  for _, s in ipairs(unit.se or {}) do
+  for _, s in ipairs(unit.se or NONE) do
     if s.n then write_session(s) end
   end
-  local r = unit.r or {}
+  local r = unit.r or NONE
   for i = 1, #r, 2 do
     redis.call('SET', KEYS[r[i]], ARGV[r[i + 1]])
   end
   -- Records that left the scope's state for good: kept for the record retention.
-  local rf = unit.rf or {}
+  local rf = unit.rf or NONE
   for i = 1, #rf, 2 do
     redis.call('SET', KEYS[rf[i]], ARGV[rf[i + 1]], 'PX', plan.rt)
   end
-  chunked('ZREM', KEYS[plan.xk], nil, unit.xr or {}, 1)
-  chunked('ZADD', KEYS[plan.xk], nil, unit.xa or {}, 2)
-  for _, data in ipairs(unit.ev or {}) do
+  chunked('ZREM', KEYS[plan.xk], nil, unit.xr or NONE, 1)
+  chunked('ZADD', KEYS[plan.xk], nil, unit.xa or NONE, 2)
+  for _, data in ipairs(unit.ev or NONE) do
     xadd(KEYS[plan.ek], plan.em, ARGV[data])
   end
   gather_acks(unit.a)
   dead_letters(unit.d)
-  for _, data in ipairs(unit.dp or {}) do
+  for _, data in ipairs(unit.dp or NONE) do
     dead_letter(ARGV[data], 'uncommittable')
   end
   if unit.pe then parked_count('parked_entries', unit.pe) end
@@ -317,11 +321,11 @@ redis.call('HSET', KEYS[plan.lk], 'm', plan.nm)
 -- Every unit is checked before any is written (units touch disjoint keys), so an error
 -- raised by a check leaves nothing written.
 local problems = {}
-for index, unit in ipairs(plan.u or {}) do
+for index, unit in ipairs(plan.u or NONE) do
   problems[index] = unit_check(unit) or false
 end
 
-for index, unit in ipairs(plan.u or {}) do
+for index, unit in ipairs(plan.u or NONE) do
   local problem = problems[index]
   if not problem then
     write(unit)
