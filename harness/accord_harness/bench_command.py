@@ -15,7 +15,7 @@ def register(app: typer.Typer) -> None:
     def bench(
         size: Annotated[
             str,
-            typer.Option(help="small (CI), medium, full, or production (12,000 sessions)."),
+            typer.Option(help="small (CI), medium, or full (the production shape, docs)."),
         ] = "small",
         json: Annotated[  # noqa: FBT002  (a CLI flag)
             bool, typer.Option("--json", help="Print the figures as one JSON object.")

@@ -287,7 +287,7 @@ def test_the_production_chatter_is_of_real_length_and_holds_no_phrase_r1() -> No
 def test_the_production_shape_holds_about_one_entry_per_session_per_read() -> None:
     """The production plan interleaves enough sessions that a read of the batch size
     (2,000 per stream) holds at most about 1.5 entries per session."""
-    plan = PLANS["production"]
+    plan = PLANS["full"]
     workload = build(
         sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions, real_text=True
     )

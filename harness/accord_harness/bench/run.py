@@ -6,10 +6,10 @@ the least an exactly-once worker with accord's core must do) drain the same back
 worker process, two separate ones and `accord worker -n 2` drain it (throughput and
 scaling, medians); each one-process phase runs right after a bare loop of its own, and
 one process's ratio to the bare loop is the median of those pairs; the one-process
-phases also take a paced load at `load_share` of their peak (latency), and the first is
-measured (RSS, session bytes). Every end-to-end phase is
-checked exactly-once against the oracle. Micro-benchmarks last. Nothing here asserts a
-timing; `Figures.ok` is the correctness of the run only.
+phases also take a paced load at each of `load_shares` of their peak (steady state),
+and the first is measured (RSS, session bytes); the deep backlog's row comes after.
+Every end-to-end phase is checked exactly-once against the oracle. Micro-benchmarks
+last. Nothing here asserts a timing; `Figures.ok` is the correctness of the run only.
 """
 
 from __future__ import annotations
@@ -59,29 +59,44 @@ class Plan:
     rounds: int
     # Several partitions, so two workers split them 2/2 and a move is a real hand-over.
     partitions: int = 4
-    load_share: float = 0.2
+    # Steady state: a paced load at each of these shares of the one process's peak, over
+    # `latency_sessions` sessions of their own (latency p50/p99, the longest wait).
+    load_shares: tuple[float, ...] = (0.2,)
     timeout_s: float = 300.0
     # Real-length chat (bench/chatter.py) instead of the short noise lines.
     real_text: bool = False
+    # The deep backlog (sessions, blocks), one row beside the production shape: one
+    # process against the bare loop run just before it.
+    deep: tuple[int, int] | None = None
 
 
 PLANS = {
     # CI: well under a minute including two worker start-ups; figures are printed only.
     "small": Plan(sessions=100, blocks=6, latency_sessions=40, rounds=1, timeout_s=120),
     # A quarter of full, one round: figures in minutes on a busy shared machine.
-    "medium": Plan(sessions=500, blocks=10, latency_sessions=125, rounds=1),
-    "full": Plan(sessions=2000, blocks=10, latency_sessions=500, rounds=3),
-    # What a live gateway gives: 12,000 sessions interleaved, so a read holds about one
-    # entry per session, real-length chat, latency paced at half the peak over 10,000
-    # sessions (docs/performance.md, "Production shape").
-    "production": Plan(
+    "medium": Plan(
+        sessions=3_000,
+        blocks=2,
+        latency_sessions=2_500,
+        rounds=1,
+        partitions=2,
+        load_shares=(0.5, 0.8),
+        real_text=True,
+    ),
+    # What a live gateway gives (docs/performance.md): 12,000 sessions interleaved over
+    # two partitions, so a read holds about one entry per session, real-length chat;
+    # steady state paced at half and four fifths of the peak over 10,000 sessions; and
+    # the deep backlog of 2,000 sessions of 40 entries (about a dozen per read) as one row.
+    "full": Plan(
         sessions=12_000,
         blocks=2,
         latency_sessions=10_000,
-        rounds=1,
-        load_share=0.5,
+        rounds=3,
+        partitions=2,
+        load_shares=(0.5, 0.8),
         real_text=True,
         timeout_s=600.0,
+        deep=(2000, 10),
     ),
 }
 
@@ -117,11 +132,18 @@ class Figures:
     # the end-to-end phases also the cores busy over the drain: workers + Redis
     # ("cores") and every process on the machine ("machine_cores").
     cpu_us_per_entry: dict[str, dict[str, float]] = field(default_factory=dict)
-    # Latency at `load_share` of the peak, measured after every round's one-process drain
+    # Latency at the first of `load_shares` of the peak, measured after every round's
+    # one-process drain
     # (a single run swung between 5 and 20 ms on the shared machine): each round's
     # figures, and their medians (p50, p99, rate) with the samples and misses summed.
     latency: dict[str, float] = field(default_factory=dict)
     latency_by_round: list[dict[str, float]] = field(default_factory=list)
+    # The same for every share of the plan ("0.5", "0.8"): medians, and each round's.
+    latency_by_share: dict[str, dict[str, float]] = field(default_factory=dict)
+    latency_rounds_by_share: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+    # The deep backlog's row (Plan.deep): entries, bare loop and one process per second,
+    # their ratio, and CPU per entry.
+    deep: dict[str, float] = field(default_factory=dict)
     # Scope view reads (the client's one HGET) while one worker drains the backlog, and
     # the same reads on the idle server right after, as the baseline.
     view_read: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -221,6 +243,26 @@ class Figures:
                 for one in self.latency_by_round
             ),
             *(
+                f"steady state at {share} of peak ({one['rate']:,.0f}/s): p50 {one['p50_ms']:.2f}"
+                f" ms, p99 {one['p99_ms']:.2f} ms, longest wait {one['max_ms']:.1f} ms,"
+                f" {one['missing']:.0f} events missing"
+                for share, one in self.latency_by_share.items()
+            ),
+            *(
+                [
+                    (
+                        f"deep backlog ({self.deep['entries']:.0f} entries, about a dozen per"
+                        f" session per read): 1 process {self.deep['e2e_per_s']:,.0f}/s ="
+                        f" {self.deep['ratio']:.2f}x the bare loop beside it"
+                        f" ({self.deep['bare_per_s']:,.0f}/s);"
+                        f" {self.deep['client_us']:.1f} us consumer +"
+                        f" {self.deep['redis_us']:.1f} us Redis per entry"
+                    )
+                ]
+                if self.deep
+                else []
+            ),
+            *(
                 f"view read ({name}): p50 {v['p50_ms']:.3f} ms, p99 {v['p99_ms']:.3f} ms"
                 f" ({v['samples']:.0f} reads)"
                 for name, v in self.view_read.items()
@@ -299,9 +341,9 @@ def _cpu(drains: list[Drain]) -> dict[str, float]:
 
 
 async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
-    redis: Redis, url: str, workload: Workload, *, latency_load: Workload | None,
+    redis: Redis, url: str, workload: Workload, *, latency_loads: dict[float, Workload],
     plan: Plan, processes: int, figures: Figures, logs: Path,
-    launch: str = "separate", first: bool = False,
+    launch: str = "separate", first: bool = False, phase: str = "",
 ) -> Drain:  # fmt: skip
     await redis.flushall()
     # Written before the workers start, held back from them until each reads and owns its
@@ -309,7 +351,7 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
     # write competes with the drain, and every phase measures alike (endtoend.py).
     ids = await held_backlog(redis, workload)
     workers = Workers(url, workload.partitions, processes, logs, launch)
-    phase = f"{processes}_process" + (f"_{launch}" if processes > 1 else "")
+    phase = phase or f"{processes}_process" + (f"_{launch}" if processes > 1 else "")
     workers.start()
     try:
         await workers.ready(redis, plan.timeout_s)
@@ -330,13 +372,10 @@ async def _end_to_end(  # noqa: PLR0913  (one phase's inputs, all needed)
             idle = await view_reads(url, workload.partitions, scopes, 300, instant)
             figures.view_read["idle"] = percentiles(idle)
         checked = [workload]
-        if latency_load is not None:
-            figures.latency_by_round.append(
-                await paced_latency(
-                    redis, url, latency_load, drain.per_s * plan.load_share, plan.timeout_s
-                )
-            )
-            checked.append(latency_load)
+        for share, load in latency_loads.items():
+            paced = await paced_latency(redis, url, load, drain.per_s * share, plan.timeout_s)
+            figures.latency_rounds_by_share.setdefault(str(share), []).append(paced)
+            checked.append(load)
         if first:
             figures.worker_rss_mb = max(workers.peak_rss_bytes()) / 2**20
             figures.redis_session_bytes = await session_bytes(redis)
@@ -362,8 +401,8 @@ PHASE_NAMES = {
 
 
 async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
-    redis: Redis, url: str, workload: Workload, *, latency_load: Workload, plan: Plan,
-    figures: Figures, logs: Path, say: Callable[[str], None],
+    redis: Redis, url: str, workload: Workload, *, latency_loads: dict[float, Workload],
+    plan: Plan, figures: Figures, logs: Path, say: Callable[[str], None],
 ) -> None:  # fmt: skip
     drains: dict[tuple[int, str], list[Drain]] = {phase: [] for phase in PHASES}
     bare: list[Drain] = []
@@ -383,7 +422,7 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
                 + (" (+ latency, RSS, memory)" if first else " (+ latency)" if one else "")
             )
             drain = await _end_to_end(
-                redis, url, workload, latency_load=latency_load if one else None,
+                redis, url, workload, latency_loads=latency_loads if one else {},
                 plan=plan, processes=processes, figures=figures, logs=logs, launch=launch,
                 first=first,
             )  # fmt: skip
@@ -394,6 +433,11 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
     figures.e2e_per_s = statistics.median(d.per_s for d in drains[1, "separate"])
     figures.e2e_two_processes_per_s = statistics.median(d.per_s for d in drains[2, "separate"])
     figures.e2e_worker_n2_per_s = statistics.median(d.per_s for d in drains[2, "supervised"])
+    figures.latency_by_share = {
+        share: _latency(rounds) for share, rounds in figures.latency_rounds_by_share.items()
+    }
+    # The first share's, as the run's latency figure.
+    figures.latency_by_round = next(iter(figures.latency_rounds_by_share.values()), [])
     figures.latency = _latency(figures.latency_by_round)
     figures.baseline_by_round = [round(d.per_s) for d in bare]
     figures.e2e_vs_baseline_by_round = [
@@ -404,6 +448,31 @@ async def _scaling(  # noqa: PLR0913  (the run's inputs, all needed)
         (round(two.per_s / one.per_s, 3), round(n2.per_s / one.per_s, 3))
         for one, two, n2 in zip(*(drains[phase] for phase in PHASES), strict=True)
     ]
+
+
+async def _deep_row(  # noqa: PLR0913, PLR0917  (the run's inputs, all needed)
+    redis: Redis, url: str, plan: Plan, figures: Figures, logs: Path,
+    say: Callable[[str], None],
+) -> None:  # fmt: skip
+    """The deep backlog, one row: a bare loop, then one process, on the same backlog."""
+    assert plan.deep is not None
+    sessions, blocks = plan.deep
+    deep = build(sessions=sessions, blocks=blocks, partitions=plan.partitions, prefix="deep")
+    say("deep backlog: bare loop, then one process")
+    await _fresh(redis, deep)
+    bare = await bare_loop(redis, deep.partitions, len(deep.documents))
+    one = await _end_to_end(
+        redis, url, deep, latency_loads={}, plan=plan, processes=1, figures=figures,
+        logs=logs, phase="1_process_deep",
+    )  # fmt: skip
+    figures.deep = {
+        "entries": len(deep.documents),
+        "bare_per_s": round(bare.per_s),
+        "e2e_per_s": round(one.per_s),
+        "ratio": round(one.per_s / bare.per_s, 3),
+        "client_us": one.cpu_us,
+        "redis_us": one.redis_cpu_us,
+    }
 
 
 def _latency(rounds: list[dict[str, float]]) -> dict[str, float]:
@@ -428,10 +497,17 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
         sessions=plan.sessions, blocks=plan.blocks, partitions=plan.partitions,
         real_text=plan.real_text,
     )  # fmt: skip
-    latency_load = build(
-        sessions=plan.latency_sessions, blocks=plan.blocks, partitions=plan.partitions,
-        prefix="lat", real_text=plan.real_text,
-    )  # fmt: skip
+    # One paced workload per share (each one's sessions and seqs are written once).
+    latency_loads = {
+        share: build(
+            sessions=plan.latency_sessions,
+            blocks=plan.blocks,
+            partitions=plan.partitions,
+            prefix=f"lat{index}",
+            real_text=plan.real_text,
+        )
+        for index, share in enumerate(plan.load_shares)
+    }
     figures = Figures(
         size=size,
         entries=len(workload.documents),
@@ -444,9 +520,11 @@ async def run(size: str, say: Callable[[str], None] = lambda _: None) -> Figures
             say("reference loops (bare redis-py, FastStream batch subscriber, floor)")
             await _reference_loops(redis, server.url, workload, plan, figures)
             await _scaling(
-                redis, server.url, workload, latency_load=latency_load, plan=plan,
+                redis, server.url, workload, latency_loads=latency_loads, plan=plan,
                 figures=figures, logs=Path(logs), say=say,
             )  # fmt: skip
+            if plan.deep is not None:
+                await _deep_row(redis, server.url, plan, figures, Path(logs), say)
         finally:
             await redis.aclose()
     say("micro-benchmarks (recognizer, deadlines)")
