@@ -28,7 +28,9 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int | None, typer.Option(help="Seed of workload and faults.")] = None,
         plant: Annotated[
             str | None,
-            typer.Option(help="Plant a bug the checks must catch: ack_before_commit."),
+            typer.Option(
+                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only."
+            ),
         ] = None,
         cache_size: Annotated[
             int | None, typer.Option(help="The store's state cache size (0: off).")
@@ -42,8 +44,12 @@ def register(app: typer.Typer) -> None:
 
         Starts its own redis-server (appendonly yes) and worker processes; needs no REDIS_URL.
         """
+        from accord_harness.chaos.node import PLANTS  # noqa: PLC0415  (heavy; on use)
         from accord_harness.chaos.run import PLANS, run_chaos  # noqa: PLC0415  (heavy; on use)
 
+        if plant is not None and plant not in PLANTS:
+            err_console.print(f"[red]--plant must be one of {', '.join(PLANTS)}[/]", markup=True)
+            raise typer.Exit(2)
         if size not in PLANS or fsync not in {"always", "everysec"}:
             err_console.print(
                 f"[red]--size {'|'.join(PLANS)}, --fsync always|everysec[/]", markup=True

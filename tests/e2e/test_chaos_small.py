@@ -13,7 +13,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import typer
+from accord_harness import chaos_command
 from accord_harness.chaos.run import PLANS, Report, run_chaos
+from typer.testing import CliRunner
 
 
 def _summary(report: Report) -> str:
@@ -84,3 +87,13 @@ async def test_a_planted_ack_before_commit_is_caught() -> None:
     assert report.by_check.get("applied", 0) >= 1, _summary(report)
     assert report.by_check.get("event_order", 0) >= 1, _summary(report)
     assert any(d.startswith("[applied] session=") for d in report.differences)
+
+
+def test_an_unknown_planted_bug_is_one_line_and_exit_2() -> None:
+    """`accord chaos --plant` names a bug the harness knows, or says which it knows."""
+    app = typer.Typer()
+    chaos_command.register(app)
+    done = CliRunner().invoke(app, ["--plant", "nonsense"])
+    assert done.exit_code == 2
+    assert "--plant must be one of ack_before_commit, trusted_ack_only" in done.output
+    assert "Traceback" not in done.output

@@ -9,9 +9,12 @@
   harness picks a random moment), default 0;
 - `ACCORD_CHAOS_CACHE_SIZE`: the store's state cache size (`StoreConfig.cache_size`;
   0 turns it off), to tell a cache's part in a difference from the rest;
-- `ACCORD_CHAOS_PLANT=ack_before_commit`: a deliberate bug for the harness to catch,
-  never set outside the demonstration: each batch is XACKed before it is processed,
-  so a crash between the two loses it.
+- `ACCORD_CHAOS_PLANT`: a deliberate bug for the harness to catch, never set outside
+  the demonstration. `ack_before_commit`: each batch is XACKed before it is processed,
+  so a crash between the two loses it. `trusted_ack_only`: the commit script acks the
+  entries of a unit planned from the cache (trusted by the commit mark) without
+  writing its sessions' state, so the next owner of the partition reads sessions
+  behind what was acked.
 
 Everything else is the production worker (`worker.app.build_worker`): its readers,
 reclaimer, sweeper and watchdog, the store's processor over the real core.
@@ -21,22 +24,24 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import os
 from collections.abc import Sequence
 from typing import Any
 
+import store.commit
 from contracts.streams import Entry
 from store.compaction import Compaction
 from store.crash import CRASH_POINTS, exit_at
 from store.ownership import Fence
 from store.processor import PartitionProcessor
-from store.scripts import AnyRedis
+from store.scripts import COMMIT, AnyRedis, LuaScript
 from worker.app import PartitionPort, build_worker, core_for
 from worker.consumer import Outcome
 from worker.observability import configure_logging
 from worker.settings import Settings
 
-PLANTS = ("ack_before_commit",)
+PLANTS = ("ack_before_commit", "trusted_ack_only")
 
 
 @dataclasses.dataclass
@@ -101,6 +106,20 @@ async def _ack(redis: AnyRedis, group: str, entries: Sequence[Entry]) -> None:
         await redis.xack(stream, group, *ids)
 
 
+def _plant_trusted_ack_only() -> None:
+    """The planted bug: commit.lua skips the session writes of trusted units."""
+    source = COMMIT.source
+    planted = source.replace(
+        "    if s.n then write_session(s) end",
+        "    if s.n and not unit.t then write_session(s) end",
+    )
+    if planted == source:
+        raise RuntimeError("trusted_ack_only: commit.lua no longer has the line to plant in")
+    sha = hashlib.sha1(planted.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
+    # The committer runs the script its module names (store/commit.py imports COMMIT).
+    vars(store.commit)["COMMIT"] = LuaScript("commit", planted, sha)
+
+
 def main() -> int:
     env = dict(os.environ)
     settings = Settings.from_env(env)
@@ -108,6 +127,8 @@ def main() -> int:
     configure_logging(settings.log_level)
 
     config = settings.store
+    if arming.plant == "trusted_ack_only":
+        _plant_trusted_ack_only()
     if env.get("ACCORD_CHAOS_CACHE_SIZE"):
         config = dataclasses.replace(config, cache_size=int(env["ACCORD_CHAOS_CACHE_SIZE"]))
 
