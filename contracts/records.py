@@ -13,14 +13,19 @@ from contracts.tools import AcceptArguments
 # the fields they carry (terms, deadline, binding ...): each is a stored shape of its own.
 
 
-class Acceptances(msgspec.Struct, frozen=True, kw_only=True):
+# Records and their parts are never tracked by the garbage collector (`gc=False`): frozen
+# trees in no cycle, held by the thousand in the worker's cached scope states, where
+# tracked they were walked by every full collection (worker/gc_tuning.py).
+class Acceptances(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Which side has recorded its acceptance. Neither is implied by a proposal (R2)."""
 
     agent: bool = False
     user: bool = False
 
 
-class TodoBinding(msgspec.Struct, frozen=True, kw_only=True, tag="todo", tag_field="kind"):
+class TodoBinding(
+    msgspec.Struct, frozen=True, kw_only=True, tag="todo", tag_field="kind", gc=False
+):
     """Delivery binding to one continuous todo item of the original session (R11).
 
     Taken from the session's real todo snapshot by the host, never from the model.
@@ -35,7 +40,7 @@ class TodoBinding(msgspec.Struct, frozen=True, kw_only=True, tag="todo", tag_fie
 Binding = TodoBinding
 
 
-class Amendment(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Amendment(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """New terms proposed for an open agreement, pending both acceptances again (R17).
 
     The agreement's current terms stay in force until both sides accept; only the
@@ -56,7 +61,7 @@ Resolution = Literal["only_candidate", "quoted_hint"]
 PassedBy = Literal["input", "watermark"]
 
 
-class DeadlineEvidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class DeadlineEvidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """A deadline as written in the terms, the convention applied and the instant (R16).
 
     `written` is part of the terms, so storing it keeps to R14.
@@ -68,7 +73,7 @@ class DeadlineEvidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
     resolved: Instant | None = None
 
 
-class Evidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Evidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """Why one revision happened, beyond its provenance (R16). Never message text (R14).
 
     - `input_at`: the causing input's `ts`;
@@ -97,7 +102,7 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     passed_at: Instant | None = None
 
 
-class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """One committed change: every change is a new revision (DESIGN section 1).
 
     `terms` (with `deadline_at` and `binding`) is set on the revisions that set the
@@ -118,7 +123,7 @@ class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
     evidence: Evidence | None = None
 
 
-class AgreementRecord(msgspec.Struct, frozen=True, kw_only=True):
+class AgreementRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """An agreement between one user and one agent.
 
     `terms` is the memory prose: the terms alone, never receipts or diagnostics (R14).

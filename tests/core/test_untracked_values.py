@@ -61,5 +61,12 @@ def test_the_cores_steps_and_states_are_untracked_through_a_whole_flow_r12() -> 
     assert step.scope.closed, "the fulfilled agreement joined the closed list"
     for value in (step, step.scope, step.session, *step.scope.closed):
         assert not gc.is_tracked(value), type(value).__name__
+    # The records, their history, evidence and acceptances (cached in scope states).
+    assert step.records
+    for record in step.records:
+        parts: list[object] = [record, record.acceptances, record.binding, *record.history]
+        parts += [entry.evidence for entry in record.history]
+        for part in parts:
+            assert not gc.is_tracked(part), type(part).__name__
     assert not gc.is_tracked(decode_scope(encode_scope(step.scope)))
     assert not gc.is_tracked(decode_session(encode_session(step.session)))
