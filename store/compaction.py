@@ -82,7 +82,9 @@ async def compact_idle_sessions(
         compact = compact and not _needed(core, scope_raw, ids[n])
         session_keys.append(keys.session_key(partition, agent_id, user_id, session_id))
         args += [read, members[n], "1" if compact else "0"]
-    compacted, kept, stale = await COMPACT.run(redis, [index, *session_keys], args)
+    compacted, kept, stale = await COMPACT.run(
+        redis, [index, *session_keys, keys.lease_key(partition)], args
+    )
     return Compaction(int(compacted), int(kept), stale=int(stale) + len(malformed))
 
 

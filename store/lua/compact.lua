@@ -1,6 +1,9 @@
 -- Compact idle sessions of one partition to their ordering watermark (all KEYS share {p}).
 --
--- KEYS[1]: the idle index `idle:{p}`; KEYS[2..]: session hashes.
+-- KEYS[1]: the idle index `idle:{p}`; KEYS[2..n-1]: session hashes; KEYS[n]: the
+-- partition's lease hash, whose commit mark a pass that compacts anything replaces with
+-- its token (docs/store.md, "The commit mark": a worker's cache of these sessions is
+-- then trusted no more).
 -- ARGV[1]: the new version token; ARGV[2]: Redis time (ms) the caller read;
 -- then per session (KEYS[i + 1]): the version the caller read ('' for none), its member
 -- in the index, and '1' to compact it or '0' to keep its state (a kept record depends on
@@ -34,7 +37,7 @@ if caught(redis.pcall('ZRANGE', KEYS[1], 0, 0)) then
   return redis.error_reply('compact: WRONGTYPE ' .. KEYS[1] .. ' is not a zset')
 end
 local compact, rescore, stale = {}, {}, {}
-for i = 2, #KEYS do
+for i = 2, #KEYS - 1 do
   local a = 3 + (i - 2) * 3
   local member = ARGV[a + 1]
   local reply = redis.pcall('HMGET', KEYS[i], 'v', 'g', 'n', 'k', 'iv')
@@ -48,6 +51,10 @@ for i = 2, #KEYS do
   else
     compact[#compact + 1] = {KEYS[i], member, reply[3], reply[4]}
   end
+end
+if #compact > 0 then
+  -- First: a lease key of another type fails the pass here, before any write.
+  redis.call('HSET', KEYS[#KEYS], 'm', token)
 end
 for _, p in ipairs(compact) do
   -- Emptied and written anew (Redis deletes a hash with its last field), so it is a

@@ -16,6 +16,7 @@ from accord_harness.reading import read_new
 
 from contracts.streams import GROUP
 from store import keys, scripts
+from store.compaction import compact_idle_sessions
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 from store.scripts import LuaScript
@@ -29,6 +30,7 @@ from tests.store.test_store_gate import (
     send,
 )
 from tests.support.commit_spy import CommitSpy
+from tests.support.fake_core import FakeCore
 
 OWNER = "1:worker"
 
@@ -173,3 +175,26 @@ async def test_a_planted_trust_without_the_mark_is_caught(
     report = await lost_and_sent_again(client)
     assert report.outcomes == {"duplicate": 1}
     assert await applied(client) == [1], "the planted bug loses seq 2"
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_compaction_by_another_pass_moves_the_mark_r15(
+    client: redis.asyncio.Redis,
+) -> None:
+    """R15: a retention pass that is not this processor's (another worker's sweeper, a
+    manual one) compacts a session this processor remembers: the pass replaces the mark,
+    so the processor's next batch of that session is refused trusted and reloaded from
+    what the compaction left, not written over it from the cache."""
+    store = await fenced(client, session_retention_ms=1_000)
+    await send(client, 1, 2)
+    await batch(client, store)
+    done = await compact_idle_sessions(client, 0, FakeCore(), 1_000, 2**50)
+    assert done.compacted == 1
+    assert await client.hget(keys.session_key(0, *SCOPE, "s"), "c") is None
+    seen = Trusted(store)
+    await send(client, 3)
+    report = await batch(client, store)
+    assert seen.rounds == [[True], [False]], "refused trusted, then reloaded and checked"
+    assert report.outcomes == {"applied": 1}
+    assert await applied(client) == [3], "applied to the compacted state, not the cached one"
