@@ -14,7 +14,7 @@ proposal, which must be applied in the same round. Input is trimmed every round
 (`store.retention.trim_applied`, the operator's retention: below what is finished and
 below the oldest parked entry), so what is measured is what accord itself holds. The same rounds
 without the flood run first as the baseline; the figures are printed side by side, as
-ratios, never asserted. Findings: docs/performance.md, "Memory under a flood".
+ratios, never asserted. Findings: docs/performance.md, "Memory".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

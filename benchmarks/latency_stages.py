@@ -13,7 +13,7 @@ batch handed over (Redis, the worker's wake-up, the read, waiting for its loop),
 batch's `handle`, and the batch's end to the event seen (negative: the reader saw the
 event while the worker still finished the batch after its commit); and, over every
 batch, `process` and the commit's await in it. Findings:
-docs/performance.md, "Latency at 20% of peak".
+docs/performance.md, "Steady state".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

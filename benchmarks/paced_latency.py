@@ -22,7 +22,7 @@ processes import the tree they are started in):
     (cd /tmp/base && PYTHONPATH=/tmp/base:/tmp/base/harness \\
         /work/main/.venv/bin/python /work/main/benchmarks/paced_latency.py 2100)
 
-Findings: docs/performance.md, "Latency at 20% of peak".
+Findings: docs/performance.md, "Steady state".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

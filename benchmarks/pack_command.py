@@ -8,7 +8,7 @@ as it was packed. Then each kept command is packed again, all of them, by redis-
 own asyncio `Connection.pack_command` (Python, argument by argument) and by the worker's
 connection class (worker/connection.py, `HiredisPacking`), alternately, and the time
 per drained entry of each is printed with their ratio. Both must give the same bytes;
-the script checks it. Findings: docs/performance.md, "Packing commands".
+the script checks it. Findings: docs/performance.md, "Transport".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

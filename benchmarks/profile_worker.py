@@ -6,7 +6,7 @@ The worker as shipped (worker/app.py: merged reader -> Dispatcher -> store -> co
 Lua commit) runs in this process on an embedded Redis and drains the
 benchmark's backlog (harness/accord_harness/bench/workload.py, two partitions) under pyinstrument.
 Prints entries/s (slowed by the profiler) and the call tree. Findings:
-docs/performance.md, "End to end".
+docs/performance.md, "End to end at the production shape".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

@@ -9,7 +9,7 @@ tool calls about KB kilobytes each (default 60: text near the 64 KiB text limit,
 tool's arguments as large), the tool results small; then one `accord worker` process as
 deployed starts and drains it. Printed: the drain's rate and the worker's peak RSS
 (`VmHWM`), and how many XREADGROUPs Redis served. Findings: docs/performance.md,
-"Reads bounded by bytes".
+"Memory".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

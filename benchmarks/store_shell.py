@@ -7,7 +7,7 @@ each with one session and its next input in order (the common case), with a core
 does nothing, then times planning each unit, the commit plan and remembering them: what the
 store costs around the core, per entry, without Redis. Then times redis-py's packing of
 that commit's EVALSHA. Best of 5.
-Findings: docs/performance.md, "The floor, and what stops 0.5x".
+Findings: docs/performance.md, "End to end at the production shape".
 """
 
 # ruff: noqa: T201, ARG002  (a script directory; it prints; the stub ignores its input)

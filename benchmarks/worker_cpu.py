@@ -5,7 +5,7 @@
 
 `--real-text`: real-length chat (accord_harness/bench/chatter.py) instead of the short
 noise lines. `12000 2 3 --real-text` is the production shape: about one entry per session
-per read (docs/performance.md, "Production shape").
+per read (docs/performance.md, "End to end at the production shape").
 
 With COMMANDSTATS=1 in the environment, each round also prints Redis's time per
 command (`INFO commandstats`): the commit script is `evalsha`.
@@ -15,7 +15,7 @@ tree's own), and each round prints the collections that ran during the drain and
 longest of them.
 
 `--batch N` and `--commit N` set ACCORD_BATCH_SIZE and ACCORD_COMMIT_ENTRIES (default the
-tree's own): docs/performance.md, "Batch size and commit size".
+tree's own): docs/performance.md, "Settings that trade memory for speed".
 
 `--cache N` sets the store's state cache (ACCORD_STATE_CACHE_SIZE; off by default
 since it is unsafe when Redis loses acknowledged writes); without it the tree's own
@@ -27,8 +27,8 @@ to an embedded Redis before it starts; this process's CPU time (`time.process_ti
 worker's own cost: Redis runs in its own process) is divided by the entries. Wall-clock
 rates on the shared machine move with the load far more than CPU per entry does.
 
-To compare two commits in the same window (docs/performance.md, "End to end"), export
-the older one and alternate runs:
+To compare two commits in the same window (docs/performance.md, "End to end at the
+production shape"), export the older one and alternate runs:
 
     git archive <commit> | tar -x -C /tmp/base
     (cd /tmp/base && PYTHONPATH=/tmp/base /work/main/.venv/bin/python \

@@ -8,7 +8,7 @@ its garbage-collector setting, on the bench workload), with the process CPU time
 Only synchronous phases are timed: around an `await`, process CPU time would also count
 whatever else ran meanwhile (the other partition's loop, the read-ahead, background
 loops). Profilers overstate small Python calls several times; this does not.
-Findings: docs/performance.md, "The floor, and what stops 0.5x".
+Findings: docs/performance.md, "End to end at the production shape".
 """
 
 # ruff: noqa: T201  (a script directory, not a package; it prints its report)

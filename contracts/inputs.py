@@ -16,7 +16,7 @@ from contracts.common import Ident, Instant, Role, Seq, TodoStatus
 # `gc=False`: an input is decoded from one JSON document, a tree that no code mutates,
 # so it can be in no reference cycle, and the garbage collector need not track it.
 # The worker decodes one per entry: tracked, they set off most of its collections
-# (docs/performance.md, "The per-entry path, trimmed"; worker/gc_tuning.py).
+# (docs/performance.md, "Settings that trade memory for speed"; worker/gc_tuning.py).
 _INPUT = {
     "tag_field": "type",
     "frozen": True,

@@ -150,7 +150,7 @@ def entries_of_reply(reply: object) -> dict[str, list[Entry]]:
 
 # Both tuples are built by `tuple.__new__` directly, as a NamedTuple's own `__new__`
 # does after a Python-level call: this runs twice for every entry the worker reads
-# (docs/performance.md, "The per-entry path, trimmed"). It takes every field, in order,
+# (docs/performance.md, "Settings that trade memory for speed"). It takes every field, in order,
 # with no defaults: a field added to either type fails the test that compares these
 # entries with `entries_of`'s (tests/core/test_contracts_streams.py).
 _new_tuple: Any = tuple.__new__

@@ -15,8 +15,8 @@ stops with an error.
 
 Why these two packages: they are pure Python with no msgspec Struct defined in a way
 mypyc mishandles, and the proposal path of the recognizer spends its time in them
-(docs/performance.md, "Recognizer"). The worker's store and lifecycle modules were tried
-too and measured no faster (same section), so they stay Python.
+(docs/performance.md, "Core: recognition, deadlines, lifecycle"). The worker's store
+and lifecycle modules were tried too and measured no faster, so they stay Python.
 """
 
 # ruff: noqa: T201  (a build script reports its steps)

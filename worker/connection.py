@@ -52,7 +52,7 @@ class TimedSends(Connection):
     built on it, and this changes nothing). The rest is redis-py's own handling: a
     timed-out send drops the connection and raises its TimeoutError, a failed one its
     ConnectionError, a cancelled one drops it and stays a cancellation
-    (docs/performance.md, "The per-entry path, trimmed").
+    (docs/performance.md, "Settings that trade memory for speed").
     """
 
     async def send_packed_command(
@@ -95,7 +95,7 @@ class HiredisPacking(TimedSends):
 
     redis-py's asyncio connection packs in Python, argument by argument, and a commit
     script's call carries thousands of them: about 0.7 ms of the worker's CPU for 2,000
-    arguments against 0.16 ms here (docs/performance.md, "Packing commands"). The bytes
+    arguments against 0.16 ms here (docs/performance.md, "Transport"). The bytes
     on the wire are the same (str as UTF-8, bytes, int, float); anything else, or a
     client with another encoding or `encoding_errors`, goes through redis-py's packing.
     """

@@ -35,7 +35,8 @@ from worker.outage import Backoff, Reachability
 
 # Counting undelivered entries on Redis 6.2 stops here (the gauge saturates). The count
 # is an XRANGE that ships every entry it counts, every tick, during a backlog: at 10,000
-# it took a tenth of the worker's time draining one (docs/performance.md, "End to end").
+# it took a tenth of the worker's time draining one (measured; the history of
+# docs/performance.md in git).
 _LAG_CAP = 1_000
 # A heartbeats-set member this long past its beat's expiry is a worker that is gone.
 _GONE_MS = 60_000

@@ -164,7 +164,7 @@ async def merged_loop(  # noqa: PLR0913  (a loop's knobs, all keyword-only)
     committed. A caught-up partition (no stream came back full) reads nothing ahead: at a
     steady load below the peak the read ahead mostly came back empty, so each batch paid
     a second round trip before its next read, and latency grew with it
-    (docs/performance.md, "Latency at 20% of peak").
+    (docs/performance.md, "Steady state").
 
     A read that fails (Redis restarting, a failover, a reset connection) is tried again
     with backoff, one `redis_unavailable` line per step (worker/outage.py); entries whose

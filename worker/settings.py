@@ -81,7 +81,8 @@ class Settings:
     consumer: str = field(default_factory=_default_consumer)
     # Entries per XREADGROUP of each stream (bounded reads; never the whole backlog into
     # one PEL). On a backlog a batch costs mostly per session in it, so larger batches
-    # cost less CPU per entry and hold more memory (docs/performance.md, "Batch size").
+    # cost less CPU per entry and hold more memory (docs/performance.md, "Settings that
+    # trade memory for speed").
     batch_size: int = 2000
     # Bytes one read of a partition's streams may bring, at the entry size seen lately:
     # the COUNT shrinks below batch_size for large entries (worker/read_size.py; 0: the

@@ -4,7 +4,7 @@ Decoded inputs, the gate's arrivals, the core's steps and the states the worker 
 are msgspec Structs declared `gc=False`. That is safe only because they are immutable
 trees that hold no reference back to themselves, and worth it because the worker builds
 them per entry and caches thousands: tracked, they set off about half its collections
-(docs/performance.md, "The per-entry path, trimmed"). These tests keep them untracked,
+(docs/performance.md, "Settings that trade memory for speed"). These tests keep them untracked,
 on real inputs (the bench workload's turns, tool calls and todo snapshots) and on a whole
 agreement flow through the core.
 """
