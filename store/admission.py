@@ -1,11 +1,11 @@
 """Admission: input entries into a batch's work, or into dead letters with a reason.
 
-An entry is admitted when it decodes, keeps the contract and the limits, belongs to
-this partition and to the stream of its kind, and was not delivered past the delivery
-limit. A refused entry whose envelope is valid and of this partition still takes its
-place in its session's order (its letter is written when the gate reaches its seq);
-any other becomes a dead letter at once. With `dead_letter_keep_text` off, a letter
-keeps only the envelope of what it carried (docs/security.md).
+An entry is admitted when it decodes, keeps the contract and the limits, and belongs to
+this partition and to the stream of its kind. A refused entry whose envelope is valid
+and of this partition still takes its place in its session's order (its letter is
+written when the gate reaches its seq); any other becomes a dead letter at once. With
+`dead_letter_keep_text` off, a letter keeps only the envelope of what it carried
+(docs/security.md).
 """
 
 from __future__ import annotations
@@ -74,20 +74,12 @@ class Admission:
         return partition_of(agent_id, user_id, self.config.partitions)
 
     def admit(self, entry: Entry, work: Mapping[ScopeId, ScopeWork]) -> DeadLetter | None:
-        """Decode one entry into `work` (a defaultdict); or return the letter it becomes."""
-        if entry.delivery_count > self.config.delivery_limit:
-            # Not given a place in its session's order: a failure past the delivery limit
-            # may be Redis's, not the input's, and a requeue must still apply it in order
-            # (its session waits for it until the gap timeout).
-            letter = self.dead_letter(
-                entry,
-                DeadLetterReason.DELIVERY_LIMIT,
-                f"delivered {entry.delivery_count} times (limit {self.config.delivery_limit})",
-            )
-            envelope = decode_envelope(entry.fields, self.config.limits)
-            if envelope is None:
-                return letter
-            return msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
+        """Decode one entry into `work` (a defaultdict); or return the letter it becomes.
+
+        The delivery count is not looked at here: an entry past the delivery limit is a
+        suspect, tried alone by the processor before it may become a letter
+        (store/suspects.py, `given_up`).
+        """
         try:
             event = decode_entry(entry.fields, self.config.limits, entry.id().ms)
         except ContractError as error:
@@ -107,6 +99,24 @@ class Admission:
         arrival = Arrival(entry.stream, entry.entry_id, event, data, entry.delivery_count)
         work[(event.agent_id, event.user_id)].add(event.session_id, arrival)
         return None
+
+    def given_up(self, entry: Entry, attempts: int) -> DeadLetter:
+        """The letter of a suspect whose `attempts` tries alone did not commit it.
+
+        Not given a place in its session's order: a failure past the delivery limit may
+        be Redis's, not the input's, and a requeue must still apply it in order (its
+        session waits for it until the gap timeout).
+        """
+        letter = self.dead_letter(
+            entry,
+            DeadLetterReason.DELIVERY_LIMIT,
+            f"delivered {entry.delivery_count} times (limit {self.config.delivery_limit});"
+            f" {attempts} tries alone did not commit it",
+        )
+        envelope = decode_envelope(entry.fields, self.config.limits)
+        if envelope is None:
+            return letter
+        return msgspec.structs.replace(letter, session_id=envelope.session_id, seq=envelope.seq)
 
     def _refused(
         self, entry: Entry, work: Mapping[ScopeId, ScopeWork], letter: DeadLetter

@@ -36,8 +36,13 @@ class StoreConfig:
     # A gap in a session's seq observed this long ago, with every entry written up to
     # that much after the observation finished (none pending, none unread), is skipped.
     gap_timeout_ms: int = 30_000
-    # An entry delivered more often than this without being applied is a dead letter.
+    # An entry delivered more often than this without being applied is a suspect: it is
+    # tried alone, in a commit of its own, and becomes a dead letter only when
+    # `suspect_attempts` such tries did not commit it (docs/store.md, "Suspects").
     delivery_limit: int = 10
+    # Tries alone a suspect gets (each counted in Redis before it starts); 0: a suspect
+    # is a dead letter at once.
+    suspect_attempts: int = 3
     # Approximate MAXLEN of `agreement-events:{p}` and `dead-letters:{p}` (0 keeps all),
     # derived from a memory budget (256 MiB per partition: 157,286 and 13,107).
     events_maxlen: int = DEFAULT_EVENTS_MAXLEN

@@ -106,6 +106,14 @@ def stats_key(partition: int) -> str:
     return f"stats:{hash_tag(partition)}"
 
 
+def suspects_key(partition: int) -> str:
+    """Hash `{<stream> <entry id>: tries alone}` of the entries delivered past the delivery
+    limit and not yet committed: each try alone is counted here before it starts, so a
+    try that dies with its worker counts too. A field goes when its entry commits or
+    becomes a dead letter (store/suspects.py)."""
+    return f"suspects:{hash_tag(partition)}"
+
+
 def events_stream(partition: int) -> str:
     """Stream of agreement events (`__data__` = event JSON); trimmed by `events_maxlen`."""
     return stream_name(AGREEMENT_EVENTS, partition)

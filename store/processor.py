@@ -18,8 +18,8 @@ redelivered. `BatchReport` has `outcomes`
 
 How a batch goes (docs/store.md), one module a step:
 1. admission (`store/admission.py`): decode each entry; undecodable, contract-violating,
-   oversize, wrong-partition, wrong-stream and past-the-delivery-limit entries become
-   dead letters;
+   oversize, wrong-partition and wrong-stream entries become dead letters (entries past
+   the delivery limit are tried alone after the rest, `store/suspects.py`);
 2. loading (`store/loading.py`): group the rest into units (one scope with all its
    sessions in the batch) and take their state from the processor's cache of what it
    committed, loading the rest in one round trip (`store/lua/load.lua`);
@@ -47,7 +47,7 @@ import msgspec
 
 from contracts.outputs import DeadLetter
 from contracts.streams import Entry, as_text, input_streams
-from store import keys
+from store import keys, suspects
 from store.admission import Admission, provenance_of
 from store.commit import Committer, commit_chunks, commit_with_retry, planned
 from store.commit_plan import KeyTable, UnitPlan
@@ -74,6 +74,9 @@ class BatchReport:
     gap_skips: int = 0
     # Scopes whose unit could not be committed, with why (their inputs are dead letters).
     isolated: dict[ScopeId, str] = field(default_factory=dict)
+    # Entries past the delivery limit tried alone in this batch, as "<stream> <id>":
+    # tries so far (store/suspects.py); past `suspect_attempts` they were given up.
+    suspects: dict[str, int] = field(default_factory=dict)
 
 
 class PartitionProcessor(Generic[ScopeT, SessionT]):
@@ -143,7 +146,19 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if foreign:
             # A caller's mistake, not bad input: acking it here would cross hash slots.
             raise ValueError(f"entries of {sorted(foreign)} given to partition {self.partition}")
+        limit = self.config.delivery_limit
         report = BatchReport()
+        if all(entry.delivery_count <= limit for entry in entries):
+            await self._admit_and_run(entries, report)
+            return report
+        ordinary = [entry for entry in entries if entry.delivery_count <= limit]
+        if ordinary:
+            await self._admit_and_run(ordinary, report)
+        await self._try_alone([entry for entry in entries if entry.delivery_count > limit], report)
+        return report
+
+    async def _admit_and_run(self, entries: Sequence[Entry], report: BatchReport) -> int:
+        """Admit `entries` and commit them; returns how many were left pending (contended)."""
         work: dict[ScopeId, ScopeWork] = defaultdict(ScopeWork)
         letters = [
             letter for entry in entries if (letter := self.admission.admit(entry, work)) is not None
@@ -152,8 +167,25 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             report.outcomes["dead_letter"] += len(letters)
             report.events.extend(letters)
         self.crash("after_decode")
-        await self._run(work, letters, report)
-        return report
+        return await self._run(work, letters, report)
+
+    async def _try_alone(self, entries: Sequence[Entry], report: BatchReport) -> None:
+        """Each entry past the delivery limit in a commit of its own, the try counted in
+        Redis first; one tried `suspect_attempts` times already is given up as a dead
+        letter (store/suspects.py). A try that raises leaves the rest pending."""
+        p = self.partition
+        tried = await suspects.tries(self.redis, p, entries)
+        for entry in suspects.fewest_tries_first(entries, tried):
+            attempts = await suspects.count_try(self.redis, p, entry)
+            report.suspects[suspects.member(entry)] = attempts
+            if attempts > self.config.suspect_attempts:
+                letter = self.admission.given_up(entry, attempts - 1)
+                report.outcomes["dead_letter"] += 1
+                report.events.append(letter)
+                await self._run({}, [letter], report)
+            elif await self._admit_and_run([entry], report):
+                continue  # contended, not failed: pending still, tried again when redelivered
+            await suspects.forget(self.redis, p, entry)
 
     # ------------------------------------------------------------- retention
     async def retain(self, now_ms: int | None = None) -> Compaction:
@@ -233,8 +265,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     # ------------------------------------------------------------------ units
     async def _run(
         self, work: dict[ScopeId, ScopeWork], letters: list[DeadLetter], report: BatchReport
-    ) -> None:
-        """Commit the units of `work` (and admission's `letters`), retrying moved ones."""
+    ) -> int:
+        """Commit the units of `work` (and admission's `letters`), retrying moved ones;
+        returns the entries left pending because their units stayed contended."""
         # Scopes that cannot be committed, with why: isolated, never retried as planned.
         broken: dict[ScopeId, str] = {}
         # Admission's letters go with the first commit that runs, and only with it.
@@ -288,8 +321,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         for chunk in commit_chunks(work, self.config.commit_entries):
             left += await commit_with_retry(chunk, commit_round, self.config.commit_retries)
         # Still contended: leave them pending; redelivery or reclaim brings them back.
-        if left:
-            report.outcomes["retry_exhausted"] += sum(work[s].entries() for s in left)
+        contended = sum(work[s].entries() for s in left)
+        if contended:
+            report.outcomes["retry_exhausted"] += contended
+        return contended
 
     async def _parked_totals(self) -> tuple[int, int]:
         """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""

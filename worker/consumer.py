@@ -36,6 +36,9 @@ class Outcome(Protocol):
     def events(self) -> Sequence[OutputEvent]: ...
     @property
     def gap_skips(self) -> int: ...
+    # Entries past the delivery limit tried alone ("<stream> <id>": tries so far).
+    @property
+    def suspects(self) -> Mapping[str, int]: ...
 
 
 class Processor(Protocol):
@@ -152,6 +155,9 @@ class Dispatcher:
             self.metrics.inputs.labels(family, name).inc(count)
         if outcome.gap_skips:
             self.metrics.gap_skips.inc(outcome.gap_skips)
+        if outcome.suspects:
+            # Rare and worth a look: an entry that keeps failing, or workers that keep dying.
+            self.log.warning("suspects_tried_alone", tries=dict(outcome.suspects))
         self.metrics.count_events(outcome.events)
         log_events(self.log, outcome.events)
         return outcome

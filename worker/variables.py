@@ -103,6 +103,7 @@ VARIABLES: tuple[Variable, ...] = (
     _int("ACCORD_MAX_PARTITION_PARKED_ENTRIES", "store.max_partition_parked_entries"),
     _int("ACCORD_MAX_PARTITION_PARKED_BYTES", "store.max_partition_parked_bytes"),
     _int("ACCORD_DELIVERY_LIMIT", "store.delivery_limit"),
+    _int("ACCORD_SUSPECT_ATTEMPTS", "store.suspect_attempts"),
     _int("ACCORD_RECLAIM_IDLE_MS", "reclaim_idle_ms", least=1),
     _int("ACCORD_PRUNE_IDLE_MS", "prune_idle_ms"),
     _int("ACCORD_STATE_CACHE_SIZE", "store.cache_size"),

@@ -85,14 +85,15 @@ async def test_an_entry_of_another_partition_is_a_dead_letter(client: redis.asyn
 async def test_an_entry_past_the_delivery_limit_is_dead_lettered_once(
     client: redis.asyncio.Redis,
 ) -> None:
-    """Reclaimed past the limit: dead letter with the delivery count, written once."""
+    """Reclaimed past the limit, with no tries alone allowed: dead letter with the
+    delivery count, written once (the tries alone: tests/store/test_store_suspects.py)."""
     await xadd(client, chat(SCOPE, "s", 1, "hi"), 1)
     await read_new(client, 0, GROUP, "c1")  # c1 dies without processing
     entries = []
     for _ in range(3):
         entries = (await reclaim_pending(client, 0, GROUP, "c2", min_idle_ms=0)).entries
     assert entries[0].delivery_count == 4
-    processor = store(client, delivery_limit=3)
+    processor = store(client, delivery_limit=3, suspect_attempts=0)
     await processor.process(entries)
     await processor.process(entries)  # the same delivery handled twice
     letters = await list_dead_letters(client, 0)
@@ -101,6 +102,7 @@ async def test_an_entry_past_the_delivery_limit_is_dead_lettered_once(
     assert await pending(client) == 0
     stats: Any = await client.hgetall(keys.stats_key(0))
     assert stats[b"dead_letters"] == b"1"
+    assert await client.exists(keys.suspects_key(0)) == 0, "nothing left behind"
 
 
 @pytest.mark.redis
@@ -108,7 +110,7 @@ async def test_an_entry_past_the_delivery_limit_is_dead_lettered_once(
 async def test_requeue_replays_the_original_fields_once(client: redis.asyncio.Redis) -> None:
     """A re-queued letter goes back to its stream as it came and leaves the dead letters."""
     await xadd(client, chat(SCOPE, "s", 1, "hi"), 1)
-    processor = store(client, delivery_limit=0, dead_letter_keep_text=True)
+    processor = store(client, delivery_limit=0, suspect_attempts=0, dead_letter_keep_text=True)
     await processor.process(await read_new(client, 0, GROUP, "c"))
     [(letter_id, letter)] = await list_dead_letters(client, 0)
     new_id = await requeue(client, 0, letter_id)
@@ -130,7 +132,9 @@ async def test_redacted_letters_keep_no_text_and_are_not_requeued(
     replaced by its size: a store keeps user text only where configured to."""
     assert StoreConfig().dead_letter_keep_text is False
     await xadd(client, chat(SCOPE, "s", 1, "secret words"), 1)
-    await store(client, delivery_limit=0).process(await read_new(client, 0, GROUP, "c"))
+    await store(client, delivery_limit=0, suspect_attempts=0).process(
+        await read_new(client, 0, GROUP, "c")
+    )
     [(letter_id, letter)] = await list_dead_letters(client, 0)
     assert "secret" not in letter.fields["__data__"]
     assert json.loads(letter.fields["__data__"])["seq"] == 1, "metadata is kept"

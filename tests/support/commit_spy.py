@@ -2,7 +2,8 @@
 
 Tests of how a batch is committed (cut into scripts, one batch at a time) count the
 calls the processor makes; `before` runs ahead of each real commit (with its call number
-from 1), so a test can hold a commit back while something else races it.
+from 1), so a test can hold a commit back while something else races it; `check` sees
+each commit's keys first and may raise, as Redis failing that commit would.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ class CommitSpy:
         self,
         store: PartitionProcessor[Any, Any],
         before: Callable[[int], Awaitable[None]] | None = None,
+        check: Callable[[KeyTable], None] | None = None,
     ) -> None:
         # (units, letters) of each script call.
         self.calls: list[tuple[int, int]] = []
         self._before = before
+        self._check = check
         self._inner = store.committer.commit
         store.committer.commit = self.commit  # type: ignore[method-assign]
 
@@ -41,6 +44,8 @@ class CommitSpy:
         letters: Sequence[DeadLetter] = (),
         fence: Fence | None = None,
     ) -> CommitResult:
+        if self._check is not None:
+            self._check(table)
         self.calls.append((len(units), len(letters)))
         if self._before is not None:
             await self._before(len(self.calls))

@@ -20,9 +20,13 @@ from contracts.inputs import InputEvent
 from contracts.outputs import DeadLetter, DeadLetterReason, StateChanged
 from contracts.streams import DATA_FIELD, stream_name
 from core.lifecycle.state import ScopeState, SessionState
+from store import keys
+from store.commit_plan import KeyTable
 from store.core_port import CoreStep
 from store.dead_letters import list_dead_letters
+from store.keys import ident
 from store.processor import PartitionProcessor
+from tests.support.commit_spy import CommitSpy
 from tests.support.input_kit import user_turn
 from tests.support.worker_kit import now_s, running_worker, wait_for, worker_settings
 from worker.app import PartitionPort
@@ -134,31 +138,28 @@ async def test_an_input_the_core_fails_on_is_dead_lettered_at_once_and_its_sessi
         assert await _has_proposal(gateway, "before", "after", "boom")
 
 
-class ExplodingProcessor(PartitionProcessor[Any, Any]):
-    """The real processor, except that a batch holding session "boom" fails after the
-    rest of it is committed (as a Redis error would), on every delivery."""
-
-    async def process(self, entries: Any) -> Any:
-        bad = [e for e in entries if b'"boom"' in e.fields.get(DATA_FIELD.encode(), b"")]
-        report = await super().process([e for e in entries if e not in bad])
-        if any(e.delivery_count <= self.config.delivery_limit for e in bad):
-            raise ConnectionError("Redis went away during the commit")
-        if bad:  # past the limit: the processor dead-letters them
-            report.events += (await super().process(bad)).events
-        return report
+def fail_on_boom(table: KeyTable) -> None:
+    """Every commit that writes session "boom" fails in Redis, on every try."""
+    if any(name.endswith(f":{ident('boom')}") for name in table.names):
+        raise ConnectionError("Redis went away during the commit")
 
 
 def exploding_store(redis: Any, partition: int, settings: Settings) -> PartitionPort:
-    processor: PartitionPort = ExplodingProcessor(redis, partition, Engine(), settings.store)
-    return processor
+    processor = PartitionProcessor(redis, partition, Engine(), settings.store)
+    CommitSpy(processor, check=fail_on_boom)
+    port: PartitionPort = processor
+    return port
 
 
 async def test_entry_failing_every_time_ends_in_dead_letters_at_the_delivery_limit(
     client: Redis, redis_url: str
 ) -> None:
-    """Processing raises on every delivery: reclaimed and retried until the delivery limit,
-    then dead-lettered with the count; other sessions of the same batch apply meanwhile."""
+    """A commit fails on every delivery of a batch holding one bad entry (R15): its batch
+    mates fail with it until the delivery limit; past it each is tried alone, the good
+    ones commit, and the bad one is dead-lettered after `suspect_attempts` tries alone,
+    with its deliveries and tries. Nothing else is lost and the worker serves on."""
     settings = worker_settings(redis_url, delivery_limit=3, reclaim_idle_ms=150)
+    assert settings.store.suspect_attempts == 3
     async with running_worker(settings, exploding_store) as worker:
         gateway = Gateway(client, 1)
         await gateway.mark_start()
@@ -166,14 +167,18 @@ async def test_entry_failing_every_time_ends_in_dead_letters_at_the_delivery_lim
         await gateway.publish(turn("before", 1, PROPOSAL, user="u2"))
         boom = await gateway.publish(turn("boom", 1, PROPOSAL, user="u3"))
         await gateway.publish(turn("after", 1, PROPOSAL, user="u4"))
-        await wait_for(lambda: _has_proposal(gateway, "before", "after"), seconds=5)
-        await wait_for(lambda: _count(client, 1), seconds=20)
+        await wait_for(lambda: _count(client, 1), seconds=60)
+        await wait_for(lambda: _has_proposal(gateway, "before", "after"), seconds=30)
         found = await letters(client)
         assert [(letter.reason, letter.entry_id) for letter in found] == [
             (DeadLetterReason.DELIVERY_LIMIT, boom)
         ]
-        assert found[0].delivery_count == 4
-        assert worker.metrics.reclaims.labels("chat-turn")._value.get() >= 3
+        # Delivered 3 times in batches, then tried alone 3 times (deliveries 4-6); the
+        # 7th delivery gives it up.
+        assert found[0].delivery_count == 7
+        assert "3 tries alone did not commit it" in found[0].detail
+        assert worker.metrics.reclaims.labels("chat-turn")._value.get() >= 6
+        assert await client.exists(keys.suspects_key(0)) == 0, "no suspect left behind"
         # And the worker still serves new input afterwards.
         await gateway.publish(turn("later", 1, PROPOSAL, user="u5"))
         await gateway.wait_processed()

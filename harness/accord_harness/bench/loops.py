@@ -92,6 +92,7 @@ class _Report:
     outcomes: Mapping[str, int] = field(default_factory=dict)
     events: Sequence[Any] = ()
     gap_skips: int = 0
+    suspects: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
