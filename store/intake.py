@@ -40,14 +40,27 @@ async def ensure_groups(redis: AnyRedis, partitions: Iterable[int], group: str) 
 
 
 async def missing_groups(redis: AnyRedis, partitions: Iterable[int], group: str) -> list[str]:
-    """Input streams of `partitions` that have vanished or lost the group (empty if none)."""
+    """Input streams of `partitions` that have vanished, lost the group or were replaced
+    by a key of another type (named with it: `chat-turn:{0} (a string)`); empty if none.
+
+    Only those answers say so. Any other refusal (BUSY while a script runs, NOPERM,
+    LOADING) says nothing about the streams: it is raised, for the caller's backoff to
+    wait out and log, never taken for a vanished stream.
+    """
     missing: list[str] = []
     for partition in partitions:
         for stream in input_streams(partition):
             try:
                 groups = await redis.xinfo_groups(stream)
-            except ResponseError:  # ERR no such key
-                missing.append(stream)
+            except ResponseError as error:
+                text = str(error)
+                if "no such key" in text:
+                    missing.append(stream)
+                elif text.startswith("WRONGTYPE"):
+                    kind: Any = await redis.type(stream)
+                    missing.append(f"{stream} (a {as_text(kind)})")
+                else:
+                    raise
                 continue
             if group not in {as_text(g["name"]) for g in groups}:
                 missing.append(stream)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -145,7 +145,11 @@ def event_summary(event: AgreementEvent, where: tzinfo = UTC) -> str:
     return escape(repr(event))  # pragma: no cover
 
 
-def view_table(view: SessionView, where: tzinfo = UTC) -> Table:
+# Record id -> its deadline (None: none), for the current agreements a view lists.
+Deadlines = Mapping[str, datetime | None]
+
+
+def view_table(view: SessionView, where: tzinfo = UTC, deadlines: Deadlines | None = None) -> Table:
     title = f"session {escape(view.session_id)} as of {shown(view.as_of, where)} {zone_name(where)}"
     table = Table(title=title, expand=False)
     table.add_column("kind")
@@ -153,8 +157,13 @@ def view_table(view: SessionView, where: tzinfo = UTC) -> Table:
     table.add_column("status")
     table.add_column("terms", overflow="fold")
     for current in view.current_agreements:
+        due = (deadlines or {}).get(current.record_id)
+        deadline = f" (deadline {shown(due, where)})" if due else ""
         table.add_row(
-            "current agreement", current.record_id[:12], state("open"), escape(current.terms)
+            "current agreement",
+            current.record_id[:12],
+            state("open"),
+            escape(current.terms) + deadline,
         )
     for pending in view.pending_proposals:
         status = pending.status.replace("_", " ")

@@ -1,10 +1,11 @@
 """Running `accord` commands in tests: in this process, or as a user runs them.
 
-`accord_here` invokes the typer app in this process (typer's CliRunner): no interpreter
-start and no imports per call, which made each call cost seconds of CPU on a loaded
-machine. `accord_process` runs `python -c "from worker.cli import main; main()"` in a
-subprocess: the entry point, exit code and streams exactly as a shell sees them. Both
-answer with `returncode`, `stdout` and `stderr`, so a test reads the same either way.
+`accord_here` runs the command line in this process (`worker.cli.run`, the entry
+point's own dispatch, inside click's test isolation): no interpreter start and no
+imports per call, which made each call cost seconds of CPU on a loaded machine.
+`accord_process` runs `python -c "from worker.cli import main; main()"` in a subprocess:
+the entry point, exit code and streams exactly as a shell sees them. Both answer with
+`returncode`, `stdout` and `stderr`, so a test reads the same either way.
 
 Keep at least one `accord_process` test per command family; the rest may run here.
 """
@@ -22,7 +23,7 @@ from unittest import mock
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
-from worker.cli import application
+from worker.cli import INTERNAL_ERROR, application, run
 from worker.commands import _shared
 
 ENTRY = [sys.executable, "-c", "from worker.cli import main; main()"]
@@ -51,9 +52,9 @@ def accord_here(
 ) -> Ran:
     """Run `accord ARGS` in this process with `env` as the whole environment.
 
-    An exception the command did not turn into an exit code is raised here (a
-    subprocess would print its traceback and exit 1), so a test never mistakes it for
-    an answer.
+    An internal error (an exception no command turned into an answer: one line, exit 1,
+    as a shell would see it) fails the test here, so a test never mistakes it for an
+    answer.
     """
     runner = CliRunner()
     unset: dict[str, str | None] = {k: None for k in os.environ if k not in env}
@@ -61,13 +62,19 @@ def accord_here(
     with (
         mock.patch.object(_shared.console, "_width", columns),
         mock.patch.object(_shared.err_console, "_width", columns),
+        runner.isolation(input=stdin, env={**unset, **env}) as (out, err, _),
     ):
-        result = runner.invoke(
-            application(), list(args), env={**unset, **env}, input=stdin, catch_exceptions=True
-        )
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Ran(result.exit_code, result.stdout, result.stderr)
+        try:
+            code = run(application(), list(args))
+        except SystemExit as stop:  # a command that exits the process itself
+            code = stop.code if isinstance(stop.code, int) else 1
+        sys.stdout.flush()  # the isolation's text wrappers buffer
+        sys.stderr.flush()
+        stdout, stderr = out.getvalue().decode(), err.getvalue().decode("utf-8", "replace")
+    if INTERNAL_ERROR in stderr:
+        # A bug the command did not foresee: fail the test with it, never read it as an answer.
+        raise AssertionError(stderr)
+    return Ran(code, stdout, stderr)
 
 
 def accord_process(

@@ -91,7 +91,8 @@ def test_assistant_and_system_turns_give_none_r1() -> None:
 
 
 def test_unreadable_lines_get_an_error_line_in_place_and_exit_status_1() -> None:
-    """Bad JSON, an unknown role or time zone: an error line for that input, the rest go on."""
+    """Bad JSON, an unknown role or time zone: an error line for that input, naming its
+    line, and the rest go on."""
     status, rows = _run(
         [
             "{not json",
@@ -101,7 +102,8 @@ def test_unreadable_lines_get_an_error_line_in_place_and_exit_status_1() -> None
         ]
     )
     assert status == 1
-    assert [set(row) for row in rows[:3]] == [{"error"}] * 3
+    assert [set(row) for row in rows[:3]] == [{"error", "line"}] * 3
+    assert [row["line"] for row in rows[:3]] == [1, 2, 3]
     assert rows[3]["intent"] == "acceptance"
 
 

@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
         check,
         console,
         demo,
+        dev,
         dlq,
         events,
         explain,
@@ -40,6 +41,7 @@ def register(app: typer.Typer) -> None:
     check.register(app)
     console.register(app)
     demo.register(app)
+    dev.register(app)
     dlq.register(app)
     events.register(app)
     explain.register(app)

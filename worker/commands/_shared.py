@@ -13,8 +13,13 @@ from urllib.parse import urlsplit
 
 import msgspec
 import typer
+from redis.exceptions import (
+    AuthenticationError,
+    NoPermissionError,
+    RedisClusterException,
+    ResponseError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoPermissionError, RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rich.console import Console, RenderableType
 from rich.markup import escape
@@ -64,27 +69,32 @@ def deployment_settings() -> Settings:
     settings = settings_or_exit()
     if settings.redis_url is None:
         err_console.print(
-            "[red]REDIS_URL is not set.[/] This command talks to a running accord deployment; "
-            "`accord demo` starts an embedded Redis by itself."
+            "[red]REDIS_URL is not set.[/] This command talks to a running accord deployment;"
+            " `accord dev` starts one on this machine (embedded Redis, worker, console) and"
+            " prints the REDIS_URL to export.",
+            soft_wrap=True,
         )
         raise typer.Exit(2)
     return settings
 
 
-def run_with_redis(
+def run_with_redis(  # noqa: PLR0913  (the body, its bounds and how failures are said)
     settings: Settings,
     body: Callable[[AnyRedis], Awaitable[T]],
     *,
     timeout_s: float,
     unreachable_exit: int = 2,
     on_unreachable: Callable[[str], T] | None = None,
+    handled: tuple[type[ResponseError], ...] = (),
 ) -> T:
     """Run `body(redis)` on a fresh asyncio client, closing it afterwards.
 
     No answer from Redis waits longer than `timeout_s` (the command's `--timeout`).
     When Redis cannot be reached or does not answer in time, print one line
     (`unreachable_line`) on stderr and exit with `unreachable_exit` instead of a page of
-    traceback, or, given `on_unreachable`, return what it makes of that line.
+    traceback, or, given `on_unreachable`, return what it makes of that line. A Redis
+    error reply ends it the same way (`refused_line`, exit 2), except those `handled`
+    names: the caller says them its own way.
     """
 
     async def main() -> T:
@@ -106,6 +116,16 @@ def run_with_redis(
             return on_unreachable(line)
         sys.stderr.write(line + "\n")
         raise typer.Exit(unreachable_exit) from None
+    except ResponseError as error:
+        if isinstance(error, handled):
+            raise
+        # Redis answered, and said no: a database the URL names that it does not have, a
+        # command the user may not run, a key of another type. Not a bug of this command.
+        line = refused_line(settings, error)
+        if on_unreachable is not None:
+            return on_unreachable(line)
+        sys.stderr.write(line + "\n")
+        raise typer.Exit(2) from None
     except LayoutMismatch as error:
         sys.stderr.write(f"accord: configuration error: {error}\n")
         raise typer.Exit(2) from None
@@ -135,7 +155,36 @@ def unreachable_line(
     if isinstance(error, RedisTimeoutError) and timeout_s is not None:
         cause = f"no answer within {timeout_s:g} s (--timeout): {cause}"
     url = redacted_url(settings.redis_url or DEFAULT_URL)
-    return f"accord: cannot reach Redis at {url}: {cause}"
+    return f"accord: cannot reach Redis at {url}: {cause}{_hint(settings, error)}"
+
+
+def refused_line(settings: Settings, error: ResponseError) -> str:
+    """One line for a Redis that answered with an error: the URL, its words, a hint."""
+    cause = " ".join(str(error).split())[:300] or type(error).__name__
+    url = redacted_url(settings.redis_url or DEFAULT_URL)
+    return f"accord: Redis at {url} refused: {cause}{_hint(settings, error)}"
+
+
+def _hint(settings: Settings, error: BaseException) -> str:
+    """What to change, for the refusals a new user meets first."""
+    text = str(error)
+    parts = urlsplit(settings.redis_url or "")
+    if (
+        "NOAUTH" in text
+        or "Authentication required" in text
+        or (isinstance(error, AuthenticationError) and not parts.password)
+    ):
+        return (
+            " (this Redis needs a password: put it in REDIS_URL,"
+            " redis://USER:PASSWORD@HOST:PORT; docs/operations.md)"
+        )
+    if "WRONGPASS" in text or isinstance(error, AuthenticationError):
+        return " (the user or password in REDIS_URL is not accepted)"
+    if "DB index is out of range" in text:
+        return f" (REDIS_URL names database {parts.path.lstrip('/')}; this Redis has fewer)"
+    if isinstance(error, NoPermissionError):
+        return " (the Redis user lacks this permission: docs/security.md lists what each needs)"
+    return ""
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:

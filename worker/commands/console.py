@@ -21,7 +21,9 @@ def register(app: typer.Typer) -> None:
         host: Annotated[
             str, typer.Option(help="Address to listen on; off loopback a token is required.")
         ] = "127.0.0.1",
-        port: Annotated[int, typer.Option(help="Port (0: any free port, printed).")] = 8765,
+        port: Annotated[
+            int, typer.Option(min=0, max=65535, help="Port (0: any free port, printed).")
+        ] = 8765,
         timeout: options.Timeout = options.TIMEOUT_S,
     ) -> None:
         """Serve the read-only console: scopes, records, partitions, dead letters."""
@@ -38,8 +40,11 @@ def register(app: typer.Typer) -> None:
         require_answer(settings, timeout_s=timeout)
         try:
             sock = bind(host, port)
-        except OSError as error:
-            err_console.print(f"[red]accord console: cannot listen on {host}:{port}: {error}[/]")
+        except (OSError, OverflowError, UnicodeError) as error:
+            # OverflowError, UnicodeError: a host name socket refuses before any lookup.
+            err_console.print(
+                f"[red]accord console: cannot listen on {host}:{port}: {error}[/]", soft_wrap=True
+            )
             raise typer.Exit(2) from error
         bound_host, bound_port = sock.getsockname()[:2]
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import typer
@@ -19,12 +20,15 @@ from worker.commands._shared import (
 )
 from worker.render import escape
 
+# A stream entry id as `dlq list` prints it: <ms>-<seq>.
+_ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+
 dlq_app = typer.Typer(help="Dead letters: inputs that could not be applied.", no_args_is_help=True)
 
 
 @dlq_app.command("list")
 def list_(
-    count: Annotated[int, typer.Option(help="At most this many per partition.")] = 100,
+    count: Annotated[int, typer.Option(min=1, help="At most this many per partition.")] = 100,
     timeout: options.Timeout = options.TIMEOUT_S,
     as_json: options.Json = False,  # noqa: FBT002
 ) -> None:
@@ -62,11 +66,26 @@ def list_(
 @dlq_app.command("requeue")
 def requeue_(
     ids: Annotated[list[str], typer.Argument(help="Dead-letter entry ids (from `dlq list`).")],
-    partition: Annotated[int, typer.Option(help="The partition of the dead letters.")] = 0,
+    partition: Annotated[int, typer.Option(min=0, help="The partition of the dead letters.")] = 0,
     timeout: options.Timeout = options.TIMEOUT_S,
 ) -> None:
     """Put dead letters back on their original input stream (atomically, once)."""
     settings = deployment_settings()
+    bad = [i for i in ids if not _ENTRY_ID.fullmatch(i) or int(i.split("-")[0]) >= 2**64]
+    if bad:
+        err_console.print(
+            f"[red]not a dead-letter id:[/] {escape(bad[0])} (ids look like 1764000000000-0;"
+            " `accord dlq list` shows them)",
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
+    if partition >= settings.partitions:
+        err_console.print(
+            f"[red]no partition {partition}:[/] this deployment has"
+            f" {settings.partitions} (ACCORD_PARTITIONS), numbered from 0",
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
 
     async def body(redis: AnyRedis) -> list[tuple[str, str | None]]:
         return [(i, await requeue(redis, partition, i)) for i in ids]

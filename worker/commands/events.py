@@ -34,7 +34,10 @@ def register(app: typer.Typer) -> None:
         follow: Annotated[  # noqa: FBT002 - typer flags are boolean parameters
             bool, typer.Option("--follow", "-f", help="Keep following new events (Ctrl-C stops).")
         ] = False,
-        last: Annotated[int, typer.Option("--last", help="Start with the last N events.")] = 20,
+        last: Annotated[
+            int,
+            typer.Option("--last", min=0, help="Start with the last N events (0: only new ones)."),
+        ] = 20,
         tz: options.Tz = options.TZ_DEFAULT,
         timeout: options.Timeout = options.TIMEOUT_S,
         as_json: options.Json = False,  # noqa: FBT002
@@ -72,15 +75,16 @@ def register(app: typer.Typer) -> None:
 async def _show_backlog(
     redis: AnyRedis, streams: list[str], last: int, show: Callable[[AgreementEvent], None]
 ) -> dict[str, str]:
-    """Print the last `last` events over every stream, oldest first; the cursors after them."""
+    """Print the last `last` events over every stream, oldest first; the cursors after them
+    (with `last` 0, after each stream's newest event: only new ones are followed)."""
     cursors = dict.fromkeys(streams, "0-0")
     backlog: list[tuple[EntryId, AgreementEvent]] = []
     for stream in streams:
-        reply: Any = await redis.xrevrange(stream, count=last)
+        reply: Any = await redis.xrevrange(stream, count=max(last, 1))
         if reply:
             cursors[stream] = reply[0][0].decode()
-        backlog += [(EntryId.parse(i), decode_event(f[_DATA])) for i, f in reply]
-    for _, event in sorted(backlog, key=lambda pair: pair[0])[-last:]:
+        backlog += [(EntryId.parse(i), decode_event(f[_DATA])) for i, f in reply[:last]]
+    for _, event in sorted(backlog, key=lambda pair: pair[0])[len(backlog) - last :]:
         show(event)
     return cursors
 

@@ -48,7 +48,7 @@ def load_(
         return await load_library(redis)
 
     try:
-        version = run_with_redis(settings, body, timeout_s=timeout)
+        version = run_with_redis(settings, body, timeout_s=timeout, handled=(ResponseError,))
     except ResponseError as error:
         # Not an operator's user (NOPERM), Redis 6.2 (no FUNCTION), or a library that
         # did not compile: one line either way.

@@ -6,12 +6,14 @@ Out: {"intent": "proposal"|"acceptance"|"cancellation"|"none", "terms", "deadlin
       "todo_target", "target_hint"}, one line per input line, in order.
 
 Without `ts` the deadline is not resolved (`deadline_at` is null): the tool never reads
-the clock behind the caller's back. A line that cannot be read gets `{"error": ...}`
-in its place and the exit status is 1.
+the clock behind the caller's back. A line that cannot be read gets
+`{"error": ..., "line": N}` (N counted from 1 on stdin) in its place and the exit status
+is 1; bytes that are not UTF-8 make an error of their line only.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 from datetime import UTC, datetime
 from typing import Annotated, TextIO
@@ -80,13 +82,15 @@ def recognize_line(line: str, default_zone: ZoneInfo) -> bytes:
 def run(lines: TextIO, out: TextIO, default_zone: ZoneInfo) -> int:
     """Recognize every non-blank line; the exit status (1 if any line was unreadable)."""
     status = 0
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             encoded = recognize_line(line, default_zone)
         except (msgspec.DecodeError, ZoneInfoNotFoundError, ValueError) as error:
-            encoded = _encoder.encode({"error": str(error)})
+            # ValueError covers UnicodeEncodeError: stdin's undecodable bytes are kept as
+            # surrogates (see register), which no JSON decoder takes.
+            encoded = _encoder.encode({"error": str(error), "line": number})
             status = 1
         out.write(encoded.decode())
         out.write("\n")
@@ -109,4 +113,6 @@ def register(app: typer.Typer) -> None:
         ] = "UTC",
     ) -> None:
         """Read JSON-line turns on stdin, write one recognized intent per line."""
-        raise typer.Exit(run(sys.stdin, sys.stdout, _zone(default_timezone)))
+        zone = _zone(default_timezone)
+        lines = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        raise typer.Exit(run(lines, sys.stdout, zone))

@@ -6,7 +6,7 @@ import shlex
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -22,7 +22,7 @@ from worker.commands._shared import (
     run_with_redis,
 )
 from worker.gateway import Gateway, Line, ReplayError, load_transcript, rebase, suffix_ids
-from worker.render import timeline
+from worker.render import escape, timeline
 
 
 def used_ids(sent: list[Line]) -> list[str]:
@@ -67,9 +67,14 @@ def register(app: typer.Typer) -> None:
         settings = deployment_settings()
         try:
             lines = load_transcript(file)
-        except (OSError, ReplayError) as error:
-            err_console.print(f"[red]{error}[/]")
-            raise typer.Exit(2) from error
+        except ReplayError as error:
+            _refuse(str(error))
+        except OSError as error:
+            _refuse(f"{file}: cannot read it: {error.strerror or error}")
+        except UnicodeDecodeError as error:
+            _refuse(f"{file}: not UTF-8 text (byte {error.start}): JSON lines expected")
+        if not lines:
+            _refuse(f"{file}: holds no input event (one JSON object per line expected)")
         if not keep_ts:
             lines = rebase(lines, datetime.now(UTC).replace(microsecond=0))
         if fresh:
@@ -99,6 +104,11 @@ def register(app: typer.Typer) -> None:
         sessions = {line["session_id"] for line in sent}
         events = [e for e in gateway.events if e.session_id in sessions]
         _print_result(sent, events, json_out=as_json)
+
+
+def _refuse(line: str) -> NoReturn:
+    err_console.print(f"[red]accord replay:[/] {escape(line)}", soft_wrap=True)
+    raise typer.Exit(2)
 
 
 def _print_result(sent: list[Line], events: list[AgreementEvent], *, json_out: bool) -> None:

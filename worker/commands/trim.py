@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
             return failed
 
         try:
-            failed = run_with_redis(settings, body, timeout_s=timeout)
+            failed = run_with_redis(settings, body, timeout_s=timeout, handled=(NoPermissionError,))
         except NoPermissionError as error:
             err_console.print(
                 f"[red]this Redis user may not trim:[/] {escape(str(error))} "

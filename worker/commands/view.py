@@ -11,7 +11,7 @@ from rich.markup import escape
 from contracts.partition import partition_of
 from contracts.view import SessionView
 from store.lookup import scope_exists, session_exists
-from store.reads import session_view
+from store.reads import record_history, session_view
 from store.scripts import AnyRedis
 from worker.app import core_for
 from worker.commands import options
@@ -22,7 +22,7 @@ from worker.commands._shared import (
     run_with_redis,
     zone_or_exit,
 )
-from worker.render import view_table
+from worker.render import Deadlines, view_table
 from worker.zones import parse_instant
 
 
@@ -52,13 +52,13 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2) from error
         settings = deployment_settings()
 
-        async def body(redis: AnyRedis) -> SessionView | str:
+        async def body(redis: AnyRedis) -> tuple[SessionView, Deadlines] | str:
             partition = partition_of(agent, user, settings.partitions)
             if not await session_exists(redis, partition, agent, user, session):
                 if await scope_exists(redis, partition, agent, user):
                     return f"unknown session {session!r} (agent {agent!r}, user {user!r})"
                 return f"unknown scope: agent {agent!r}, user {user!r}"
-            return await session_view(
+            view = await session_view(
                 redis,
                 core_for(settings),
                 settings.partitions,
@@ -68,9 +68,17 @@ def register(app: typer.Typer) -> None:
                 as_of=instant,
                 now=as_of is None,
             )
+            # The view holds the terms alone (R6); a person reading it wants the deadlines.
+            deadlines: dict[str, datetime | None] = {}
+            if not as_json:
+                for current in view.current_agreements:
+                    record = await record_history(redis, partition, current.record_id)
+                    deadlines[current.record_id] = record.deadline_at if record else None
+            return view, deadlines
 
         result = run_with_redis(settings, body, timeout_s=timeout)
         if isinstance(result, str):
             err_console.print(f"[red]{escape(result)}[/]")
             raise typer.Exit(1)
-        emit(result, as_json=as_json, human=lambda view: [view_table(view, where)])
+        found, deadlines = result
+        emit(found, as_json=as_json, human=lambda view: [view_table(view, where, deadlines)])
