@@ -21,15 +21,12 @@ import pytest
 import redis
 
 from tests.support.cli_kit import accord_here, command_env
-from tests.support.paths import DEPLOY
-from tests.support.redis_deploy_kit import PASSWORDS, production_redis, redis7_binary
+from tests.support.redis_deploy_kit import ACL7, PASSWORDS, production_redis, redis7_binary
 from tests.support.typescript_kit import run_in_client
 from worker.connection import quiet_options
 from worker.functions import VERSION
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]
-
-ACL7 = DEPLOY / "redis" / "users-redis7.acl"
 
 
 def url(port: int, user: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
 import tempfile
@@ -16,17 +17,27 @@ from redis.exceptions import NoPermissionError, ResponseError
 
 from store.embedded import free_port, redis_server_binary
 from tests.support.paths import DEPLOY
+from worker import acl
 
-# The development passwords the committed users.acl hashes (compose.yaml uses them too;
-# production replaces the hashes, docs/operations.md "Redis users").
-PASSWORDS = {
-    "accord": "accord-dev-password",
-    "keda": "keda-dev-password",
-    "replica": "replica-dev-password",
-    "ops": "ops-dev-password",
-    "gateway": "gateway-dev-password",
-    "subscriber": "subscriber-dev-password",
-}
+# The committed ACL files are templates that Redis refuses as they are (worker/acl.py):
+# each test run makes its own passwords and renders the files with them, as an operator
+# does with theirs (docs/operations.md, "Redis users").
+TEMPLATE = DEPLOY / "redis" / "users.acl"
+TEMPLATE7 = DEPLOY / "redis" / "users-redis7.acl"
+PASSWORDS = acl.generated(acl.users(TEMPLATE.read_text()))
+_RENDERED = Path(tempfile.mkdtemp(prefix="accord-acl-"))
+atexit.register(shutil.rmtree, _RENDERED, ignore_errors=True)
+
+
+def rendered(template: Path) -> Path:
+    """`template` rendered with this run's PASSWORDS, in a directory of this run's own."""
+    path = _RENDERED / template.name
+    path.write_text(acl.render(template.read_text(), PASSWORDS))
+    return path
+
+
+ACL = rendered(TEMPLATE)
+ACL7 = rendered(TEMPLATE7)
 
 
 @contextmanager
@@ -34,7 +45,7 @@ def production_redis(
     *extra: str, binary: Path | None = None, acl: Path | None = None
 ) -> Iterator[int]:
     """redis-server (the embedded 6.2 unless `binary`) started with deploy/redis/redis.conf
-    and users.acl (or `acl`) as committed."""
+    and users.acl (or `acl`) as committed, rendered with this run's PASSWORDS."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="accord-prod-redis-") as directory:
         args = [
@@ -102,9 +113,6 @@ def stop_server(process: subprocess.Popen[bytes], timeout: float) -> None:
 
 
 CONF = DEPLOY / "redis" / "redis.conf"
-
-
-ACL = DEPLOY / "redis" / "users.acl"
 
 
 def wait_for_redis(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

@@ -275,10 +275,17 @@ def test_build_context_holds_every_file_the_dockerfile_copies() -> None:
 
 def test_compose_references_only_files_and_services_that_exist(compose: dict[str, Any]) -> None:
     """Bind mounts, the build's Dockerfile and depends_on targets all resolve; Redis runs
-    the production redis.conf and users.acl; two workers; the replay is a one-shot."""
+    the production redis.conf and users.acl as rendered by `accord acl render` (a file
+    the repository does not hold, never created empty by compose); two workers; the
+    replay is a one-shot."""
     services = compose["services"]
     for name, service in services.items():
         for volume in service.get("volumes", []):
+            if isinstance(volume, dict):  # long syntax: the rendered ACL
+                assert volume["source"] == "./redis/users.rendered.acl", name
+                assert volume["bind"]["create_host_path"] is False, name
+                assert volume["read_only"] is True, name
+                continue
             source = volume.split(":", 1)[0]
             if source.startswith("."):
                 assert (DEPLOY / source).is_file(), f"{name}: {source}"
@@ -288,8 +295,11 @@ def test_compose_references_only_files_and_services_that_exist(compose: dict[str
         if build:
             context = (DEPLOY / build["context"]).resolve()
             assert (context / build["dockerfile"]).is_file()
-    mounts = {v.split(":")[0] for v in services["redis"]["volumes"]}
-    assert {"./redis/redis.conf", "./redis/users.acl"} <= mounts
+    mounts = {
+        v["source"] if isinstance(v, dict) else v.split(":")[0]
+        for v in services["redis"]["volumes"]
+    }
+    assert {"./redis/redis.conf", "./redis/users.rendered.acl"} <= mounts
     assert services["worker"]["deploy"]["replicas"] == 2
     assert services["replay-demo"]["restart"] == "no"
     assert services["replay-demo"]["depends_on"]["worker"]["condition"] == "service_healthy"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -45,6 +46,7 @@ from tests.support.redis_deploy_kit import (
     production_redis,
     wait_for_redis,
 )
+from worker import acl
 
 pytestmark = pytest.mark.redis
 
@@ -381,9 +383,16 @@ def test_keda_user_reads_lag_and_pending_but_cannot_consume_or_write(
         keda.xlen(stream_name(AGREEMENT_EVENTS, 3))
 
 
-def test_compose_credentials_match_the_committed_acl(prod_port: int) -> None:
-    """Every REDIS_URL in compose.yaml authenticates against users.acl as a user that can
-    reach the input streams: a drifted password would leave the stack crash-looping."""
+def _interpolated(text: str, env: dict[str, str]) -> str:
+    """Compose's `${NAME:?message}` interpolation, for the names `env` holds."""
+    return re.sub(r"\$\{([A-Z0-9_]+)(?::\?[^}]*)?\}", lambda m: env[m[1]], text)
+
+
+def test_compose_credentials_match_the_rendered_acl(prod_port: int) -> None:
+    """Every REDIS_URL in compose.yaml, its password taken from the env file `accord acl
+    secrets` writes (as compose interpolates it), authenticates against users.acl
+    rendered from the same file as a user that can reach the input streams: a drifted
+    variable name would leave the stack crash-looping. No password is in the file."""
     compose = yaml.safe_load(COMPOSE.read_text())
     urls = {
         name: service["environment"]["REDIS_URL"]
@@ -391,8 +400,10 @@ def test_compose_credentials_match_the_committed_acl(prod_port: int) -> None:
         if "REDIS_URL" in service.get("environment", {})
     }
     assert urls, "compose.yaml sets REDIS_URL for its accord services"
-    for name, url in urls.items():
-        parts = urlsplit(url)
+    env = acl.read_env_file(acl.env_file(PASSWORDS))
+    for name, template in urls.items():
+        assert "${ACCORD_PASSWORD_" in template, name
+        parts = urlsplit(_interpolated(template, env))
         user_client = redis.Redis(port=prod_port, username=parts.username, password=parts.password)
         try:
             assert user_client.xlen(stream_name(INPUT_FAMILIES[0], 0)) == 0, name

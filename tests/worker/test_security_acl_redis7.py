@@ -39,9 +39,9 @@ from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.scripts import SCRIPTS, use_functions
 from tests.support.cli_kit import accord_here, accord_process, command_env
-from tests.support.paths import DEPLOY
 from tests.support.redis_deploy_kit import (
     ACL,
+    ACL7,
     PASSWORDS,
     assert_refused,
     production_redis,
@@ -54,7 +54,6 @@ from worker.functions import LIBRARY, VERSION, function_names, library_source
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
 
-ACL7 = DEPLOY / "redis" / "users-redis7.acl"
 EVENTS = stream_name("agreement-events", 0)
 CHAT = stream_name("chat-turn", 0)
 VIEW = "view:{0}:2:a1:2:u1"

@@ -41,7 +41,7 @@ from redis.exceptions import AuthenticationError, NoPermissionError
 
 from contracts.streams import DATA_FIELD, stream_name
 from store.embedded import free_port, redis_server_binary
-from tests.support.redis_deploy_kit import ACL, PASSWORDS, stop_server
+from tests.support.redis_deploy_kit import ACL, PASSWORDS, TEMPLATE, stop_server
 from tests.support.worker_kit import running_worker, wait_for, worker_settings
 from worker.app import make_broker
 from worker.connection import connect
@@ -437,7 +437,7 @@ async def test_the_metrics_endpoint_binds_loopback_unless_told_otherwise(
     assert bound == {"127.0.0.1"}
 
 
-DEPLOY = ACL.parent.parent
+DEPLOY = TEMPLATE.parent.parent
 TLS_CONF = DEPLOY / "redis" / "redis-tls.conf"
 
 

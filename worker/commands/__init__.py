@@ -17,6 +17,7 @@ PLUGIN_GROUP = "accord.commands"
 def register(app: typer.Typer) -> None:
     # One line per command module; keep alphabetical to avoid merge conflicts.
     from worker.commands import (  # noqa: PLC0415 - imported on use so --help stays cheap
+        acl,
         asyncapi,
         check,
         console,
@@ -37,6 +38,7 @@ def register(app: typer.Typer) -> None:
         worker,
     )
 
+    acl.register(app)
     asyncapi.register(app)
     check.register(app)
     console.register(app)
