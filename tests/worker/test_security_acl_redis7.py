@@ -56,6 +56,8 @@ pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
 
 EVENTS = stream_name("agreement-events", 0)
 CHAT = stream_name("chat-turn", 0)
+SEQ = "gateway-seq:{0}:7:agent-1:6:user-1:2:s9"
+IDEM = "gateway-idem:{0}:7:agent-1:6:user-1:2:s9"
 VIEW = "view:{0}:2:a1:2:u1"
 RECORD = "record:{0}:agr-0"
 
@@ -99,12 +101,15 @@ def library(port: int, ops: redis.Redis) -> str:  # noqa: ARG001  (ops flushes f
     return version
 
 
-def test_the_variant_differs_from_users_acl_by_fcall_and_the_gateways_read_selector() -> None:
-    """The two files cannot drift: every user is the same line but two. `accord` and
-    `gateway` hold `+fcall` where 6.2 grants `+eval +evalsha` (they run the loaded
-    functions only, 6.2 has none), and the Redis 7 `gateway` adds one selector:
-    read-only keys of the events, views and records, with only the read commands the
-    client library sends."""
+def test_the_variant_differs_from_users_acl_only_where_redis7_confines_more() -> None:
+    """The two files cannot drift: every user is the same line but two. `accord` holds
+    `+fcall` where 6.2 grants `+eval +evalsha` (it runs the loaded functions only, 6.2
+    has none), and `GET`/`SET` only on the record, heartbeat and config keys (a `SET`
+    would replace a stream). `gateway` holds only `+fcall` and the connection commands
+    on its keys, each other command in a selector of the one key family it needs:
+    `XADD`/`TYPE` on the input streams, `INCR` on the seq keys, the idempotency hash's
+    commands and `EXPIRE` on the idempotency keys, and a read-only selector of the
+    events, views and records with only the read commands the client library sends."""
     six = dict(line.split(" ", 2)[1:] for line in ACL.read_text().splitlines() if line)
     seven = dict(line.split(" ", 2)[1:] for line in ACL7.read_text().splitlines() if line)
     assert six.keys() == seven.keys()
@@ -112,12 +117,26 @@ def test_the_variant_differs_from_users_acl_by_fcall_and_the_gateways_read_selec
     assert {u: r for u, r in six.items() if u not in scripted} == {
         u: r for u, r in seven.items() if u not in scripted
     }
-    root, selector = seven["gateway"].split(" (", 1)
-    for user, rules in [("accord", seven["accord"]), ("gateway", root)]:
-        assert rules.split() == _with_fcall(six[user].split()), user
+    root, selector = seven["accord"].split(" (", 1)
+    six_accord = [r for r in _with_fcall(six["accord"].split()) if r not in {"+get", "+set"}]
+    assert root.split() == six_accord
     assert selector.rstrip(")").split() == [
-        "%R~agreement-events:{*}", "%R~view:{*}:*", "%R~record:{*}:*", "resetchannels",
-        "-@all", "+xread", "+hget", "+hmget", "+get",
+        "~record:{*}:*", "~accord:heartbeat:*", "~accord:config", "resetchannels", "-@all",
+        "+get", "+set",
+    ]  # fmt: skip
+    root, *selectors = seven["gateway"].split(" (")
+    keys = [rule for rule in six["gateway"].split() if rule.startswith("~")]
+    assert root.split() == [
+        *six["gateway"].split()[:2], "resetkeys", "resetchannels", *keys, "-@all", "+ping",
+        "+hello", "+command", "+cluster|slots", "+cluster|nodes", "+cluster|info", "+fcall",
+    ]  # fmt: skip
+    assert [s.rstrip(")").split() for s in selectors] == [
+        ["~chat-turn:{*}", "~tool-call:{*}", "~tool-result:{*}", "resetchannels", "-@all",
+         "+xadd", "+type"],
+        ["~gateway-seq:{*}:*", "resetchannels", "-@all", "+incr"],
+        ["~gateway-idem:{*}:*", "resetchannels", "-@all", "+hget", "+hset", "+hdel", "+expire"],
+        ["%R~agreement-events:{*}", "%R~view:{*}:*", "%R~record:{*}:*", "resetchannels",
+         "-@all", "+xread", "+hget", "+hmget", "+get"],
     ]  # fmt: skip
 
 
@@ -178,7 +197,17 @@ FORBIDDEN: list[tuple[str, ...]] = [
     ("XTRIM", CHAT, "MAXLEN", "0"),
     ("HSET", "scope:{0}:x", "state", "forged"),
     ("SCAN", "0"),
+    # What the 6.2 file cannot confine (docs/security.md): a stream given a TTL, a seq
+    # counter expired (its next turn would be taken for a duplicate) or turned into a
+    # stream, an idempotency key counted up.
+    ("EXPIRE", CHAT, "1"),
+    ("EXPIRE", SEQ, "0"),
+    ("XADD", SEQ, "*", "f", "v"),
+    ("INCR", IDEM),
+    ("HSET", SEQ, "f", "v"),
 ]
+
+# SEQ and IDEM are the gateway's own keys: it writes them, only through its function.
 
 
 @pytest.mark.parametrize("command", FORBIDDEN, ids=[" ".join(c[:2]) for c in FORBIDDEN])
@@ -191,10 +220,38 @@ def test_the_redis7_gateway_still_cannot_write_events_views_or_records(
     ops.xadd(EVENTS, {DATA_FIELD: "{}"})
     ops.hset(VIEW, "doc", "kept")
     ops.set(RECORD, "kept")
+    ops.set(SEQ, "7")
     client = redis.Redis.from_url(url(port, "gateway"), **quiet_options())
     assert_refused(client, command)
     assert (ops.xlen(CHAT), ops.xlen(EVENTS)) == (1, 1)
     assert (ops.hget(VIEW, "doc"), ops.get(RECORD)) == (b"kept", b"kept")
+    assert not ops.exists("scope:{0}:x")
+    assert (ops.get(SEQ), ops.ttl(SEQ), ops.ttl(CHAT), ops.exists(IDEM)) == (b"7", -1, -1, 0)
+
+
+# What the worker's own user must not do although it writes those keys otherwise: replace
+# a stream by a string (SET overwrites any type), directly or with a TTL.
+WORKER_FORBIDDEN: list[tuple[str, ...]] = [
+    ("SET", CHAT, "x"),
+    ("SET", EVENTS, "x", "PX", "1"),
+    ("SET", "scope:{0}:x", "x"),
+    ("GET", CHAT),
+]
+
+
+@pytest.mark.parametrize(
+    "command", WORKER_FORBIDDEN, ids=[" ".join(c[:2]) for c in WORKER_FORBIDDEN]
+)
+def test_the_redis7_worker_user_cannot_replace_a_stream(
+    port: int, ops: redis.Redis, command: tuple[str, ...]
+) -> None:
+    """Refused with NOPERM; the streams are still streams with their entries."""
+    ops.xadd(CHAT, {DATA_FIELD: "{}"})
+    ops.xadd(EVENTS, {DATA_FIELD: "{}"})
+    client = redis.Redis.from_url(url(port, "accord"), **quiet_options())
+    assert_refused(client, command)
+    assert (ops.type(CHAT), ops.type(EVENTS)) == (b"stream", b"stream")
+    assert (ops.xlen(CHAT), ops.xlen(EVENTS)) == (1, 1)
     assert not ops.exists("scope:{0}:x")
 
 
