@@ -29,6 +29,7 @@ from contracts.streams import as_text, input_streams
 from store.intake import missing_groups
 from store.keys import heartbeat_key, heartbeats_key
 from store.scripts import AnyRedis
+from store.unread import RemovedUnread, removed_unread
 from worker.consumer import sleep_or_stop, wall_ms
 from worker.observability import Metrics
 from worker.outage import Backoff, Reachability
@@ -131,6 +132,34 @@ class Watchdog:
     # Consumers idle this long with nothing pending are removed from the group (0: never;
     # see Settings.prune_idle_ms for why that is the default).
     prune_idle_ms: int = 0
+    # The evidence of the last removal of unread inputs reported per stream: one log line
+    # and one count per removal, however many passes still see it.
+    reported_removals: dict[str, str] = field(default_factory=dict)
+
+    async def check_removed_unread(self) -> list[RemovedUnread]:
+        """Input entries removed before the group read them (store/unread.py): each new
+        removal is logged (`inputs_removed_unread`, an error) and counted in
+        `accord_inputs_removed_unread_total`, which an alert pages on."""
+        found: list[RemovedUnread] = []
+        for partition in self.partitions:
+            for stream in input_streams(partition):
+                removed = await removed_unread(self.redis, stream, self.group)
+                if removed is None:
+                    self.reported_removals.pop(stream, None)
+                    continue
+                if self.reported_removals.get(stream) == removed.evidence:
+                    continue
+                self.reported_removals[stream] = removed.evidence
+                found.append(removed)
+                self.log.error(
+                    "inputs_removed_unread",
+                    stream=stream,
+                    delivered=removed.delivered,
+                    evidence=removed.evidence,
+                )
+                if self.metrics is not None:
+                    self.metrics.removed_unread.labels(stream).inc()
+        return found
 
     async def prune_consumers(self) -> list[str]:
         """Remove consumers of dead processes: nothing pending, idle past `prune_idle_ms`.
@@ -212,6 +241,7 @@ class Watchdog:
                     return
                 await self.beat(int(interval_s * 3000))
                 await self.measure_lag()
+                await self.check_removed_unread()
                 await self.prune_consumers()
             except asyncio.CancelledError:
                 raise

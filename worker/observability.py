@@ -153,6 +153,12 @@ class Metrics:
             ["stream"],
             registry=r,
         )
+        self.removed_unread = Counter(
+            "accord_inputs_removed_unread",
+            "Removals of input entries before the group read them (store/unread.py).",
+            ["stream"],
+            registry=r,
+        )
         self.errors = Counter(
             "accord_batch_errors", "Batches whose processing raised (entries stay pending).",
             ["stream"], registry=r,

@@ -1,0 +1,128 @@
+"""Inputs removed before any worker read them are noticed (docs/operations.md, "Inputs
+removed unread"): a leaked gateway credential's `XADD ... MAXLEN 0` is an argument no ACL
+forbids, so the watchdog sees it, logs it once and counts it for the alert (R15: an
+input never vanishes silently). Run as the worker's own ACL user on Redis 6.2 (the
+embedded server) and Redis 7, each with the shipped ACL file."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import redis
+import redis.asyncio
+from structlog.testing import capture_logs
+
+from contracts.streams import DATA_FIELD, GROUP, stream_name
+from store.intake import ensure_groups
+from tests.support.redis_deploy_kit import ACL, ACL7, PASSWORDS, production_redis, redis7_binary
+from worker.connection import quiet_options
+from worker.health import Health, Watchdog
+from worker.observability import Metrics, get_logger
+
+pytestmark = [pytest.mark.redis, pytest.mark.asyncio, pytest.mark.timeout(180)]
+
+CHAT = stream_name("chat-turn", 0)
+
+
+@pytest.fixture(scope="module", params=["6.2", "7"])
+def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """(version, port) of a production-configured Redis of that version."""
+    version: str = request.param
+    binary: Path | None = None if version == "6.2" else redis7_binary()
+    with production_redis(binary=binary, acl=ACL if version == "6.2" else ACL7) as port:
+        yield version, port
+
+
+def client(port: int, user: str) -> redis.asyncio.Redis:
+    url = f"redis://{user}:{PASSWORDS[user]}@127.0.0.1:{port}/0"
+    return redis.asyncio.Redis.from_url(url, **quiet_options())
+
+
+@pytest_asyncio.fixture
+async def accord(server: tuple[str, int]) -> AsyncIterator[redis.asyncio.Redis]:
+    ops = client(server[1], "ops")
+    await ops.flushall()
+    await ops.acl_log_reset()
+    await ops.aclose()
+    worker = client(server[1], "accord")
+    await ensure_groups(worker, [0], GROUP)
+    yield worker
+    await worker.aclose()
+
+
+def watchdog(redis_client: redis.asyncio.Redis) -> tuple[Watchdog, Metrics]:
+    metrics = Metrics()
+    dog = Watchdog(
+        redis_client, Health(), "w", GROUP, [0], on_fatal=print, log=get_logger("t"),
+        metrics=metrics,
+    )  # fmt: skip
+    return dog, metrics
+
+
+def removals(metrics: Metrics) -> float:
+    return float(metrics.removed_unread.labels(CHAT)._value.get())
+
+
+async def test_a_gateway_trim_of_every_unread_entry_is_logged_once_and_counted(
+    server: tuple[str, int], accord: redis.asyncio.Redis
+) -> None:
+    """Delivered entries, then unread ones the gateway's own credential trims away with
+    `XADD ... MAXLEN 0`: one `inputs_removed_unread` error and one count, on 6.2 and 7;
+    a second pass reports nothing new; no refusal in ACL LOG (the check runs as the
+    worker's user)."""
+    gateway = client(server[1], "gateway")
+    try:
+        await gateway.xadd(CHAT, {DATA_FIELD: "{}"})
+        await accord.xreadgroup(GROUP, "w", {CHAT: ">"})  # delivered
+        dog, metrics = watchdog(accord)
+        assert await dog.check_removed_unread() == []
+        await gateway.xadd(CHAT, {DATA_FIELD: "{}"})
+        await gateway.xadd(CHAT, {DATA_FIELD: "{}"}, maxlen=0)  # unread, then all gone
+        with capture_logs() as logs:
+            [found] = await dog.check_removed_unread()
+            assert await dog.check_removed_unread() == []
+        assert found.stream == CHAT
+        assert [entry["event"] for entry in logs] == ["inputs_removed_unread"]
+        assert logs[0]["log_level"] == "error"
+        assert removals(metrics) == 1
+    finally:
+        await gateway.aclose()
+    ops = client(server[1], "ops")
+    try:
+        log: Any = await ops.acl_log()
+        assert [e for e in log if e["username"] == b"accord" or e["username"] == "accord"] == []
+    finally:
+        await ops.aclose()
+
+
+async def test_redis7_sees_a_partial_trim_that_leaves_unread_entries(
+    server: tuple[str, int], accord: redis.asyncio.Redis
+) -> None:
+    """`XADD ... MAXLEN 1` drops the older unread entries but keeps the newest: Redis 7's
+    `max-deleted-entry-id` shows it; on 6.2 it cannot be seen (documented)."""
+    for _ in range(3):
+        await accord.xadd(CHAT, {DATA_FIELD: "{}"})
+    await accord.xadd(CHAT, {DATA_FIELD: "{}"}, maxlen=1, approximate=False)
+    dog, metrics = watchdog(accord)
+    found = await dog.check_removed_unread()
+    assert len(found) == (1 if server[0] == "7" else 0)
+    assert removals(metrics) == (1 if server[0] == "7" else 0)
+
+
+async def test_accords_own_retention_trim_is_not_a_removal(
+    accord: redis.asyncio.Redis,
+) -> None:
+    """Entries the group read and finished, trimmed below: nothing reported."""
+    for _ in range(3):
+        await accord.xadd(CHAT, {DATA_FIELD: "{}"})
+    read: Any = await accord.xreadgroup(GROUP, "w", {CHAT: ">"})
+    ids = [entry_id for entry_id, _ in read[0][1]]
+    await accord.xack(CHAT, GROUP, *ids)
+    await accord.xtrim(CHAT, minid=ids[-1])  # what store/retention.py does
+    dog, metrics = watchdog(accord)
+    assert await dog.check_removed_unread() == []
+    assert removals(metrics) == 0
