@@ -31,6 +31,7 @@ from typing import Any
 from contracts.streams import as_text
 from store import keys
 from store.scripts import LEASE, MEMBERS, AnyRedis
+from store.watermark import server_ms
 
 # The commit script's error when the fence does not match (store/lua/commit.lua).
 FENCED_ERROR = "FENCED"
@@ -125,8 +126,11 @@ async def leave(redis: AnyRedis, consumer: str, live_ms: int) -> Members:
 
 
 async def members(redis: AnyRedis, live_ms: int) -> Members:
-    """The live members, read-only (`accord status`)."""
-    return await _members(redis, "read", "", live_ms)
+    """The live members, read-only (`accord status`, the console): TIME and ZRANGEBYSCORE,
+    no script, so a user that may only read (the console's) can ask."""
+    now = await server_ms(redis)
+    flat: Any = await redis.zrangebyscore(keys.MEMBERS_KEY, now - live_ms, "+inf", withscores=True)
+    return Members(now, {as_text(name): int(score) for name, score in flat})
 
 
 def assignment(names: Sequence[str], partitions: int, me: str) -> frozenset[int]:

@@ -78,34 +78,45 @@ def main() -> None:
 
 def run(commands: typer.Typer, args: Sequence[str]) -> int:
     """Run the command line `args`; its exit code, every failure said in one line."""
+    if any("\x00" in arg for arg in args):
+        # No shell can pass one (argv is C strings); a caller in-process might.
+        _say("accord: an argument holds a NUL byte")
+        return 2
     try:
         result = commands(args=list(args), prog_name="accord", standalone_mode=False)
     except click.NoArgsIsHelpError as error:
         if error.ctx is not None:
             typer.echo(error.ctx.get_help())
         return 0
-    except click.UsageError as error:
-        _say(_usage_line(error, args))
-        return 2
-    except click.ClickException as error:
-        _say(f"accord: {error.format_message()}")
-        return error.exit_code
-    except (click.Abort, KeyboardInterrupt):
-        _say("accord: interrupted")
-        return 130
-    except Exception as error:  # noqa: BLE001  (the last line of defence: one line, exit 1)
-        if os.environ.get(DEBUG_VARIABLE):
-            traceback.print_exc()
-        message = " ".join(str(error).split())[:300]
-        password = urlsplit(os.environ.get("REDIS_URL", "")).password
-        if password:  # a message may quote the URL: never print its password
-            message = message.replace(password, "***")
-        _say(
-            f"{INTERNAL_ERROR} {type(error).__name__}: {message}"
-            f" (a bug: {DEBUG_VARIABLE}=1 prints the traceback)"
-        )
-        return 1
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001  (each said in one line)
+        line, code = _failure(error, args)
+        _say(line)
+        return code
     return result if isinstance(result, int) else 0
+
+
+def _failure(error: BaseException, args: Sequence[str]) -> tuple[str, int]:
+    """The line that says how the command failed, and its exit code (docs/cli.md)."""
+    if isinstance(error, click.UsageError):
+        return _usage_line(error, args), 2
+    if isinstance(error, click.ClickException):
+        return f"accord: {error.format_message()}", error.exit_code
+    if isinstance(error, click.Abort | KeyboardInterrupt):
+        return "accord: interrupted", 130
+    if isinstance(error, OSError):  # the machine said no (a file, a directory, a port)
+        where = f": {error.filename}" if error.filename else ""
+        return f"accord: {error.strerror or error}{where}", 2
+    # The last line of defence: a bug, in one line (and its traceback when asked for).
+    if os.environ.get(DEBUG_VARIABLE):
+        traceback.print_exception(error)
+    message = " ".join(str(error).split())[:300]
+    password = urlsplit(os.environ.get("REDIS_URL", "")).password
+    if password:  # a message may quote the URL: never print its password
+        message = message.replace(password, "***")
+    return (
+        f"{INTERNAL_ERROR} {type(error).__name__}: {message}"
+        f" (a bug: {DEBUG_VARIABLE}=1 prints the traceback)"
+    ), 1
 
 
 def _usage_line(error: click.UsageError, args: Sequence[str]) -> str:

@@ -28,7 +28,7 @@ from worker import acl
 
 pytestmark = [pytest.mark.timeout(180)]
 
-USERS = ["accord", "gateway", "subscriber", "keda", "replica", "ops"]
+USERS = ["accord", "gateway", "subscriber", "console", "keda", "replica", "ops"]
 
 
 def test_the_templates_name_every_user_and_hold_no_hash() -> None:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
+import redis
 import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -81,9 +82,10 @@ def test_the_entry_point_itself_answers_one_line(missing_db_url: str) -> None:
 
 @pytest.mark.redis
 def test_events_last_zero_shows_none_and_a_negative_count_is_a_usage_error(
-    redis_url: str,
+    redis_client: redis.Redis, redis_url: str
 ) -> None:
     """`--last 0`: no backlog, exit 0; `--last -1`: one usage line, exit 2."""
+    redis_client.xadd("agreement-events:{0}", {"__data__": "{}"})  # one not to be shown
     none = accord_here("events", "--last", "0", env=command_env(redis_url))
     assert (none.returncode, none.stdout, none.stderr) == (0, "", "")
     negative = accord_here("events", "--last", "-1", env=command_env(redis_url))
@@ -227,7 +229,7 @@ def cli_env() -> dict[str, str]:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     command=st.sampled_from(_FED),
@@ -243,3 +245,12 @@ def test_random_arguments_never_give_a_traceback(
     assert "Traceback" not in ran.stderr + ran.stdout
     if ran.returncode != 0 and command != "recognize":
         assert len([line for line in ran.stderr.splitlines() if line.strip()]) == 1, ran
+
+
+def test_a_file_the_system_refuses_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Writing the AsyncAPI document where no file can go: the system's reason, exit 2."""
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    ran = accord_here("asyncapi", "--out", str(blocked / "asyncapi.json"), env=command_env(None))
+    assert ran.returncode == 2
+    assert one_line(ran) == f"accord: File exists: {blocked}"

@@ -11,7 +11,7 @@ trimming an input stream, running a script, enumerating keys, reading chat text.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, MutableMapping
 from datetime import timedelta
 from typing import Any
 
@@ -39,9 +39,11 @@ from tests.support.worker_kit import (
     worker_settings,
 )
 from worker.connection import quiet_options
+from worker.console.server import Access, Console, Page
 from worker.engine import Engine
 from worker.health import Health, Watchdog, live_workers
 from worker.observability import get_logger
+from worker.settings import Settings
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(120)]
 
@@ -343,3 +345,79 @@ def test_a_worker_in_function_mode_on_redis_62_refuses_to_start(port: int) -> No
     assert done.returncode == 2, lines
     [line] = lines
     assert "ACCORD_REDIS_FUNCTIONS=1 needs Redis 7" in line
+
+
+def test_check_and_status_as_the_worker_user_leave_acl_log_empty(
+    port: int, ops: redis.Redis
+) -> None:
+    """`accord check` (its probe of partitions past P included) and `accord status` run
+    as `accord` send nothing the ACL refuses: ACL LOG keeps only real denials."""
+    ops.xadd("chat-turn:{9}", {"__data__": "{}"})  # a stream past P = 4
+    env = command_env(url(port, "accord"), ACCORD_PARTITIONS="4")
+    check = accord_here("check", "--json", env=env)
+    assert check.returncode == 1, check.stderr
+    report = json.loads(check.stdout.splitlines()[-1])
+    assert report["streams_beyond_partitions"] == ["chat-turn:{9}"]
+    status = accord_here("status", "--json", env=env)
+    assert status.returncode == 0, status.stderr
+    log: Any = ops.acl_log()
+    assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+
+
+async def _console_get(console: Console, route: str, query: str) -> int:
+    """The status of one console page, served in this process as `accord console` would."""
+    page = Page(console, getattr(console, route.strip("/").replace("-", "_") or "home"))
+    sent: list[MutableMapping[str, Any]] = []
+
+    async def receive() -> MutableMapping[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": route, "headers": [],
+             "query_string": query.encode()}  # fmt: skip
+    await page(scope, receive, send)
+    return int(sent[0]["status"])
+
+
+@pytest.mark.asyncio
+async def test_the_console_user_serves_every_page_and_may_write_nothing(
+    port: int, ops: redis.Redis, gateway: redis.asyncio.Redis
+) -> None:
+    """`accord console` as the read-only `console` user: the scope, the record found by
+    its short id (SCAN, which this user may run), the partitions and the dead letters
+    answer 200 with nothing in ACL LOG; writes of every kind are refused."""
+    async with running_worker(worker_settings(url(port, "accord"))):
+        await gateway.xadd(CHAT, {DATA_FIELD: json.dumps(proposal("console-1", 1))})
+        await gateway.xadd(CHAT, {DATA_FIELD: "{not json"})
+
+        async def settled() -> bool:
+            return ops.xlen(EVENTS) >= 1 and ops.xlen(stream_name("dead-letters", 0)) >= 1
+
+        await wait_for(settled, seconds=60)
+    first: Any = ops.xrange(EVENTS, count=1)
+    record_id = json.loads(first[0][1][DATA_FIELD.encode()])["record_id"]
+    console = Console(Settings.from_env({"REDIS_URL": url(port, "console")}), Access(None))
+    try:
+        for route, query in [
+            ("/", ""),
+            ("/scope", "agent=a1&user=u1"),
+            ("/record", f"id={record_id[:12]}"),
+            ("/partitions", ""),
+            ("/dead-letters", ""),
+        ]:
+            assert await _console_get(console, route, query) == 200, route
+    finally:
+        await console.close()
+    log: Any = ops.acl_log()
+    assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+    for command in [
+        ("XADD", CHAT, "*", DATA_FIELD, "{}"),
+        ("SET", f"record:{{0}}:{record_id}", "x"),
+        ("HSET", "view:{0}:2:a1:2:u1", "doc", "{}"),
+        ("XACK", CHAT, "accord", "0-1"),
+        ("XGROUP", "SETID", CHAT, "accord", "$"),
+        ("EVAL", "return 1", "0"),
+    ]:
+        assert_refused(as_user(port, "console"), command)

@@ -102,7 +102,9 @@ def library(port: int, ops: redis.Redis) -> str:  # noqa: ARG001  (ops flushes f
 
 
 def test_the_variant_differs_from_users_acl_only_where_redis7_confines_more() -> None:
-    """The two files cannot drift: every user is the same line but two. `accord` holds
+    """The two files cannot drift: every user is the same line but three. `console`
+    reaches the input streams only for counts (`XLEN`, `XPENDING`, `XINFO GROUPS`), never
+    an entry. `accord` holds
     `+fcall` where 6.2 grants `+eval +evalsha` (it runs the loaded functions only, 6.2
     has none), and `GET`/`SET` only on the record, heartbeat and config keys (a `SET`
     would replace a stream). `gateway` holds only `+fcall` and the connection commands
@@ -113,10 +115,16 @@ def test_the_variant_differs_from_users_acl_only_where_redis7_confines_more() ->
     six = dict(line.split(" ", 2)[1:] for line in ACL.read_text().splitlines() if line)
     seven = dict(line.split(" ", 2)[1:] for line in ACL7.read_text().splitlines() if line)
     assert six.keys() == seven.keys()
-    scripted = {"accord", "gateway"}
+    scripted = {"accord", "gateway", "console"}
     assert {u: r for u, r in six.items() if u not in scripted} == {
         u: r for u, r in seven.items() if u not in scripted
     }
+    inputs = ["~chat-turn:{*}", "~tool-call:{*}", "~tool-result:{*}"]
+    root, selector = seven["console"].split(" (", 1)
+    assert root.split() == [r for r in six["console"].split() if r not in inputs]
+    assert selector.rstrip(")").split() == [
+        *inputs, "resetchannels", "-@all", "+xlen", "+xpending", "+xinfo|groups",
+    ]  # fmt: skip
     root, selector = seven["accord"].split(" (", 1)
     six_accord = [r for r in _with_fcall(six["accord"].split()) if r not in {"+get", "+set"}]
     assert root.split() == six_accord

@@ -44,8 +44,8 @@ def secrets_(
         fd = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(acl.env_file(passwords))
-    except OSError as error:
-        _refuse(f"{env_file}: cannot write it: {error.strerror or error}")
+    except (OSError, ValueError) as error:
+        _refuse(f"{str(env_file)!r}: cannot write it: {error}")
     typer.echo(f"{env_file}: {len(passwords)} passwords ({', '.join(passwords)})")
 
 
@@ -80,8 +80,8 @@ def render_(
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(rendered)
-    except OSError as error:
-        _refuse(f"{out}: cannot write it: {error.strerror or error}")
+    except (OSError, ValueError) as error:
+        _refuse(f"{str(out)!r}: cannot write it: {error}")
     typer.echo(f"{out}: {len(acl.users(text))} users")
 
 
@@ -92,6 +92,8 @@ def _read(path: Path) -> str:
         _refuse(f"{path}: cannot read it: {error.strerror or error}")
     except UnicodeDecodeError:
         _refuse(f"{path}: not UTF-8 text")
+    except ValueError as error:  # a name the OS cannot take (a NUL byte in it)
+        _refuse(f"{str(path)!r}: cannot read it: {error}")
 
 
 def _refuse(line: str) -> NoReturn:

@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
         require_answer(settings, timeout_s=timeout)
         try:
             sock = bind(host, port)
-        except (OSError, OverflowError, UnicodeError) as error:
-            # OverflowError, UnicodeError: a host name socket refuses before any lookup.
+        except (OSError, OverflowError, ValueError) as error:
+            # OverflowError, ValueError: a host name socket refuses before any lookup.
             err_console.print(
                 f"[red]accord console: cannot listen on {host}:{port}: {error}[/]", soft_wrap=True
             )

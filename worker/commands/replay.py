@@ -65,16 +65,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Publish FILE through the input streams, wait until processed, print the events."""
         settings = deployment_settings()
-        try:
-            lines = load_transcript(file)
-        except ReplayError as error:
-            _refuse(str(error))
-        except OSError as error:
-            _refuse(f"{file}: cannot read it: {error.strerror or error}")
-        except UnicodeDecodeError as error:
-            _refuse(f"{file}: not UTF-8 text (byte {error.start}): JSON lines expected")
-        if not lines:
-            _refuse(f"{file}: holds no input event (one JSON object per line expected)")
+        lines = _load(file)
         if not keep_ts:
             lines = rebase(lines, datetime.now(UTC).replace(microsecond=0))
         if fresh:
@@ -104,6 +95,21 @@ def register(app: typer.Typer) -> None:
         sessions = {line["session_id"] for line in sent}
         events = [e for e in gateway.events if e.session_id in sessions]
         _print_result(sent, events, json_out=as_json)
+
+
+def _load(file: Path) -> list[Line]:
+    """The transcript's lines, or one line on stderr naming the file and what is wrong."""
+    try:
+        lines = load_transcript(file)
+    except ReplayError as error:
+        _refuse(str(error))
+    except OSError as error:
+        _refuse(f"{file}: cannot read it: {error.strerror or error}")
+    except UnicodeDecodeError as error:
+        _refuse(f"{file}: not UTF-8 text (byte {error.start}): JSON lines expected")
+    if not lines:
+        _refuse(f"{file}: holds no input event (one JSON object per line expected)")
+    return lines
 
 
 def _refuse(line: str) -> NoReturn:

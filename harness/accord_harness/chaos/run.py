@@ -370,6 +370,12 @@ class Chaos:
             "proxy_connections_reset": proxy.resets,
             "proxy_stalls": proxy.stalls,
             "gateway_retries": gateway.retries,
+            # Entries past the delivery limit tried alone (store/suspects.py), as the
+            # workers logged them: how often the takeover race was met and survived.
+            "suspect_tries": sum(
+                path.read_text(errors="replace").count("suspects_tried_alone")
+                for path in self.workdir.glob("worker-*.log")
+            ),
         }
         self.report.counts = findings.counts
         self.report.by_check = findings.by_check()
