@@ -71,7 +71,9 @@ def test_every_user_can_do_what_the_matrix_says_and_nothing_else(
                         _fresh(ops)
                         results.append(_allowed(client, command))
                     if len(set(results)) > 1:
-                        mixed.append(f"{user}: {family}: {list(zip(commands, results, strict=True))}")
+                        mixed.append(
+                            f"{user}: {family}: {list(zip(commands, results, strict=True))}"
+                        )
                     found.setdefault(family, {})[user] = "yes" if all(results) else "no"
             finally:
                 client.close()
