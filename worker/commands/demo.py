@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from store.embedded import redis_server_binary
 from worker.commands import options
 from worker.commands._shared import (
     UNREACHABLE,
@@ -48,7 +49,9 @@ def register(app: typer.Typer) -> None:
         with redis_url(base) as url:
             settings = demo_settings(base, url)
             configure_logging(settings.log_level, json=False)
-            where = "embedded Redis" if base.redis_url is None else "REDIS_URL"
+            where = (
+                f"embedded {redis_server_binary().name}" if base.redis_url is None else "REDIS_URL"
+            )
             shown = redacted_url(url)
             console.print(f"[bold]accord demo[/] on {where} {shown}, one worker in this process")
             try:

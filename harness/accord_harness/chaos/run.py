@@ -120,6 +120,8 @@ class Report:
     differences: list[str] = field(default_factory=list)
     by_check: dict[str, int] = field(default_factory=dict)
     settled: bool = False
+    # The server the run was made against, as it names itself (ACCORD_REDIS_SERVER).
+    server: str = ""
 
     @property
     def ok(self) -> bool:
@@ -310,6 +312,8 @@ class Chaos:
         proxy = FaultProxy("127.0.0.1", node.port)
         await proxy.start()
         admin = redis.asyncio.Redis(port=node.port, client_name=HARNESS)
+        self.report.server = await _server_name(admin)
+        self.say(f"server {self.report.server}")
         gateway = Gateway(redis.asyncio.Redis(port=node.port, client_name=HARNESS), plan.partitions)
         workers = Workers(
             plan.workers, worker_env(proxy.url, plan), self.rng, self.workdir,
@@ -562,6 +566,14 @@ async def _all_applied(
         )
     values = await pipe.execute()
     return all(int(v or 1) == next_seq[n] for n, v in zip(names, values, strict=True))
+
+
+async def _server_name(admin: redis.asyncio.Redis) -> str:
+    """`Valkey 9.1.2` or `Redis 6.2.14`: what INFO says the server is."""
+    info: Any = await admin.info("server")
+    if "valkey_version" in info:
+        return f"Valkey {info['valkey_version']}"
+    return f"Redis {info['redis_version']}"
 
 
 async def run_chaos(
