@@ -229,7 +229,10 @@ def cli_env() -> dict[str, str]:
 
 
 @settings(
-    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=400,
+    deadline=None,
+    derandomize=True,  # the same 400 cases on every run: a landing never depends on luck
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     command=st.sampled_from(_FED),
@@ -244,7 +247,9 @@ def test_random_arguments_never_give_a_traceback(
     assert ran.returncode in {0, 1, 2}, ran
     assert "Traceback" not in ran.stderr + ran.stdout
     if ran.returncode != 0 and command != "recognize":
-        assert len([line for line in ran.stderr.splitlines() if line.strip()]) == 1, ran
+        # One line on stderr; or, asked for JSON (`check --json`), the answer on stdout.
+        lines = [line for line in ran.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 or (not lines and "--json" in rest and ran.stdout.strip()), ran
 
 
 def test_a_file_the_system_refuses_is_one_line_and_exit_2(tmp_path: Path) -> None:
