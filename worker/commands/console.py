@@ -21,9 +21,7 @@ def register(app: typer.Typer) -> None:
         host: Annotated[
             str, typer.Option(help="Address to listen on; off loopback a token is required.")
         ] = "127.0.0.1",
-        port: Annotated[
-            int, typer.Option(min=0, max=65535, help="Port (0: any free port, printed).")
-        ] = 8765,
+        port: options.ConsolePort = options.CONSOLE_PORT,
         timeout: options.Timeout = options.TIMEOUT_S,
     ) -> None:
         """Serve the read-only console: scopes, records, partitions, dead letters."""

@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import os
 import socket
-from typing import Annotated
 
 import typer
 
@@ -28,9 +27,7 @@ from worker.settings import Settings, redacted_url
 def register(app: typer.Typer) -> None:
     @app.command()
     def dev(
-        port: Annotated[
-            int, typer.Option(min=0, max=65535, help="Console port (0: any free port).")
-        ] = 8765,
+        port: options.ConsolePort = options.CONSOLE_PORT,
         timeout: options.Timeout = options.TIMEOUT_S,
     ) -> None:
         """Start an embedded Redis, a worker and the console; Ctrl-C stops them all."""

@@ -43,3 +43,9 @@ WaitTimeout = Annotated[
         min=0.1, help="Seconds Redis may take to answer and any wait for the worker may take."
     ),
 ]
+
+# `--port` of the console (`accord console`, `accord dev`): a TCP port, 0 for any free one.
+CONSOLE_PORT = 8765
+ConsolePort = Annotated[
+    int, typer.Option("--port", min=0, max=65535, help="Console port (0: any free port, printed).")
+]

@@ -19,10 +19,11 @@ from worker.commands._shared import (
     deployment_settings,
     err_console,
     print_json,
+    refuse,
     run_with_redis,
 )
 from worker.gateway import Gateway, Line, ReplayError, load_transcript, rebase, suffix_ids
-from worker.render import escape, timeline
+from worker.render import timeline
 
 
 def used_ids(sent: list[Line]) -> list[str]:
@@ -113,8 +114,7 @@ def _load(file: Path) -> list[Line]:
 
 
 def _refuse(line: str) -> NoReturn:
-    err_console.print(f"[red]accord replay:[/] {escape(line)}", soft_wrap=True)
-    raise typer.Exit(2)
+    refuse("replay", line)
 
 
 def _print_result(sent: list[Line], events: list[AgreementEvent], *, json_out: bool) -> None:
