@@ -259,3 +259,25 @@ def test_a_file_the_system_refuses_is_one_line_and_exit_2(tmp_path: Path) -> Non
     ran = accord_here("asyncapi", "--out", str(blocked / "asyncapi.json"), env=command_env(None))
     assert ran.returncode == 2
     assert one_line(ran) == f"accord: File exists: {blocked}"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["acl", "render", "/nonexistent.acl"], "/nonexistent.acl: cannot read it"),
+        (["acl", "render", "README.md"], "holds no #<password-hash:USER> placeholder"),
+        (["acl", "render", "deploy/redis/users.acl", "--env-file", "README.md"], "not NAME=value"),
+        (["acl", "secrets", "/nonexistent/dir/.env"], "cannot write it"),
+        (["acl", "render", "deploy/redis/users.acl", "--bogus"], "No such option: --bogus"),
+        (["dev", "--port", "99999"], "Invalid value for '--port'"),
+        (["dev", "--port", "-1"], "Invalid value for '--port'"),
+    ],
+)
+def test_the_acl_and_dev_commands_answer_bad_arguments_in_one_line(
+    args: list[str], said: str
+) -> None:
+    """The commands the random property leaves out (they write files or serve until
+    stopped): each bad argument is one line and exit 2, and nothing is written or served."""
+    ran = accord_here(*args, env=command_env(None))
+    assert ran.returncode == 2, ran
+    assert said in one_line(ran)
