@@ -53,7 +53,7 @@ async def retained_bytes(sessions: int, cache_size: int) -> tuple[int, int]:
         await until_acked(redis, ids, len(workload.documents), poll_s=0.05)
         retained, _ = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        counted = sum(port.state.scopes.bytes + port.state.sessions.bytes for port in made)
+        counted = sum(port.state.cache.bytes for port in made)
         await worker.stop()
         await redis.aclose()
     return retained, counted

@@ -28,7 +28,7 @@ from store.core_port import CoreStep
 from store.gate import Arrival
 from store.processor import PartitionProcessor
 from store.state_cache import ScopeSnapshot, SessionSnapshot
-from store.work import ScopeId, ScopeWork, SessionId
+from store.work import ScopeId, ScopeWork
 
 
 class StubCore:
@@ -65,7 +65,7 @@ def main(units: int) -> None:
     )
     work: dict[ScopeId, ScopeWork] = defaultdict(ScopeWork)
     scopes: dict[ScopeId, ScopeSnapshot[Any]] = {}
-    sessions: dict[SessionId, SessionSnapshot[Any]] = {}
+    sessions: dict[ScopeId, dict[str, SessionSnapshot[Any]]] = {}
     for index in range(units):
         scope_id, session_id = ("agent", f"user-{index}"), f"session-{index}"
         document = {
@@ -77,13 +77,15 @@ def main(units: int) -> None:
         arrival = Arrival("chat-turn:{0}", f"{index}-0", event, b"")
         work[scope_id].arrivals[session_id] = [arrival]
         scopes[scope_id] = ScopeSnapshot("v", scope_id, {})
-        sessions[(*scope_id, session_id)] = SessionSnapshot("v", 5, (), {}, None, session_id)
+        sessions[scope_id] = {session_id: SessionSnapshot("v", 5, (), {}, None, session_id)}
     todo = sorted(work)
 
     def batch() -> tuple[KeyTable, CommitPlan]:
         table = KeyTable()
-        planned = [processor.planner.unit(table, s, work[s], scopes[s], sessions) for s in todo]
-        plan = processor.committer.plan(table, [unit.plan for unit in planned], [], None)
+        planned = [processor.planner.unit(table, s, work[s], scopes[s], sessions[s]) for s in todo]
+        plan = processor.committer.plan(
+            table, [unit.plan for unit in planned], processor.planner.next_commit(), [], None
+        )
         for unit in planned:
             processor.state.remember(unit.scope_id, unit.scope_after, unit.sessions_after)
         return table, plan

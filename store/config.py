@@ -67,9 +67,9 @@ class StoreConfig:
     # A live gateway's read holds about one entry per session over tens of thousands of
     # sessions: the cache must keep them all between batches, or every batch loads.
     cache_size: int = 16_384
-    # And the bytes they may take, half for scopes and half for sessions (0: no byte
-    # bound), counted by store.state_cache's weights (a session, its state kept encoded,
-    # and its scope's share: about 1.3 KB, benchmarks/cache_memory.py).
+    # And the bytes they may take, scopes and sessions together (0: no byte bound),
+    # counted by store.state_cache's weights (a session, its state kept encoded, and its
+    # scope's share: about 1.1 KB, benchmarks/cache_memory.py).
     cache_bytes: int = 24 * 1024 * 1024
     # A session may hold this many parked entries (early seqs behind a gap), and this
     # many bytes of them; past either, its gap is skipped at once, as after the gap

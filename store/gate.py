@@ -162,7 +162,7 @@ def plan_session(
     skip_gap: bool = False,
 ) -> GatePlan:
     """Plan one session: `arrivals` in any order, `parked` as loaded from the store."""
-    if not parked and not skip_gap and _in_order_from(next_seq, arrivals):
+    if not parked and not skip_gap and in_order_from(next_seq, arrivals):
         # The common case, a conversation going on: its next seqs in order (the merged
         # reader hands them over in XADD order), nothing waiting. `_plan_any` would
         # sort them and apply each in turn to the same plan.
@@ -174,7 +174,7 @@ def plan_session(
     return _plan_any(next_seq, skipped, parked, arrivals, skip_gap=skip_gap)
 
 
-def _in_order_from(next_seq: int, arrivals: Sequence[Arrival]) -> bool:
+def in_order_from(next_seq: int, arrivals: Sequence[Arrival]) -> bool:
     """Whether `arrivals` hold exactly the seqs from `next_seq` on, in order."""
     expected = next_seq
     for arrival in arrivals:

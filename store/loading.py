@@ -22,15 +22,17 @@ from store.core_port import CorePort, ScopeT, SessionT
 from store.gate import ParkedEntry, parse_skipped
 from store.scripts import LOAD, AnyRedis
 from store.state_cache import (
-    LruCache,
+    NO_DEADLINES,
+    NO_PARKED,
     ScopeSnapshot,
     SessionSnapshot,
-    scope_weight,
-    session_weight,
+    StateCache,
 )
 from store.work import ScopeId, ScopeWork, SessionId
 
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
+# The sessions of a scope the cache does not hold.
+NO_SESSIONS: Mapping[str, Any] = {}
 
 
 class StoreKeyError(Exception):
@@ -51,7 +53,7 @@ class KeyNames:
         # a few hundred bytes (three memos of 16,384 per partition held megabytes).
         self.scope = functools.lru_cache(maxsize=1024)(self._scope)
         self.view = functools.lru_cache(maxsize=1024)(self._view)
-        self._session_prefix = functools.lru_cache(maxsize=1024)(self._prefix)
+        self.session_prefix = functools.lru_cache(maxsize=1024)(self._prefix)
 
     def session(self, agent_id: str, user_id: str, session_id: str) -> keys.SessionNames:
         return keys.SessionNames(
@@ -59,7 +61,7 @@ class KeyNames:
             agent_id,
             user_id,
             session_id,
-            self._session_prefix(agent_id, user_id) + keys.ident(session_id),
+            self.session_prefix(agent_id, user_id) + keys.ident(session_id),
             keys.applied_field(session_id),
         )
 
@@ -82,10 +84,11 @@ def deadline_members(
     core: CorePort[ScopeT, Any], scope_id: ScopeId, state: ScopeT
 ) -> dict[str, int]:
     """The scope's members of the deadline index: member -> deadline ms."""
-    return {
+    members = {
         keys.record_member(*scope_id, record_id): ms_of(at)
         for record_id, at in core.deadlines(state)
     }
+    return members or NO_DEADLINES
 
 
 class StateLoader(Generic[ScopeT, SessionT]):
@@ -102,11 +105,8 @@ class StateLoader(Generic[ScopeT, SessionT]):
 
     def clear(self) -> None:
         """Forget everything (a new owner token: what was remembered may be stale)."""
-        # The byte budget is the partition's, half for scopes and half for sessions.
-        size, half = self.config.cache_size, self.config.cache_bytes // 2
-        self.scopes: LruCache[ScopeId, ScopeSnapshot[ScopeT]] = LruCache(size, half, scope_weight)
-        self.sessions: LruCache[SessionId, SessionSnapshot[SessionT]] = LruCache(
-            size, half, session_weight
+        self.cache: StateCache[ScopeT, SessionT] = StateCache(
+            self.config.cache_size, self.config.cache_bytes
         )
 
     def remember(
@@ -115,15 +115,12 @@ class StateLoader(Generic[ScopeT, SessionT]):
         scope: ScopeSnapshot[ScopeT] | None,
         sessions: Mapping[str, SessionSnapshot[SessionT]],
     ) -> None:
-        if scope is not None:
-            self.scopes.put(scope_id, scope)
-        for session_id, snapshot in sessions.items():
-            self.sessions.put((*scope_id, session_id), snapshot)
+        self.cache.remember(scope_id, scope, sessions)
 
-    def forget(self, scope_id: ScopeId, work: ScopeWork | None = None) -> None:
-        self.scopes.drop(scope_id)
-        for session_id in work.sessions() if work else ():
-            self.sessions.drop((*scope_id, session_id))
+    def forget(self, scope_id: ScopeId) -> None:
+        """Forget the scope and all its sessions (after a failed commit, a gap skip, for
+        a sweep: what Redis holds is read again)."""
+        self.cache.forget(scope_id)
 
     async def load(
         self,
@@ -132,15 +129,15 @@ class StateLoader(Generic[ScopeT, SessionT]):
         broken: dict[ScopeId, str],
     ) -> tuple[
         dict[ScopeId, ScopeSnapshot[ScopeT]],
-        dict[SessionId, SessionSnapshot[SessionT]],
+        dict[ScopeId, dict[str, SessionSnapshot[SessionT]]],
         set[ScopeId],
     ]:
-        """The state of `todo`'s scopes and sessions, and the scopes any of it was read
-        from Redis for (the rest came from the cache alone); unreadable scopes go to
-        `broken`."""
+        """The state of `todo`'s scopes and of their sessions (by scope, then session),
+        and the scopes any of it was read from Redis for (the rest came from the cache
+        alone); unreadable scopes go to `broken`."""
         p = self.partition
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]] = {}
-        sessions: dict[SessionId, SessionSnapshot[SessionT]] = {}
+        sessions: dict[ScopeId, dict[str, SessionSnapshot[SessionT]]] = {}
         names: list[str] = []
         kinds: list[str] = []
         # Scope ids (2 parts) and session ids (3 parts), in the order of `names`.
@@ -148,23 +145,25 @@ class StateLoader(Generic[ScopeT, SessionT]):
         for scope_id in todo:
             if scope_id in broken:
                 continue
-            cached_scope = self.scopes.get(scope_id)
+            entry = self.cache.get(scope_id)
+            cached_scope = None if entry is None else entry.scope
             if cached_scope is None:
                 names.append(keys.scope_key(p, *scope_id))
                 kinds.append("scope")
                 wanted.append(scope_id)
             else:
                 scopes[scope_id] = cached_scope
+            held = NO_SESSIONS if entry is None else entry.sessions
+            found = sessions[scope_id] = {}
             for session_id in work[scope_id].sessions():
-                session_key: SessionId = (*scope_id, session_id)
-                cached_session = self.sessions.get(session_key)
+                cached_session = held.get(session_id)
                 if cached_session is None:
-                    names.append(keys.session_key(p, *session_key))
-                    names.append(keys.parked_key(p, *session_key))
+                    names.append(keys.session_key(p, *scope_id, session_id))
+                    names.append(keys.parked_key(p, *scope_id, session_id))
                     kinds.extend(("session", "parked"))
-                    wanted.append(session_key)
+                    wanted.append((*scope_id, session_id))
                 else:
-                    sessions[session_key] = cached_session
+                    found[session_id] = cached_session
         if not names:
             return scopes, sessions, set()
         replies = iter(await LOAD.run(self.redis, names, kinds))
@@ -177,7 +176,7 @@ class StateLoader(Generic[ScopeT, SessionT]):
                 if len(ident) == 2:
                     scopes[scope_id] = self._loaded_scope(scope_id, reply[0])
                 else:
-                    sessions[(ident[0], ident[1], ident[-1])] = _loaded_session(*reply)
+                    sessions[scope_id][ident[-1]] = _loaded_session(*reply)
             except Exception as error:  # noqa: BLE001  (unreadable state isolates its scope)
                 broken.setdefault(scope_id, f"loading failed: {error_text(error)}")
         return scopes, sessions, loaded
@@ -233,4 +232,4 @@ def _parked(reply: list[bytes]) -> dict[int, ParkedEntry]:
     for index in range(0, len(reply), 2):
         stream, entry_id, data = _PARKED.decode(reply[index + 1])
         parked[int(reply[index])] = ParkedEntry(stream, entry_id, data)
-    return parked
+    return parked or NO_PARKED

@@ -64,7 +64,7 @@ from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.unit import Event, Unit
 from store.units import UnitPlanner
 from store.watermark import server_ms, unfinished_ms, watermark_ms
-from store.work import ScopeId, ScopeWork, SessionId
+from store.work import ScopeId, ScopeWork
 
 
 @dataclass(slots=True)
@@ -254,9 +254,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             unit = work[(agent_id, user_id)]
             unit.skip_gap.add(session_id)
             unit.skip_seen_by = seen_by
-        for scope_id, unit in work.items():
+        for scope_id in work:
             # The observation time is written by the commit script, so read it from Redis.
-            self.state.forget(scope_id, unit)
+            self.state.forget(scope_id)
         report = BatchReport()
         await self._run(work, [], report)
         self._isolated.update(report.isolated)
@@ -302,7 +302,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 self.state.clear()
             for index, unit in enumerate(units):
                 if not result.passed(index):
-                    self.state.forget(unit.scope_id, work[unit.scope_id])
+                    self.state.forget(unit.scope_id)
                     if index in result.refused:
                         broken[unit.scope_id] = result.refused[index]
                     continue
@@ -341,7 +341,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         scope_id: ScopeId,
         work: ScopeWork,
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]],
-        sessions: dict[SessionId, SessionSnapshot[SessionT]],
+        sessions: dict[ScopeId, dict[str, SessionSnapshot[SessionT]]],
         broken: dict[ScopeId, str],
         trusted: bool,  # noqa: FBT001
     ) -> Unit[ScopeT, SessionT]:
@@ -351,7 +351,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             unit = planned(
                 table,
                 lambda: self.planner.unit(
-                    table, scope_id, work, scopes[scope_id], sessions, trusted=trusted
+                    table, scope_id, work, scopes[scope_id], sessions[scope_id], trusted=trusted
                 ),
             )
             if not isinstance(unit, str):

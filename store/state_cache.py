@@ -15,16 +15,29 @@ from __future__ import annotations
 
 import sys
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from collections.abc import Mapping
+from typing import Any, Generic
 
 import msgspec
 
 from store.core_port import ScopeT, SessionT
 from store.gate import ParkedEntry
 
-K = TypeVar("K")
-V = TypeVar("V")
+
+class _Frozen(dict[Any, Any]):
+    """An empty dict no one can fill: the one every snapshot without parked entries or
+    deadlines shares (an empty dict per cached session and scope took 64 bytes each)."""
+
+    def _refuse(self, *_args: object, **_kwargs: object) -> None:
+        raise TypeError("the shared empty mapping of the state cache is read-only")
+
+    # (Signatures differ from dict's; every one refuses.)
+    __setitem__ = __delitem__ = update = setdefault = pop = clear = _refuse
+    popitem = __ior__ = _refuse  # type: ignore[assignment]
+
+
+NO_PARKED: dict[int, ParkedEntry] = _Frozen()
+NO_DEADLINES: dict[str, int] = _Frozen()
 
 
 # Snapshots are never tracked by the garbage collector (`gc=False`): trees of immutable
@@ -60,11 +73,11 @@ class SessionSnapshot(msgspec.Struct, Generic[SessionT], gc=False):
 
 # What the byte budget counts a snapshot as: its state decoded takes two to three times
 # its encoded bytes (measured: a scope of ten open agreements 9.3 KB -> 28 KB, a session
-# of 500 todos 58 KB -> 115 KB), plus the snapshot, its key and the cache's slot (512 B
-# brings the count to 0.96 x the memory measured by benchmarks/cache_memory.py); parked
-# entries are held as the bytes they are.
+# of 500 todos 58 KB -> 115 KB), plus the snapshot, its key and the cache's slot (320 B
+# brings the count to 0.97-1.14 x the memory measured by benchmarks/cache_memory.py, on
+# real-length and on short chat); parked entries are held as the bytes they are.
 DECODED_PER_ENCODED_BYTE = 3
-SNAPSHOT_BYTES = 512
+SNAPSHOT_BYTES = 320
 PARKED_ENTRY_BYTES = 128
 
 
@@ -87,59 +100,95 @@ def session_weight(snapshot: SessionSnapshot[Any]) -> int:
     )
 
 
-class LruCache(Generic[K, V]):
-    """A mapping bounded by its number of entries (`size`, 0: off) and, with `weigh`, by
-    their bytes (`max_bytes`, 0: no byte bound); past either it forgets the least
-    recently used entries first. A value heavier than the whole budget is not kept.
+class ScopeEntry(msgspec.Struct, Generic[ScopeT, SessionT], gc=False):
+    """One scope as the cache remembers it: its snapshot (None: not remembered, only
+    some of its sessions are) and its sessions', weighed together."""
 
-    Hand-written rather than cachetools: two bounds at once, where its LRUCache has one
-    `maxsize` (and raises for a value larger than that).
+    scope: ScopeSnapshot[ScopeT] | None
+    sessions: dict[str, SessionSnapshot[SessionT]]
+    # What the byte budget counts the scope and its sessions as.
+    weight: int = 0
+
+
+class StateCache(Generic[ScopeT, SessionT]):
+    """The scopes and sessions a processor committed, by scope, least recently used
+    forgotten first.
+
+    Bounded by the sessions and scopes it holds (`size` each, 0: off) and by their bytes
+    as the weights count them (`max_bytes`, 0: no byte bound). A scope and its sessions
+    are remembered and forgotten together: one lookup per scope and batch instead of one
+    per session, and no key or slot of its own for a session (at one entry per session
+    those were a third of what a cached session cost). A scope heavier than the whole
+    budget is not kept, nor anything older of it.
+
+    Hand-written rather than cachetools: two bounds at once, entries that grow in place,
+    and a scope's sessions dropped with it.
     """
 
-    def __init__(
-        self, size: int, max_bytes: int = 0, weigh: Callable[[V], int] | None = None
-    ) -> None:
+    def __init__(self, size: int, max_bytes: int = 0) -> None:
         self.size = size
         self.max_bytes = max_bytes
-        # The byte bound as a number every weight total is compared with.
         self._byte_limit = max_bytes if max_bytes > 0 else sys.maxsize
-        self._weigh = weigh
-        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
-        # The weights of the entries held.
+        self._scopes: OrderedDict[tuple[str, str], ScopeEntry[ScopeT, SessionT]] = OrderedDict()
+        # The weights of everything held, and the sessions held.
         self.bytes = 0
+        self.sessions = 0
 
-    def get(self, key: K) -> V | None:
-        item = self._items.get(key)
-        if item is None:
-            return None
-        self._items.move_to_end(key)
-        return item[0]
+    def get(self, scope_id: tuple[str, str]) -> ScopeEntry[ScopeT, SessionT] | None:
+        """The scope's entry (most recently used from now on), or None."""
+        entry = self._scopes.get(scope_id)
+        if entry is not None:
+            self._scopes.move_to_end(scope_id)
+        return entry
 
-    def put(self, key: K, value: V) -> None:
+    def remember(
+        self,
+        scope_id: tuple[str, str],
+        scope: ScopeSnapshot[ScopeT] | None,
+        sessions: Mapping[str, SessionSnapshot[SessionT]],
+    ) -> None:
+        """Keep `scope` (if not None) and `sessions` as the scope's latest snapshots."""
         if self.size <= 0:
             return
-        items = self._items
-        weight = self._weigh(value) if self._weigh is not None else 0
-        older = items.get(key)
-        if older is not None:
-            self.bytes -= older[1]
-        if weight > self._byte_limit:
-            # The older value goes too: a snapshot is replaced, never kept beside (or
-            # instead of) its successor.
-            if older is not None:
-                del items[key]
+        entry = self._scopes.get(scope_id)
+        if entry is None:
+            entry = self._scopes[scope_id] = ScopeEntry(None, {})
+        else:
+            self._scopes.move_to_end(scope_id)
+        delta = 0
+        if scope is not None:
+            if entry.scope is not None:
+                delta -= scope_weight(entry.scope)
+            entry.scope = scope
+            delta += scope_weight(scope)
+        held = entry.sessions
+        for session_id, snapshot in sessions.items():
+            older = held.get(session_id)
+            if older is None:
+                self.sessions += 1
+            else:
+                delta -= session_weight(older)
+            held[session_id] = snapshot
+            delta += session_weight(snapshot)
+        entry.weight += delta
+        self.bytes += delta
+        if entry.weight > self._byte_limit:
+            # Never kept beside (or instead of) its successor: the whole scope goes.
+            self.forget(scope_id)
             return
-        items[key] = (value, weight)
-        items.move_to_end(key)
-        self.bytes += weight
-        while len(items) > self.size or self.bytes > self._byte_limit:
-            _, (_, forgotten) = items.popitem(last=False)
-            self.bytes -= forgotten
+        scopes = self._scopes
+        while len(scopes) > self.size or self.sessions > self.size or self.bytes > self._byte_limit:
+            _, forgotten = scopes.popitem(last=False)
+            self.bytes -= forgotten.weight
+            self.sessions -= len(forgotten.sessions)
 
-    def drop(self, key: K) -> None:
-        item = self._items.pop(key, None)
-        if item is not None:
-            self.bytes -= item[1]
+    def forget(self, scope_id: tuple[str, str]) -> None:
+        """Forget the scope and every session of it."""
+        entry = self._scopes.pop(scope_id, None)
+        if entry is not None:
+            self.bytes -= entry.weight
+            self.sessions -= len(entry.sessions)
 
     def __len__(self) -> int:
-        return len(self._items)
+        """The scopes held."""
+        return len(self._scopes)

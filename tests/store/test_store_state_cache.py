@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,58 +22,84 @@ from store.config import StoreConfig
 from store.gate import ParkedEntry
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
-from store.state_cache import LruCache, SessionSnapshot, session_weight
+from store.state_cache import (
+    NO_DEADLINES,
+    NO_PARKED,
+    ScopeSnapshot,
+    SessionSnapshot,
+    StateCache,
+    session_weight,
+)
 from worker.engine import Engine
 from worker.settings import Settings
 
 
-def test_the_least_recently_used_entry_is_forgotten_first() -> None:
-    cache: LruCache[str, int] = LruCache(2)
-    cache.put("a", 1)
-    cache.put("b", 2)
-    assert cache.get("a") == 1  # "a" is now the most recent
-    cache.put("c", 3)
-    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (1, None, 3)
-    assert len(cache) == 2
+def _session(core_bytes: int = 100) -> SessionSnapshot[Any]:
+    return SessionSnapshot("v", 2, (), NO_PARKED, b"x" * core_bytes, core_bytes=core_bytes)
 
 
-def test_size_zero_remembers_nothing_and_drop_forgets() -> None:
-    off: LruCache[str, int] = LruCache(0)
-    off.put("a", 1)
-    assert off.get("a") is None
-    cache: LruCache[str, int] = LruCache(5)
-    cache.put("a", 1)
-    cache.drop("a")
-    cache.drop("missing")
-    assert cache.get("a") is None
+def _scope(state_bytes: int = 0) -> ScopeSnapshot[Any]:
+    return ScopeSnapshot("v", object(), NO_DEADLINES, state_bytes)
+
+
+def test_the_least_recently_used_scope_is_forgotten_first_with_its_sessions() -> None:
+    """Scopes are remembered and forgotten whole: past the bound, the scope used least
+    recently goes, and every session of it with it."""
+    cache: StateCache[Any, Any] = StateCache(size=3)
+    cache.remember(("a", "u1"), _scope(), {"s1": _session(), "s2": _session()})
+    cache.remember(("a", "u2"), _scope(), {"s1": _session()})
+    assert cache.get(("a", "u1")) is not None  # u1 is now the most recent
+    cache.remember(("a", "u3"), None, {"s1": _session()})  # 4 sessions > 3
+    assert cache.get(("a", "u2")) is None
+    entry = cache.get(("a", "u1"))
+    assert entry is not None
+    assert sorted(entry.sessions) == ["s1", "s2"]
+    assert (len(cache), cache.sessions) == (2, 3)
+
+
+def test_size_zero_remembers_nothing_and_forget_drops_a_scope_whole() -> None:
+    off: StateCache[Any, Any] = StateCache(0)
+    off.remember(("a", "u"), _scope(), {"s": _session()})
+    assert off.get(("a", "u")) is None
+    cache: StateCache[Any, Any] = StateCache(5)
+    cache.remember(("a", "u"), _scope(), {"s": _session()})
+    cache.forget(("a", "u"))
+    cache.forget(("a", "missing"))
+    assert cache.get(("a", "u")) is None
+    assert (cache.bytes, cache.sessions) == (0, 0)
 
 
 def test_a_byte_budget_forgets_the_least_recently_used_until_within_it() -> None:
-    """Weighed entries: past `max_bytes` the least recently used go first, as many as it
-    takes, and the held bytes follow every put, replacement and drop."""
-    cache: LruCache[str, str] = LruCache(100, max_bytes=10, weigh=len)
-    cache.put("a", "aaaa")
-    cache.put("b", "bbbb")
-    assert cache.get("a") == "aaaa"  # "b" is now the least recent
-    cache.put("c", "cc")
-    assert (len(cache), cache.bytes) == (3, 10)
-    cache.put("d", "dddddddd")
-    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (None, None, "cc")
-    assert cache.bytes == 10
-    cache.put("c", "c")  # a replacement counts its own weight only
-    assert cache.bytes == 9
-    cache.drop("d")
-    assert (len(cache), cache.bytes) == (1, 1)
+    """Past `max_bytes` the least recently used scopes go, as many as it takes; the held
+    bytes follow every remember, replacement and forget, and always equal the weights of
+    the snapshots held."""
+    one = session_weight(_session())
+    cache: StateCache[Any, Any] = StateCache(100, max_bytes=3 * one)
+    cache.remember(("a", "u1"), None, {"s1": _session()})
+    cache.remember(("a", "u2"), None, {"s1": _session()})
+    assert cache.get(("a", "u1")) is not None  # u2 is now the least recent
+    cache.remember(("a", "u3"), None, {"s1": _session(), "s2": _session()})
+    assert cache.get(("a", "u2")) is None
+    assert cache.get(("a", "u1")) is not None
+    assert cache.bytes == 3 * one
+    # A replacement counts its own weight only.
+    cache.remember(("a", "u1"), None, {"s1": _session(10)})
+    assert cache.bytes == 2 * one + session_weight(_session(10))
+    cache.forget(("a", "u3"))
+    assert (len(cache), cache.sessions, cache.bytes) == (1, 1, session_weight(_session(10)))
 
 
-def test_a_value_heavier_than_the_budget_is_not_kept_nor_its_older_value() -> None:
-    """A value over the whole budget is not cached, and the value it replaces is gone
-    too: a cache never answers with an older snapshot than the last one put."""
-    cache: LruCache[str, str] = LruCache(100, max_bytes=4, weigh=len)
-    cache.put("a", "aa")
-    cache.put("b", "bb")
-    cache.put("a", "aaaaa")
-    assert (cache.get("a"), cache.get("b"), cache.bytes) == (None, "bb", 2)
+def test_a_scope_heavier_than_the_budget_is_not_kept_nor_its_older_snapshots() -> None:
+    """A scope over the whole budget is not cached, and what it held before goes too: a
+    cache never answers with an older snapshot than the last one remembered."""
+    budget = session_weight(_session()) * 2
+    cache: StateCache[Any, Any] = StateCache(100, max_bytes=budget)
+    cache.remember(("a", "u1"), None, {"s1": _session()})
+    cache.remember(("a", "u2"), None, {"s1": _session()})
+    cache.remember(("a", "u1"), None, {"s1": _session(), "s2": _session(budget)})
+    assert cache.get(("a", "u1")) is None
+    assert cache.get(("a", "u2")) is not None
+    assert (cache.sessions, cache.bytes) == (1, session_weight(_session()))
 
 
 def test_a_session_snapshot_weighs_about_its_decoded_size() -> None:
@@ -93,6 +120,25 @@ def test_a_session_snapshot_weighs_about_its_decoded_size() -> None:
         tracemalloc.stop()
         snapshot = SessionSnapshot("v", 1, (), parked, None, decoded, core_bytes=len(raw))
         assert taken / 2 <= session_weight(snapshot) <= taken * 2, (items, taken)
+
+
+def test_the_shared_empty_mappings_refuse_every_write() -> None:
+    """Snapshots without parked entries or deadlines share one empty mapping each
+    (store/state_cache.py): a write to it would reach every such snapshot, so it raises."""
+    for shared in (NO_PARKED, NO_DEADLINES):
+        writes: tuple[Callable[[dict[Any, Any]], object], ...] = (
+            lambda m: m.__setitem__(1, 2),
+            lambda m: m.update({1: 2}),
+            lambda m: m.setdefault(1, 2),
+            lambda m: m.pop(1),
+            lambda m: m.popitem(),
+            lambda m: m.clear(),
+            lambda m: m.__ior__({1: 2}),
+        )
+        for write in writes:
+            with pytest.raises(TypeError, match="read-only"):
+                write(shared)
+        assert shared == {}
 
 
 def test_the_state_cache_is_on_by_default_and_can_be_turned_off_r15() -> None:
@@ -192,6 +238,5 @@ async def test_a_cache_bounded_by_bytes_stores_exactly_what_no_cache_does_r15(
     assert without.count(None) == 0
     assert small == without
     assert default == without
-    for cache in (state.scopes, state.sessions):
-        assert 0 < cache.bytes <= budget // 2
-    assert 0 < len(state.sessions) < len(SCOPES) * len(SESSIONS)
+    assert 0 < state.cache.bytes <= budget
+    assert 0 < state.cache.sessions < len(SCOPES) * len(SESSIONS)
