@@ -8,16 +8,20 @@ the entry point, exit code and streams exactly as a shell sees them. Both answer
 `returncode`, `stdout` and `stderr`, so a test reads the same either way.
 
 Keep at least one `accord_process` test per command family; the rest may run here.
+`lines_of` reads a running command's output line by line, for waits with a timeout.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import IO
 from unittest import mock
 
 from typer.testing import CliRunner
@@ -113,3 +117,15 @@ def accord_running(*args: str, env: Mapping[str, str]) -> Iterator[subprocess.Po
         for pipe in (process.stdout, process.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def lines_of(stream: IO[str]) -> queue.Queue[str]:
+    """The stream's lines, read by a thread, so the test can wait with a timeout."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines

@@ -14,10 +14,9 @@ import pytest
 import redis
 import redis.asyncio
 
-from tests.support.cli_kit import ENTRY, command_env
+from tests.support.cli_kit import ENTRY, command_env, lines_of
 from tests.support.input_kit import user_turn
 from tests.support.paths import ROOT
-from tests.worker.test_cli_events_follow import lines_of
 from worker.gateway import Gateway
 
 pytestmark = [pytest.mark.timeout(240)]

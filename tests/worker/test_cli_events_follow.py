@@ -12,10 +12,9 @@ import asyncio
 import json
 import queue
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 import redis
@@ -28,7 +27,7 @@ from store.config import StoreConfig
 from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
-from tests.support.cli_kit import accord_running, command_env
+from tests.support.cli_kit import accord_running, command_env, lines_of
 from worker.engine import Engine
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(300)]
@@ -49,18 +48,6 @@ async def commit_turn(url: str, session: str, seq: int, text: str) -> None:
         assert report.outcomes["applied"] == 1
     finally:
         await client.aclose()
-
-
-def lines_of(stream: IO[str]) -> queue.Queue[str]:
-    """The stream's lines, read by a thread, so the test can wait with a timeout."""
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        for line in stream:
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    return lines
 
 
 def next_event(lines: queue.Queue[str]) -> dict[str, Any]:
