@@ -28,6 +28,7 @@ def register(app: typer.Typer) -> None:
         explain,
         functions,
         history,
+        mcp,
         recognize,
         replay,
         schema,
@@ -49,6 +50,7 @@ def register(app: typer.Typer) -> None:
     explain.register(app)
     functions.register(app)
     history.register(app)
+    mcp.register(app)
     recognize.register(app)
     replay.register(app)
     schema.register(app)
