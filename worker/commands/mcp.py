@@ -72,12 +72,8 @@ def register(app: typer.Typer) -> None:
                 serve_http,
                 serve_stdio,
             )
-        except ImportError as error:
-            refuse(
-                "mcp",
-                f"needs the MCP SDK ({error.name or error}): install accord with its `mcp`"
-                " extra (pip install 'accord[mcp]')",
-            )
+        except ImportError:
+            refuse("mcp", "needs the MCP SDK, accord's `mcp` extra: pip install 'accord[mcp]'")
         for name, value in (("--agent", agent), ("--user", user), ("--session", session)):
             if not 1 <= len(value) <= 256:
                 refuse("mcp", f"{name} must be 1 to 256 characters")
