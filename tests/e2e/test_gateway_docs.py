@@ -1,8 +1,9 @@
 """docs/gateway.md's examples run as written, against a real Redis and a real worker.
 
-The turn example (Python and TypeScript) proposes, accepts through the tool and by the
-user, and must end with the agreement in current memory (R3, R5, R6); the subscriber
-example must follow the events to the opening revision.
+The turn example (Python and TypeScript, and the model's side through `accord mcp`)
+proposes, accepts through the tool and by the user, and must end with the agreement in
+current memory (R3, R5, R6); the subscriber example must follow the events to the
+opening revision.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def _python(code: str, url: str, tmp_path: Path) -> str:
 def test_the_python_turn_and_subscriber_examples_run(worker_url: str, tmp_path: Path) -> None:
     """R3, R5, R6: the documented turn accepts through the tool and the user's
     confirmation, and the agreement is then current memory; the subscriber sees it open."""
-    turn, subscriber = _blocks("python")
+    turn, _, subscriber = _blocks("python")
     out = _python(turn, worker_url, tmp_path)
     first, _, rest = out.partition("tool result: ")
     assert "(record_id=" in first, "the proposal is pending in the first context"
@@ -75,6 +76,16 @@ def test_the_python_turn_and_subscriber_examples_run(worker_url: str, tmp_path: 
     assert "soul_agreement_accept" in out
     events = _python(subscriber, worker_url, tmp_path)
     assert events.strip().splitlines()[-1].endswith("@3 StateChanged")
+
+
+def test_the_mcp_client_example_runs(worker_url: str, tmp_path: Path) -> None:
+    """R3, R6 through `accord mcp`: the SDK's client reads the pending proposal from the
+    view resource, accepts it with the tool, and after the user's confirmation the view
+    lists it as current memory."""
+    _, mcp_turn, _ = _blocks("python")
+    out = _python(mcp_turn, worker_url, tmp_path)
+    assert "tool result: Accepted: " in out
+    assert "current: ['always offer green tea first']" in out
 
 
 def test_the_typescript_turn_example_runs(built: str, worker_url: str) -> None:
