@@ -1,6 +1,7 @@
 """`accord mcp` as a command: bad arguments and settings are one line and exit 2
-(docs/cli.md, "Exit codes"); with a token the HTTP server answers its holder only; and
-without a worker a tool call times out as the client's does, never as an acceptance."""
+(docs/cli.md, "Exit codes"); with a token the HTTP server answers its holder only;
+without a worker a tool call times out as the client's does, never as an acceptance; and
+a Redis that goes away is an error answer, never a crash."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from client import tool_result_text
+from store.embedded import EmbeddedRedis
 from tests.support.cli_kit import accord_here, command_env
 from tests.support.mcp_kit import WAIT_S, fresh_scope, http_server
 from tests.support.worker_kit import flushed
@@ -105,3 +108,29 @@ async def test_without_a_worker_the_call_is_not_answered_and_never_claimed(
     assert result.structured_content is not None
     assert result.structured_content["accepted"] is False
     assert result.structured_content["timeout"] is True
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_redis_going_away_is_an_error_answer_and_the_server_stays() -> None:
+    """Redis stops under a running server: the tool answers an error result and a read an
+    MCP error, each saying accord is unavailable, and the server still answers after."""
+    with (
+        EmbeddedRedis() as server,
+        http_server(server.url, fresh_scope(), "--timeout", "2") as endpoint,
+    ):
+        async with Client(endpoint, read_timeout_seconds=WAIT_S) as client:
+            await client.read_resource("accord://view")  # served while Redis is up
+            server.stop()
+            result = await client.call_tool(
+                "soul_agreement_accept", {"record_id": "agr-1", "expected_revision": 1}
+            )
+            assert result.is_error
+            [content] = result.content
+            assert content.type == "text"
+            assert content.text.startswith("accord is unavailable: ")
+            with pytest.raises(MCPError, match="accord is unavailable"):
+                await client.read_resource("accord://view")
+            [tool] = (await client.list_tools()).tools
+    assert tool.name == "soul_agreement_accept"
