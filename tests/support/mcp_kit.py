@@ -1,5 +1,5 @@
 """Running `accord mcp` for tests: over stdio as a subprocess the SDK's client launches,
-or as an HTTP server process on a loopback port the OS picks."""
+as an HTTP server process on a loopback port the OS picks, or in this process."""
 
 from __future__ import annotations
 
@@ -13,9 +13,12 @@ from dataclasses import dataclass
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from redis.asyncio import Redis
 
+from client import AccordClient
 from tests.support.cli_kit import ENTRY, command_env, lines_of
 from tests.support.paths import ROOT
+from worker.mcp_server import Binding, build_server
 
 AGENT = "agent-mira"
 WAIT_S = 90.0  # generous: a busy machine starts a subprocess slowly
@@ -83,6 +86,14 @@ async def mcp_client(transport: str, url: str, scope: Scope) -> AsyncIterator[Cl
         )
         async with Client(params, read_timeout_seconds=WAIT_S) as client:
             yield client
+        return
+    if transport == "memory":
+        # The same server in this process (the SDK's in-memory connection): its handlers
+        # run where coverage sees them.
+        async with AccordClient(Redis.from_url(url)) as accord:
+            server = build_server(accord, Binding(AGENT, scope.user_id, scope.session_id))
+            async with Client(server, read_timeout_seconds=WAIT_S) as client:
+                yield client
         return
     with http_server(url, scope) as endpoint:
         async with Client(endpoint, read_timeout_seconds=WAIT_S) as client:

@@ -2,9 +2,10 @@
 
 Every test runs on both transports: stdio (the server as a subprocess, as an agent
 runtime launches it) and streamable HTTP (an `accord mcp --transport http` process on
-a loopback port the OS picks). A gateway (the Python client) writes the user's turns
-in the same session the server is bound to; the model's side is only what the MCP
-client can do: list and call the tool, read the resources.
+a loopback port the OS picks), and once more with the same server in this process. A
+gateway (the Python client) writes the user's turns in the same session the server is
+bound to; the model's side is only what the MCP client can do: list and call the tool,
+read the resources.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from tests.support.worker_kit import flushed, worker_env, worker_processes
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]
 
-TRANSPORTS = ["stdio", "http"]
+# The two transports a runtime uses, and the same server in-process (what coverage sees).
+TRANSPORTS = ["stdio", "http", "memory"]
 
 
 @pytest.fixture(scope="module")
