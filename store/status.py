@@ -31,8 +31,9 @@ class PartitionStatus(msgspec.Struct, frozen=True):
     owner: str | None
     # Milliseconds left on the owner's lease (None without an owner).
     lease_ms_left: int | None
-    # Entries not yet delivered to the group, over the three input streams.
-    lag: int
+    # Entries not yet delivered to the group, over the three input streams; None when
+    # this user cannot count them (below).
+    lag: int | None
     # Entries delivered and not yet acknowledged, over the three input streams.
     pending: int
     # Sessions with entries parked behind a gap in their seq.
@@ -57,7 +58,14 @@ class FleetStatus(msgspec.Struct, frozen=True):
     consumers: list[ConsumerStatus]
 
 
-async def _lag(redis: AnyRedis, stream: str, group: str) -> int:
+async def _lag(redis: AnyRedis, stream: str, group: str) -> int | None:
+    """Entries of `stream` not yet delivered to `group`: Redis 7's own count, or on
+    Redis 6.2 the entries after the group's last delivered id, counted up to LAG_CAP.
+
+    None when Redis 7 has no count (entries were deleted or trimmed before the group read
+    them): not counted by reading, since the read-only `console` user may not read input
+    entries (deploy/redis/users-redis7.acl) and every refused read is an ACL LOG line.
+    """
     try:
         groups: Any = await redis.xinfo_groups(stream)
     except Exception:  # noqa: BLE001  (no such stream yet: nothing to read)
@@ -65,9 +73,9 @@ async def _lag(redis: AnyRedis, stream: str, group: str) -> int:
     found = next((g for g in groups if as_text(g["name"]) == group), None)
     if found is None:
         return 0
-    lag = found.get("lag")
-    if lag is not None:
-        return int(lag)
+    if "lag" in found:  # Redis 7
+        lag = found["lag"]
+        return None if lag is None else int(lag)
     after: Any = await redis.xrange(
         stream, min="(" + as_text(found["last-delivered-id"]), count=LAG_CAP
     )
@@ -102,9 +110,11 @@ async def fleet_status(
         owner = ownership.owner_consumer(token) if token and left and left > 0 else None
         if owner is not None:
             held.setdefault(owner, []).append(partition)
-        lag = pending = 0
+        lag: int | None = 0
+        pending = 0
         for stream in input_streams(partition):
-            lag += await _lag(redis, stream, group)
+            counted = await _lag(redis, stream, group)
+            lag = None if lag is None or counted is None else lag + counted
             count, per = await _pending(redis, stream, group)
             pending += count
             for consumer, n in per.items():

@@ -38,6 +38,7 @@ from store.config import StoreConfig
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.scripts import SCRIPTS, use_functions
+from store.status import fleet_status
 from tests.support.cli_kit import accord_here, accord_process, command_env
 from tests.support.redis_deploy_kit import (
     ACL,
@@ -49,6 +50,7 @@ from tests.support.redis_deploy_kit import (
 )
 from tests.support.worker_kit import gateway_xadd, running_worker, worker_env, worker_settings
 from worker.connection import quiet_options
+from worker.console import pages
 from worker.engine import Engine
 from worker.functions import LIBRARY, VERSION, function_names, library_source
 
@@ -407,3 +409,30 @@ async def test_compaction_by_fcall_still_runs_on_a_full_redis_r15(
         assert ops.hget(session, "n") == b"3", "its next seq stayed"
     finally:
         await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_the_console_user_shows_an_uncountable_lag_as_unknown_not_an_error(
+    port: int, ops: redis.Redis
+) -> None:
+    """Entries deleted before the group read them leave Redis 7 without a lag count; the
+    read-only `console` user may not read input entries to count them. The partitions
+    page and `accord status` then show the lag as unknown ("?"), with no refused read in
+    ACL LOG; with nothing deleted they show Redis's count."""
+    ops.xgroup_create(CHAT, GROUP, id="0", mkstream=True)
+    for n in (1, 2, 3):
+        ops.xadd(CHAT, {DATA_FIELD: "{}"}, id=f"{n}-0")
+    console = redis.asyncio.Redis.from_url(url(port, "console"), **quiet_options())
+    try:
+        counted = await fleet_status(console, 1, GROUP)
+        ops.xreadgroup(GROUP, "c1", {CHAT: ">"}, count=1)
+        ops.xdel(CHAT, "2-0")
+        unknown = await fleet_status(console, 1, GROUP)
+    finally:
+        await console.aclose()
+    assert counted.partitions[0].lag == 3
+    assert unknown.partitions[0].lag is None
+    page = pages.partitions(unknown, "UTC")
+    assert "<td>?</td>" in page.replace(" ", ""), page
+    log: Any = ops.acl_log()
+    assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []

@@ -32,7 +32,7 @@ def render(status: FleetStatus) -> tuple[Table, Table]:
             str(row.partition),
             escape(row.owner) if row.owner else "[yellow]none[/]",
             "" if row.lease_ms_left is None else f"{row.lease_ms_left / 1000:.1f}s",
-            str(row.lag),
+            "?" if row.lag is None else str(row.lag),
             str(row.pending),
             str(row.parked_gaps),
             f"{row.dead_letters_total}" + (f" ({letters})" if letters else ""),

@@ -237,7 +237,7 @@ def partitions(fleet: FleetStatus, tz: str) -> str:
             str(row.partition),
             text(row.owner or "no owner"),
             "-" if row.lease_ms_left is None else f"{row.lease_ms_left / 1000:.1f}s",
-            str(row.lag), str(row.pending), str(row.parked_gaps),
+            "?" if row.lag is None else str(row.lag), str(row.pending), str(row.parked_gaps),
             str(row.dead_letters_total),
         ]
         for row in fleet.partitions
