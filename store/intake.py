@@ -47,11 +47,26 @@ async def missing_groups(redis: AnyRedis, partitions: Iterable[int], group: str)
     LOADING) says nothing about the streams: it is raised, for the caller's backoff to
     wait out and log, never taken for a vanished stream.
     """
+    return (await read_groups(redis, partitions, group)).missing
+
+
+class GroupsRead(NamedTuple):
+    """One XINFO GROUPS of every input stream: `group`'s entry by stream (where the
+    stream and the group are there), and the streams `missing_groups` names."""
+
+    found: dict[str, dict[str, Any]]
+    missing: list[str]
+
+
+async def read_groups(redis: AnyRedis, partitions: Iterable[int], group: str) -> GroupsRead:
+    """`missing_groups`, keeping what each stream's XINFO GROUPS said of `group` (the
+    watchdog measures lag and looks for removed entries from the same read)."""
+    found: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
     for partition in partitions:
         for stream in input_streams(partition):
             try:
-                groups = await redis.xinfo_groups(stream)
+                groups: Any = await redis.xinfo_groups(stream)
             except ResponseError as error:
                 text = str(error)
                 if "no such key" in text:
@@ -62,9 +77,12 @@ async def missing_groups(redis: AnyRedis, partitions: Iterable[int], group: str)
                 else:
                     raise
                 continue
-            if group not in {as_text(g["name"]) for g in groups}:
+            mine = next((g for g in groups if as_text(g["name"]) == group), None)
+            if mine is None:
                 missing.append(stream)
-    return missing
+            else:
+                found[stream] = mine
+    return GroupsRead(found, missing)
 
 
 class Reclaimed(NamedTuple):

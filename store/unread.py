@@ -38,10 +38,15 @@ class RemovedUnread(msgspec.Struct, frozen=True):
     evidence: str
 
 
-async def removed_unread(redis: AnyRedis, stream: str, group: str) -> RemovedUnread | None:
-    """Whether entries of `stream` were removed before `group` read them (see module)."""
-    groups: Any = await redis.xinfo_groups(stream)
-    found = next((g for g in groups if as_text(g["name"]) == group), None)
+async def removed_unread(
+    redis: AnyRedis, stream: str, group: str, info_of_group: dict[str, Any] | None = None
+) -> RemovedUnread | None:
+    """Whether entries of `stream` were removed before `group` read them (see module).
+    `info_of_group`: the group's XINFO GROUPS entry when the caller has just read it."""
+    found = info_of_group
+    if found is None:
+        groups: Any = await redis.xinfo_groups(stream)
+        found = next((g for g in groups if as_text(g["name"]) == group), None)
     if found is None:
         return None
     delivered = EntryId.parse(found["last-delivered-id"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from redis.exceptions import RedisError
 
 from contracts.streams import as_text, input_streams
-from store.intake import missing_groups
+from store.intake import read_groups
 from store.keys import heartbeat_key, heartbeats_key
 from store.scripts import AnyRedis
 from store.unread import RemovedUnread, removed_unread
@@ -136,14 +136,20 @@ class Watchdog:
     # and one count per removal, however many passes still see it.
     reported_removals: dict[str, str] = field(default_factory=dict)
 
-    async def check_removed_unread(self) -> list[RemovedUnread]:
+    async def check_removed_unread(
+        self, groups: Mapping[str, dict[str, Any]] | None = None
+    ) -> list[RemovedUnread]:
         """Input entries removed before the group read them (store/unread.py): each new
         removal is logged (`inputs_removed_unread`, an error) and counted in
-        `accord_inputs_removed_unread_total`, which an alert pages on."""
+        `accord_inputs_removed_unread_total`, which an alert pages on. `groups`: this
+        pass's XINFO GROUPS by stream (`check_once`), else read here."""
         found: list[RemovedUnread] = []
         for partition in self.partitions:
             for stream in input_streams(partition):
-                removed = await removed_unread(self.redis, stream, self.group)
+                mine = None if groups is None else groups.get(stream)
+                if groups is not None and mine is None:
+                    continue  # vanished: check_once said so
+                removed = await removed_unread(self.redis, stream, self.group, mine)
                 if removed is None:
                     self.reported_removals.pop(stream, None)
                     continue
@@ -186,27 +192,26 @@ class Watchdog:
             self.log.info("consumers_pruned", consumers=removed)
         return removed
 
-    async def measure_lag(self) -> None:
+    async def measure_lag(self, groups: Mapping[str, dict[str, Any]] | None = None) -> None:
         """`accord_consumer_lag`: entries not yet delivered to the group plus pending ones.
 
-        Redis 7 reports `lag` in XINFO GROUPS; on 6.2 the undelivered part is counted
-        with one bounded XRANGE after the group's last-delivered id.
+        Redis 7 reports `lag` in XINFO GROUPS; on 6.2 (or after entries were removed
+        unread, where Redis 7 has no count) the undelivered part is counted with one
+        bounded XRANGE after the group's last-delivered id. `groups`: this pass's XINFO
+        GROUPS by stream (`check_once`), else read here.
         """
         if self.metrics is None:
             return
-        for partition in self.partitions:
-            for stream in input_streams(partition):
-                groups: Any = await self.redis.xinfo_groups(stream)
-                group = next((g for g in groups if as_text(g["name"]) == self.group), None)
-                if group is None:
-                    continue
-                lag = group.get("lag")
-                if lag is None:
-                    after: Any = await self.redis.xrange(
-                        stream, min="(" + as_text(group["last-delivered-id"]), count=_LAG_CAP
-                    )
-                    lag = len(after)
-                self.metrics.lag.labels(stream).set(int(lag) + int(group["pending"]))
+        if groups is None:
+            groups = (await read_groups(self.redis, self.partitions, self.group)).found
+        for stream, group in groups.items():
+            lag = group.get("lag")
+            if lag is None:
+                after: Any = await self.redis.xrange(
+                    stream, min="(" + as_text(group["last-delivered-id"]), count=_LAG_CAP
+                )
+                lag = len(after)
+            self.metrics.lag.labels(stream).set(int(lag) + int(group["pending"]))
 
     async def beat(self, ttl_ms: int) -> None:
         now = wall_ms()
@@ -221,27 +226,32 @@ class Watchdog:
         if gone:
             await self.redis.zrem(heartbeats_key(), *gone)
 
-    async def check_once(self) -> bool:
-        missing = await missing_groups(self.redis, self.partitions, self.group)
-        if missing:
+    async def check_once(self) -> dict[str, dict[str, Any]] | None:
+        """None (and the worker told to stop) when input streams or the group vanished;
+        else the group's XINFO GROUPS entry by stream, which the rest of the pass reads
+        (one XINFO GROUPS per stream and pass)."""
+        read = await read_groups(self.redis, self.partitions, self.group)
+        if read.missing:
             reason = (
-                f"input streams or consumer group {self.group!r} vanished: {', '.join(missing)}"
+                f"input streams or consumer group {self.group!r} vanished:"
+                f" {', '.join(read.missing)}"
             )
             self.health.fatal = reason
-            self.log.critical("streams_vanished", group=self.group, streams=missing)
+            self.log.critical("streams_vanished", group=self.group, streams=read.missing)
             self.on_fatal(reason)
-            return False
-        return True
+            return None
+        return read.found
 
     async def run(self, stop: asyncio.Event, interval_s: float) -> None:
         backoff = Backoff(self.log, "watchdog", self.health.reachability)
         while not stop.is_set():
             try:
-                if not await self.check_once():
+                groups = await self.check_once()
+                if groups is None:
                     return
                 await self.beat(int(interval_s * 3000))
-                await self.measure_lag()
-                await self.check_removed_unread()
+                await self.measure_lag(groups)
+                await self.check_removed_unread(groups)
                 await self.prune_consumers()
             except asyncio.CancelledError:
                 raise

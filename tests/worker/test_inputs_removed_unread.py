@@ -6,6 +6,7 @@ embedded server) and Redis 7, each with the shipped ACL file."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,44 @@ async def test_accords_own_retention_trim_is_not_a_removal(
     dog, metrics = watchdog(accord)
     assert await dog.check_removed_unread() == []
     assert removals(metrics) == 0
+
+
+async def test_a_watchdog_pass_reads_each_streams_groups_once_and_still_sees_a_removal(
+    server: tuple[str, int], accord: redis.asyncio.Redis
+) -> None:
+    """One pass of the watchdog (vanished streams, heartbeat, lag, removed inputs,
+    pruning) asks XINFO GROUPS once per input stream, not once per check; the lag gauge
+    and the removal it finds come from that one read."""
+    gateway = client(server[1], "gateway")
+    ops = client(server[1], "ops")
+    try:
+        await gateway.xadd(CHAT, {DATA_FIELD: "{}"})
+        await accord.xreadgroup(GROUP, "w", {CHAT: ">"})  # delivered
+        await gateway.xadd(CHAT, {DATA_FIELD: "{}"})
+        await gateway.xadd(CHAT, {DATA_FIELD: "{}"}, maxlen=0, approximate=False)
+        dog, metrics = watchdog(accord)
+        stop = asyncio.Event()
+
+        async def last_step() -> list[str]:
+            stop.set()  # one pass only
+            return []
+
+        dog.prune_consumers = last_step  # type: ignore[method-assign]
+        await ops.config_resetstat()
+        with capture_logs() as logs:
+            await asyncio.wait_for(dog.run(stop, interval_s=0.01), timeout=60)
+        stats: Any = await ops.info("commandstats")
+    finally:
+        await gateway.aclose()
+        await ops.aclose()
+    if server[0] == "7":  # chat-turn, tool-call, tool-result
+        assert stats["cmdstat_xinfo|groups"]["calls"] == 3
+    else:  # 6.2 counts XINFO as one command: GROUPS, and STREAM for the removal check
+        assert stats["cmdstat_xinfo"]["calls"] == 3 + 3
+    assert removals(metrics) == 1
+    assert [entry["event"] for entry in logs if entry["log_level"] == "error"] == [
+        "inputs_removed_unread"
+    ]
+    # Set from the same read: the pending entry, and on Redis 7 its count of the two
+    # trimmed unread (6.2 counts what is left to read: none).
+    assert metrics.lag.labels(CHAT)._value.get() == (3 if server[0] == "7" else 1)
