@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Generic
+from typing import Any, Generic, NamedTuple
 
 import msgspec
 
-from contracts.streams import entry_ms
+from contracts.streams import entry_ms, hash_tag
 from store import keys
 from store.admission import error_text
 from store.config import StoreConfig
@@ -39,21 +39,39 @@ class StoreKeyError(Exception):
     """A key of a unit that `load.lua` could not read (it answers the error in its place)."""
 
 
+class ScopeNames(NamedTuple):
+    """A scope's key names: its hash, its view hash, and what its sessions' keys start
+    with (`session:{p}:<agent>:<user>:`)."""
+
+    scope: str
+    view: str
+    session_prefix: str
+
+
 class KeyNames:
     """The keys of the scopes and sessions seen lately (pure functions, memoised per scope).
 
-    A session's names are built from its scope's memoised part: a live gateway's read
-    holds about one entry per session over tens of thousands of sessions, more than any
-    per-session memo keeps, and the JSON member was most of what building them cost.
+    A scope's three names are built at once from their shared tail, and a session's from
+    its scope's prefix: a live gateway's read holds about one entry per session over tens
+    of thousands of sessions, more than any memo keeps, so what a miss costs counts.
+    tests/store/test_store_key_names.py checks them against store/keys.py.
     """
 
     def __init__(self, partition: int) -> None:
         self.partition = partition
-        # Small memos: a name costs a fraction of a microsecond to build, and a memo entry
+        self._tag = ":" + hash_tag(partition) + ":"
+        # A small memo: names cost a fraction of a microsecond to build, and a memo entry
         # a few hundred bytes (three memos of 16,384 per partition held megabytes).
-        self.scope = functools.lru_cache(maxsize=1024)(self._scope)
-        self.view = functools.lru_cache(maxsize=1024)(self._view)
-        self.session_prefix = functools.lru_cache(maxsize=1024)(self._prefix)
+        self.scope_names = functools.lru_cache(maxsize=1024)(self._scope_names)
+
+    def scope(self, agent_id: str, user_id: str) -> str:
+        return self.scope_names(agent_id, user_id).scope
+
+    def view(self, agent_id: str, user_id: str) -> str:
+        return self.scope_names(agent_id, user_id).view
+
+    def session_prefix(self, agent_id: str, user_id: str) -> str:
+        return self.scope_names(agent_id, user_id).session_prefix
 
     def session(self, agent_id: str, user_id: str, session_id: str) -> keys.SessionNames:
         return keys.SessionNames(
@@ -65,15 +83,9 @@ class KeyNames:
             keys.applied_field(session_id),
         )
 
-    def _prefix(self, agent_id: str, user_id: str) -> str:
-        """`session:{p}:<agent>:<user>:`, what every session key of the scope starts with."""
-        return keys.session_key(self.partition, agent_id, user_id, "")[: -len(keys.ident(""))]
-
-    def _scope(self, agent_id: str, user_id: str) -> str:
-        return keys.scope_key(self.partition, agent_id, user_id)
-
-    def _view(self, agent_id: str, user_id: str) -> str:
-        return keys.view_key(self.partition, agent_id, user_id)
+    def _scope_names(self, agent_id: str, user_id: str) -> ScopeNames:
+        tail = self._tag + keys.ident(agent_id) + ":" + keys.ident(user_id)
+        return ScopeNames("scope" + tail, "view" + tail, "session" + tail + ":")
 
 
 def ms_of(instant: datetime) -> int:

@@ -91,7 +91,8 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build: UnitBuild[ScopeT, SessionT] = UnitBuild(
             before.state, table, UnitPlan(trusted=trusted)
         )
-        prefix = self.names.session_prefix(*scope_id)
+        names = self.names.scope_names(*scope_id)
+        prefix = names.session_prefix
         for session_id in sorted(work.sessions()) if work.skip_gap else sorted(work.arrivals):
             session = sessions[session_id]
             arrivals = work.arrivals.get(session_id)
@@ -108,7 +109,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build.count("dead_letter", len(plan.letters) + len(plan.parked_letters))
         if build.sessions_after:
             # The sessions' applied seqs go to the scope's view hash (commit.lua).
-            plan.view_key = table(self.names.view(*scope_id))
+            plan.view_key = table(names.view)
         scope_after = None
         if build.applied_any:
             # An unchanged scope has the deadlines it had: no scan of its records.
