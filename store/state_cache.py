@@ -74,7 +74,7 @@ class SessionSnapshot(msgspec.Struct, Generic[SessionT], gc=False):
 # What the byte budget counts a snapshot as: its state decoded takes two to three times
 # its encoded bytes (measured: a scope of ten open agreements 9.3 KB -> 28 KB, a session
 # of 500 todos 58 KB -> 115 KB), plus the snapshot, its key and the cache's slot (320 B
-# brings the count to 0.97-1.14 x the memory measured by benchmarks/cache_memory.py, on
+# brings the count to 0.98-1.13 x the memory measured by benchmarks/cache_memory.py, on
 # real-length and on short chat); parked entries are held as the bytes they are.
 DECODED_PER_ENCODED_BYTE = 3
 SNAPSHOT_BYTES = 320
