@@ -217,11 +217,13 @@ class Folded:
 
     `text` is NFKC of the turn without invisible characters. Folded position i comes
     from original positions `starts[i]` up to `ends[i]` (None: ASCII, identical).
+    The original is `source`: the turn as shown (visible.py), which `origin` places in
+    the turn.
     A plain class, not a NamedTuple: the compiled build makes it a native class, built
     and read without a Python-level constructor (one per recognized turn).
     """
 
-    __slots__ = ("ends", "source", "starts", "text")
+    __slots__ = ("ends", "origin", "source", "starts", "text")
 
     def __init__(
         self,
@@ -234,6 +236,9 @@ class Folded:
         self.source = source
         self.starts = starts
         self.ends = ends
+        # Where each character of `source` stands in the turn, when `source` is only
+        # the part of the turn a reader sees (visible.py); None when it is the turn.
+        self.origin: tuple[int, ...] | None = None
 
     def original(self, start: int, end: int) -> str:
         """The original prose behind folded text[start:end], NFC, invisibles dropped.

@@ -4,6 +4,8 @@ Precision comes first: a false agreement is worse than a missed one. A phrase of
 grammar (`phrases.py`, the README table) counts only when all of these hold:
 
 - the turn is the user's (R1: assistant, system and tool text never count);
+- it is text a chat client shows (`visible.py`): hidden markup is dropped before
+  anything else, so it neither proposes nor enters the terms (R1, R2);
 - the turn is read one sentence at a time (`sentences.py`): the phrase opens its
   sentence, after at most a few lead words ("OK, ", "好的, "), bullets or emoji; a
   reporting verb, a conditional, a negation or a colon in front of it means it is
@@ -73,6 +75,7 @@ from core.recognition.phrases import (
     quoted_span,
 )
 from core.recognition.sentences import is_emoji, sentence_end, sentence_start
+from core.recognition.visible import visible
 
 # Folded text: full-width punctuation is ASCII already (NFKC).
 _SENTENCE_TERMINATORS: Final = frozenset(".!?。…")
@@ -120,9 +123,12 @@ def recognize(text: str, role: Role | str) -> Intent:
     """The one explicit agreement intent in `text` said by `role`, else NO_INTENT."""
     if role != Role.USER or not (may_hold_trigger(text) or _may_withdraw(text)):
         return NO_INTENT
-    folded = fold(text)
+    # Only what a chat client shows counts, and only it can become terms (R1, R2).
+    shown, origin = visible(text)
+    folded = fold(shown)
     if folded is None:
         return NO_INTENT
+    folded.origin = origin
     scan = mask_quoted_markup(folded.text)
     # Code may have hidden every keyword, and most phrases need words the turn lacks.
     candidates = _candidates(scan)
@@ -230,7 +236,9 @@ def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  #
             return True  # "Hi 👋, let's agree: ..."
         if not _takes_terms(kind) and last in _CLAUSE_MARKS:
             clause = stripped[sentence_start(stripped, 0, len(stripped)) :]
-            return CLAUSE_GUARD.search(clause) is None
+            # A colon in front introduces someone's words, whatever filler follows it:
+            # "助手: 好的, 我接受这个约定" is the assistant's line, reported.
+            return ":" not in clause and CLAUSE_GUARD.search(clause) is None
         lead = LEAD_WORD_AT_END.search(stripped, max(0, len(stripped) - LEAD_WORD_REACH))
         if lead is None:
             return False
@@ -247,10 +255,15 @@ def _takes_terms(kind: Kind) -> bool:
 
 
 def _span(folded: Folded, start: int, end: int) -> tuple[int, int]:
-    """Folded [start, end) as [start, end) of the original text (R16 evidence)."""
-    if folded.starts is None or folded.ends is None or start >= end:
+    """Folded [start, end) as [start, end) of the original turn (R16 evidence)."""
+    if start >= end:
         return start, end
-    return folded.starts[start], folded.ends[end - 1]
+    if folded.starts is not None and folded.ends is not None:
+        start, end = folded.starts[start], folded.ends[end - 1]
+    origin = folded.origin
+    if origin is None:
+        return start, end
+    return origin[start], origin[end - 1] + 1
 
 
 def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent | None:

@@ -1,0 +1,286 @@
+"""What a chat client shows of a turn: the only text that may count (R1, R2, R14).
+
+A turn is read by the recognizer as its reader sees it. A client that renders HTML or
+Markdown hides some of what was typed; one that renders neither shows everything. Which
+client the user has is unknown, so text counts only if **every** common client shows
+it: whatever any of them hides is dropped before matching, and never enters the terms
+(a hidden "and send my contacts to an outside address" inside a visible proposal is
+not part of what the user agreed to). Dropped, in the raw turn (a full-width less-than
+sign is shown as typed by every client, so only ASCII markup counts):
+
+- HTML comments `<!-- ... -->` (to the end of the turn when unclosed, as browsers do),
+  and the bogus comments `<!...>`, `<?...>` (`<![CDATA[...]]>` in HTML);
+- elements whose content is not rendered: `script`, `style`, `template`, `noscript`,
+  `head`, `title`, `iframe`, `object`; any element with the `hidden` attribute or a
+  `style` holding `display:none`, `visibility:hidden|collapse`, `opacity:0`,
+  `font-size:0` or `color:transparent`; a `<details>` without `open` except its
+  `<summary>` (collapsed until clicked); an element left open hides to the end;
+- the tags themselves, attributes included (an `alt`, a `title` are not text); a tag
+  left unclosed at the end of the turn (browsers drop it); block tags (`p`, `div`,
+  `br`, `li`, ...) stand for a line break;
+- Markdown link reference definitions, the usual Markdown comment (`[//]: # (...)`,
+  `[comment]: <> (...)`): CommonMark renders nothing for them;
+- Markdown images `![alt](src)`: the picture shows, not the alt text.
+
+Quoting and code stay visible but are not the user's own act, so they are rewritten to
+the forms `markup.py` already masks: `<code>`, `<kbd>`, `<samp>`, `<tt>` as a backtick
+span, `<pre>` as a fenced block, `<blockquote>` and `<q>` as a “quotation”. Markdown
+code spans and fenced blocks are literal: tags inside them are shown as typed, so the
+scan skips them. HTML character references (`&lt;`) are left as typed: a client that
+renders no HTML shows them so, and a trigger spelled with them is no explicit phrase.
+
+`visible` returns the shown text and, when it differs from the turn, the position in
+the turn of every shown character, so R16 spans still point into the turn.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# Candidates for hidden text: a tag or comment, an image, a definition line.
+_CANDIDATE: Final = re.compile(r"<[A-Za-z/!?]|!\[|^ {0,3}\[", re.MULTILINE)
+_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9:-]*")
+_NEVER_RENDERED: Final = frozenset(
+    {"script", "style", "template", "noscript", "head", "title", "iframe", "object"}
+)
+_BLOCK: Final = frozenset(
+    {
+        "p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr",
+        "table", "hr", "section", "article", "header", "footer", "summary", "details",
+        "dl", "dt", "dd", "main", "aside", "nav", "figure", "figcaption",
+    }
+)  # fmt: skip
+_VOID: Final = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+     "track", "wbr", "param"}
+)  # fmt: skip
+_CODE: Final = frozenset({"code", "kbd", "samp", "tt"})
+_QUOTE: Final = frozenset({"blockquote", "q"})
+# Attributes that hide an element's content on every browser.
+_HIDING_ATTRIBUTE: Final = re.compile(
+    r"(?:^|[\s\"'/])hidden(?=[\s=/>]|\Z)"
+    r"|display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+    r"|(?:opacity|font-size)\s*:\s*0*(?:\.0*)?(?<=0)[a-z%]*\s*(?=[;\"'!>\s]|\Z)"
+    r"|color\s*:\s*transparent",
+    re.IGNORECASE,
+)
+_OPEN_ATTRIBUTE: Final = re.compile(r"(?:^|[\s\"'/])open(?=[\s=/>]|\Z)", re.IGNORECASE)
+_IMAGE: Final = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+# A CommonMark link reference definition: label, destination, optional title, nothing else.
+_DEFINITION: Final = re.compile(
+    r" {0,3}\[[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\n|\Z)"
+)
+# Markdown code is literal: tags in it are shown as typed.
+_MD_CODE: Final = re.compile(
+    r"(`{3,}|~{3,})[^\n]*\n?.*?(?:\n[ \t]*\1[`~]*|\Z)|(`+)(?!`).+?(?<!`)\2(?!`)", re.DOTALL
+)
+
+
+class _Out:
+    """The shown text, built piece by piece with each character's position in the turn."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.parts: list[str] = []
+        self.origin: list[int] = []
+
+    def keep(self, start: int, stop: int) -> None:
+        if start < stop:
+            self.parts.append(self.source[start:stop])
+            self.origin.extend(range(start, stop))
+
+    def insert(self, text: str, at: int) -> None:
+        self.parts.append(text)
+        self.origin.extend([at] * len(text))
+
+
+def visible(text: str) -> tuple[str, tuple[int, ...] | None]:
+    """What a chat client shows of `text`, and where each shown character is in `text`.
+
+    The positions are None when nothing is hidden (the shown text is the turn).
+    """
+    if "<" not in text and "[" not in text:
+        return text, None
+    if _CANDIDATE.search(text) is None:
+        return text, None
+    out = _Out(text)
+    _scan(text, 0, len(text), out)
+    shown = "".join(out.parts)
+    if shown == text:
+        return text, None
+    return shown, tuple(out.origin)
+
+
+def _code_ranges(text: str, start: int, stop: int) -> list[tuple[int, int]]:
+    if "`" not in text and "~~~" not in text:
+        return []
+    return [found.span() for found in _MD_CODE.finditer(text, start, stop)]
+
+
+def _scan(text: str, start: int, stop: int, out: _Out) -> None:
+    """Append what is shown of text[start:stop] to `out`."""
+    code = _code_ranges(text, start, stop)
+    at = start
+    kept = start
+    while True:
+        found = _CANDIDATE.search(text, at, stop)
+        if found is None:
+            break
+        where = found.start()
+        inside = next((end for begin, end in code if begin <= where < end), -1)
+        if inside >= 0:
+            at = inside
+            continue
+        if text[where] == "[" or (text[where] == " " and "[" in found.group()):
+            end = _definition_end(text, where, stop)
+        elif text[where] == "!":
+            image = _IMAGE.match(text, where, stop)
+            end = -1 if image is None else image.end()
+        else:
+            out.keep(kept, where)
+            kept = where
+            end = _markup(text, where, stop, out)
+            if end < 0:
+                out.keep(where, where + 1)  # a "<" that opens nothing is shown
+                kept = at = where + 1
+                continue
+            kept = at = end
+            continue
+        if end < 0:
+            at = found.end()
+            continue
+        out.keep(kept, where)
+        kept = at = end
+    out.keep(kept, stop)
+
+
+def _definition_end(text: str, at: int, stop: int) -> int:
+    """Where a link reference definition starting at `at` ends, or -1 if none does."""
+    if at and text[at - 1] != "\n":
+        return -1
+    found = _DEFINITION.match(text, at, stop)
+    return -1 if found is None else found.end()
+
+
+def _tag_end(text: str, at: int, stop: int) -> int:
+    """The end of the tag opening at `at` (after its ">", quoted values skipped), or `stop`."""
+    quote = ""
+    for index in range(at, stop):
+        char = text[index]
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == ">":
+            return index + 1
+    return stop
+
+
+def _markup(text: str, at: int, stop: int, out: _Out) -> int:
+    """Handle the markup at `at` ("<" and a letter, "/", "!" or "?"); where shown text resumes.
+
+    -1 when it is no markup (then the "<" is shown as typed).
+    """
+    if text[at + 1] in "!?":
+        return _comment_end(text, at, stop)
+    closing = text[at + 1] == "/"
+    name_match = _NAME.match(text, at + 1 + closing, stop)
+    if name_match is None:
+        return -1
+    name = name_match.group().lower()
+    end = _tag_end(text, name_match.end(), stop)
+    attributes = text[name_match.end() : end]
+    if closing or name in _VOID or attributes.rstrip(">").rstrip().endswith("/"):
+        _replace_tag(name, closing=closing, at=at, out=out)
+        return end
+    if end >= stop:
+        return stop  # a tag left open at the end of the turn: browsers drop it
+    return _element(name, attributes, (at, end), stop, out)
+
+
+def _comment_end(text: str, at: int, stop: int) -> int:
+    """The end of a comment (`<!--`), or of a bogus one (`<!...>`, `<?...>`); unclosed: `stop`."""
+    if text.startswith("<!--", at):
+        if text.startswith(">", at + 4) or text.startswith("->", at + 4):
+            return min(stop, at + 5 + (text[at + 4] == "-"))  # "<!-->", "<!--->": empty
+        close = text.find("-->", at + 4, stop)
+        return stop if close < 0 else close + 3
+    close = text.find(">", at + 2, stop)
+    return stop if close < 0 else close + 1
+
+
+def _element(name: str, attributes: str, tag: tuple[int, int], stop: int, out: _Out) -> int:
+    """An element opened by `tag`: hidden, collapsed, code, or shown with its tag dropped."""
+    text = out.source
+    if name in _NEVER_RENDERED or _HIDING_ATTRIBUTE.search(attributes) is not None:
+        return _closing_end(text, name, tag[1], stop)[1]
+    if name == "details" and _OPEN_ATTRIBUTE.search(attributes) is None:
+        return _collapsed(tag, stop, out)
+    if name in _CODE or name == "pre":
+        return _code_element(name, tag, stop, out)
+    _replace_tag(name, closing=False, at=tag[0], out=out)
+    return tag[1]
+
+
+def _replace_tag(name: str, *, closing: bool, at: int, out: _Out) -> None:
+    """What a plain tag leaves in the shown text: a line break, a quotation mark, nothing."""
+    if name in _BLOCK:
+        out.insert("\n", at)
+    if name in _QUOTE:
+        out.insert("”" if closing else "“", at)
+
+
+def _closing_end(text: str, name: str, start: int, stop: int) -> tuple[int, int]:
+    """Where the element `name` whose content starts at `start` closes: (content end, tag end).
+
+    Nested elements of the same name are counted; unclosed, it runs to `stop`.
+    """
+    pattern = re.compile(rf"<(/?){re.escape(name)}(?![A-Za-z0-9:-])", re.IGNORECASE)
+    depth = 1
+    at = start
+    while True:
+        found = pattern.search(text, at, stop)
+        if found is None:
+            return stop, stop
+        end = _tag_end(text, found.end(), stop)
+        depth += -1 if found.group(1) else 1
+        if depth == 0:
+            return found.start(), end
+        at = end
+
+
+_SUMMARY: Final = re.compile(r"<summary(?![A-Za-z0-9:-])", re.IGNORECASE)
+
+
+def _collapsed(tag: tuple[int, int], stop: int, out: _Out) -> int:
+    """A collapsed `<details>`: only its summary shows, on a line of its own."""
+    text, (at, content) = out.source, tag
+    inner_end, end = _closing_end(text, "details", content, stop)
+    out.insert("\n", at)
+    summary = _SUMMARY.search(text, content, inner_end)
+    if summary is not None:
+        summary_content = _tag_end(text, summary.end(), inner_end)
+        summary_end = _closing_end(text, "summary", summary_content, inner_end)[0]
+        _scan(text, summary_content, summary_end, out)
+    out.insert("\n", min(stop, end))
+    return end
+
+
+def _code_element(name: str, tag: tuple[int, int], stop: int, out: _Out) -> int:
+    """Code stays code: as a backtick span (`<code>`) or a fenced block (`<pre>`)."""
+    text, (at, content) = out.source, tag
+    inner_end, end = _closing_end(text, name, content, stop)
+    inner = _Out(text)
+    _scan(text, content, inner_end, inner)
+    shown = "".join(inner.parts)
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    # Longer than any backtick run inside, so the content cannot close it early.
+    fence = "\n" + "`" * max(3, longest + 1) + "\n" if name == "pre" else "`" * (longest + 1)
+    out.insert(fence, at)
+    out.parts.extend(inner.parts)
+    out.origin.extend(inner.origin)
+    out.insert(fence, inner_end)
+    return end
