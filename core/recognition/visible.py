@@ -36,6 +36,7 @@ the turn of every shown character, so R16 spans still point into the turn.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Final
 
 # Candidates for hidden text: a tag or comment, an image, a definition line.
@@ -66,7 +67,8 @@ _HIDING_ATTRIBUTE: Final = re.compile(
     re.IGNORECASE,
 )
 _OPEN_ATTRIBUTE: Final = re.compile(r"(?:^|[\s\"'/])open(?=[\s=/>]|\Z)", re.IGNORECASE)
-_IMAGE: Final = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+# Bounded: a turn of unclosed "![" must not cost a scan to its end from each of them.
+_IMAGE: Final = re.compile(r"!\[[^\]\n]{0,200}\](?:\([^)\n]{0,2000}\)|\[[^\]\n]{0,500}\])")
 # A CommonMark link reference definition: label, destination, optional title, nothing else.
 _DEFINITION: Final = re.compile(
     r" {0,3}\[[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)"
@@ -113,15 +115,31 @@ def visible(text: str) -> tuple[str, tuple[int, ...] | None]:
     return shown, tuple(out.origin)
 
 
-def _code_ranges(text: str, start: int, stop: int) -> list[tuple[int, int]]:
-    if "`" not in text and "~~~" not in text:
-        return []
-    return [found.span() for found in _MD_CODE.finditer(text, start, stop)]
+class _CodeSpans:
+    """Where the Markdown code spans of text[start:stop] are, looked up by bisection."""
+
+    def __init__(self, text: str, start: int, stop: int) -> None:
+        spans = (
+            [found.span() for found in _MD_CODE.finditer(text, start, stop)]
+            if "`" in text or "~~~" in text
+            else []
+        )
+        self.starts = [begin for begin, _ in spans]
+        self.ends = [end for _, end in spans]
+
+    def end_around(self, at: int) -> int:
+        """The end of the code span holding position `at`, else -1."""
+        index = bisect_right(self.starts, at) - 1
+        return self.ends[index] if index >= 0 and at < self.ends[index] else -1
 
 
-def _scan(text: str, start: int, stop: int, out: _Out) -> None:
-    """Append what is shown of text[start:stop] to `out`."""
-    code = _code_ranges(text, start, stop)
+def _scan(text: str, start: int, stop: int, out: _Out, *, nested: bool = False) -> None:
+    """Append what is shown of text[start:stop] to `out`.
+
+    `nested`: inside a summary or a code element, whose own summaries and code elements
+    are read as plain tags, so the work stays linear however deep a hostile turn nests.
+    """
+    code = _CodeSpans(text, start, stop)
     at = start
     kept = start
     while True:
@@ -129,7 +147,7 @@ def _scan(text: str, start: int, stop: int, out: _Out) -> None:
         if found is None:
             break
         where = found.start()
-        inside = next((end for begin, end in code if begin <= where < end), -1)
+        inside = code.end_around(where)
         if inside >= 0:
             at = inside
             continue
@@ -141,7 +159,7 @@ def _scan(text: str, start: int, stop: int, out: _Out) -> None:
         else:
             out.keep(kept, where)
             kept = where
-            end = _markup(text, where, stop, out)
+            end = _markup(text, where, stop, out, nested=nested)
             if end < 0:
                 out.keep(where, where + 1)  # a "<" that opens nothing is shown
                 kept = at = where + 1
@@ -179,7 +197,7 @@ def _tag_end(text: str, at: int, stop: int) -> int:
     return stop
 
 
-def _markup(text: str, at: int, stop: int, out: _Out) -> int:
+def _markup(text: str, at: int, stop: int, out: _Out, *, nested: bool) -> int:
     """Handle the markup at `at` ("<" and a letter, "/", "!" or "?"); where shown text resumes.
 
     -1 when it is no markup (then the "<" is shown as typed).
@@ -198,6 +216,9 @@ def _markup(text: str, at: int, stop: int, out: _Out) -> int:
         return end
     if end >= stop:
         return stop  # a tag left open at the end of the turn: browsers drop it
+    if nested and (name == "details" or name in _CODE or name == "pre"):
+        _replace_tag(name, closing=False, at=at, out=out)
+        return end
     return _element(name, attributes, (at, end), stop, out)
 
 
@@ -264,7 +285,7 @@ def _collapsed(tag: tuple[int, int], stop: int, out: _Out) -> int:
     if summary is not None:
         summary_content = _tag_end(text, summary.end(), inner_end)
         summary_end = _closing_end(text, "summary", summary_content, inner_end)[0]
-        _scan(text, summary_content, summary_end, out)
+        _scan(text, summary_content, summary_end, out, nested=True)
     out.insert("\n", min(stop, end))
     return end
 
@@ -274,7 +295,7 @@ def _code_element(name: str, tag: tuple[int, int], stop: int, out: _Out) -> int:
     text, (at, content) = out.source, tag
     inner_end, end = _closing_end(text, name, content, stop)
     inner = _Out(text)
-    _scan(text, content, inner_end, inner)
+    _scan(text, content, inner_end, inner, nested=True)
     shown = "".join(inner.parts)
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     # Longer than any backtick run inside, so the content cannot close it early.

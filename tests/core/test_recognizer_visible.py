@@ -206,3 +206,18 @@ def test_evidence_span_of_a_proposal_after_hidden_text_points_into_the_turn_r16(
     assert isinstance(intent, Proposal)
     assert intent.span is not None
     assert text[intent.span[0] : intent.span[1]] == "Let's agree: reply briefly"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<code>" * 5000 + "Let's agree: reply in French",
+        "<pre>" * 5000 + "我们约定：以后用英文回复",
+        "<details><summary>x</summary>" * 3000 + "I accept this agreement",
+        "<code><details><summary>" * 2000 + "取消这个约定",
+    ],
+)
+def test_deeply_nested_markup_is_read_without_recursing_into_it_r1(text: str) -> None:
+    """R1: a hostile turn nesting code or summaries thousands deep is still read (code
+    stays code, collapsed text stays hidden) instead of failing the worker."""
+    assert _user(text) == NO_INTENT
