@@ -49,7 +49,7 @@ def quoted_span(match: re.Match[str], name: str) -> tuple[int, int] | None:
 
 
 # The longest lead word with its punctuation and spaces: where LEAD_WORD_AT_END looks.
-LEAD_WORD_REACH: Final = 24
+LEAD_WORD_REACH: Final = 40
 # The longest closing courtesy: where TRAILING_COURTESY looks.
 COURTESY_REACH: Final = 40
 
@@ -111,7 +111,7 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         # "我们约定的时间" (our agreed time), "约定了" / "约定过" (past) and the idiom
         # "约定俗成" are statements about something else, not proposals.
         re.compile(
-            rf"{_ZH_SUBJECT}(?:来|就|先|现在|今天)?约定(?:一下|好)?(?:吧|哈)?"
+            rf"{_ZH_SUBJECT}(?:来|就|先|现在|今天)?约定(?:一下|好)?(?:吧|哈|啊|呀|嘛)?"
             r"(?:\s*[:,]|(?![的了过吗么呢着是]|俗成|好了|好的|一下[了吗]))",
             _FLAGS,
         ),
@@ -141,8 +141,8 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         Kind.CANCELLATION,
         (frozenset({"cancel"}), frozenset({"agreement"})),
         re.compile(
-            r"(?:(?:could|would|can|will)\s+you\s+(?:please|kindly)\s+"
-            rf"|please\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            r"(?:(?:could|would|can|will)\s+you\s+(?:please|pls|plz|kindly)\s+"
+            rf"|(?:please|pls|plz)\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
             r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+|hereby\s+)?)?"
             rf"cancel\s+(?:{_EN_DETERMINER}|my)\s+agreement\b{_HINT_AFTER}",
             _FLAGS,
@@ -156,7 +156,7 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         # (bare 可以 / 能 only with 帮我: "可以取消这个约定吗" may ask for permission).
         re.compile(
             rf"(?:{ZH_POLITE_ASK})?"
-            r"(?:请|麻烦|我要|我想|我们|咱们|帮我)*取消(?:掉|一下)?\s*"
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我|帮忙|替我|你|您)*取消(?:掉|一下)?\s*"
             rf"(?:{quoted('lead')}\s*|关于(?P<about>[^,;.!?。\n]{{1,40}}?)的(?:那个|这个)?)?"
             rf"{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
             _FLAGS,
@@ -246,23 +246,41 @@ WITHDRAW_WORDS: Final = ("change", "amendment", "修改", "更改", "改动", "�
 # every lookup (about a microsecond for these).
 RULE_OF: Final[dict[str, str]] = {phrase.pattern.pattern: phrase.rule for phrase in PHRASES}
 
-# Short words that may open a sentence before a phrase: "OK, let's agree: ...",
-# "好的, 我们约定: ...", "算了, 取消这个约定吧". Anything else in front (a reporting
-# verb, a conditional, a negation) means the phrase is not the user's own act.
+# Lead words: discourse markers, fillers, particles and labels of the user's own that
+# may stand before a phrase, each with any separator after it (OK and a comma, Anyway
+# and a dash, Update and a colon, 好的, 嗯那, 我想了想 and a comma before 还是, as in
+# docs/recognizer.md). They stack (OK so anyway). An English one is a
+# whole word; a Chinese one may follow any character (Chinese has no spaces), since
+# what is left in front of it must itself be a lead-in. The table is the grammar's
+# LEAD column (docs/recognizer.md).
+LEAD_WORDS_EN: Final = (
+    r"ok(?:ay)?|k|alright|all\s+right|so|then|well|great|good|fine|now|and|also|yes|yeah|yep"
+    r"|sure|hi|hey|hello|actually|hmm+|um+|uh+|er+m?|oh|ah|right|thanks|thank\s+you"
+    r"(?:\s+so\s+much)?|anyway|anyways|anyhow|honestly|frankly|seriously|basically|finally"
+    r"|in\s+the\s+end|after\s+all|on\s+second\s+thoughts?|on\s+reflection|having\s+thought"
+    r"\s+(?:about\s+)?it(?:\s+over)?|after\s+(?:sleeping\s+on\s+it|thinking\s+(?:about\s+)?it"
+    r"(?:\s+over)?|(?:some|much)\s+thought)|thinking\s+about\s+it|to\s+be\s+clear|for\s+the"
+    r"\s+record|just\s+to\s+confirm|you\s+know\s+what|by\s+the\s+way|btw|fwiw|please|pls|plz"
+    r"|update|edit|note|ps|p\.s|fyi|decision|final\s+answer|conclusion|in\s+short|long\s+story"
+    r"\s+short"
+)
+LEAD_WORDS_ZH: Final = (
+    r"好的?|好吧|好啊|好呀|嗯+|那么?|那就|那好吧?|行吧?|行啊|算了|我还是|还是|对了|谢谢|多谢|感谢"
+    r"|另外|还有|所以|啊|呀|呃|额|哦|噢|唉|哎|那个|总之|反正|其实|说实话|老实说|最后|最终|顺便"
+    r"|我想了想|想了想|我想了一下|想了一下|我考虑了一下|考虑了一下|仔细想了想|我决定|决定了"
+    r"|更新|补充|结论|总结"
+)
 LEAD_WORD_AT_END: Final = re.compile(
-    r"(?:^|(?<=[\s.!?。…]))"
-    r"(?:ok(?:ay)?|alright|all\s+right|so|then|well|great|good|fine|now|and|also|yes|yeah"
-    r"|sure|hi|hey|hello|actually|hmm+|right|thanks|thank\s+you(?:\s+so\s+much)?"
-    r"|好的?|好吧|嗯+|那么?|那就|行吧?|算了|还是|对了|谢谢|多谢|感谢"
-    r"|另外|还有|所以|那好)"
-    r"\s*[,、!.。~]?\s*\Z",
+    rf"(?:(?:^|(?<=[\s.!?。…,;:、\u2014\u2013\-(\"]))(?:{LEAD_WORDS_EN})|{LEAD_WORDS_ZH})"
+    r"[\s,、!.。~:;…\u2014\u2013\-]*\Z",
     _FLAGS,
 )
 
 # What may follow an acceptance or cancellation in its sentence: courtesy words and
 # particles. Anything else ("..., but only if", "吗") leaves the phrase unrecognized.
 COURTESY: Final = re.compile(
-    r"\b(?:please|now|thanks|thank\s+you|too|as\s+well|again)\b|谢谢|多谢|[了啦哈哦吧呀]",
+    r"\b(?:please|pls|plz|now|thanks|thx|ty|thank\s+you|too|as\s+well|again)\b|谢谢|多谢"
+    r"|[了啦哈哦吧呀啊嘛呐哟喔噢咯嘞]",
     _FLAGS,
 )
 
@@ -367,13 +385,37 @@ NEGATED_BEFORE: Final = re.compile(
 # A confirmation or cancellation may open a clause after a reason ("这周事情太多, 取消这个
 # 约定吧", "This doesn't help me anymore, cancel this agreement"), but not after a
 # condition or someone else's words ("If it rains, cancel …", "他说, 取消这个约定").
+# A lead-in clause may give a reason ("这周事情太多, 取消这个约定吧", "After a long
+# week: I accept this agreement"), but not a condition or hypothesis, someone else's
+# words, a hedge, a memory or a report of the past, a question, or a bare negation
+# ("If it rains, cancel …", "他说, 取消这个约定", "Yesterday, I accept …", "Not yet: …").
 CLAUSE_GUARD: Final = re.compile(
     r"\b(?:if|unless|when|whenever|once|after|before|until|till|suppose|supposing|assuming"
-    r"|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks|wrote|writes"
-    r"|according|maybe|perhaps|might|should|would|could|shall)\b"
-    r"|如果|要是|假如|假设|万一|除非|只要|一旦|的话|等到|说|问|告诉|写|据|是否|也许|或许|可能|应该",
+    r"|imagine|pretend|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks"
+    r"|wrote|writes|according|quote|maybe|perhaps|might|should|would|could|shall"
+    r"|remember|recall|yesterday|ago|last\s+(?:time|night|week|month|year)"
+    r"|back\s+then|not\s+(?:yet|now|really)|never|no\s+way)\b"
+    r"|如果|要是|假如|假设|万一|除非|只要|一旦|的话|等到|说|问|告诉|写|据|是否|也许|或许|可能|应该"
+    r"|记得|想起|昨天|前天|去年|上次|上周|上个月|当时|那天|那时|曾经|还没|吗|呢"
+    r"|^\W*(?:不|别|不要|不是)",
     _FLAGS,
 )
+# The part of a lead-in before a colon or dash is a speaker label when it names a role
+# or is a bare name ("Assistant: OK, I accept …", 助手 and a colon, "Bob — cancel …"):
+# the words after it are that speaker's, reported (R1).
+LEAD_IN_LABEL_END: Final = re.compile(r"\s*(?::|[\u2014\u2013]+|\s-{1,2})\s*")
+SPEAKER_ROLE: Final = re.compile(
+    r"\b(?:ai|assistant|bot|chatbot|agent|model|system|user|human|gpt|chatgpt|claude|gemini"
+    r"|copilot|llm|customer|support|admin|moderator|operator|he|she|they)\b"
+    r"|助手|用户|系统|机器人|客服|管理员|模型|智能体|对方|他|她",
+    _FLAGS,
+)
+# A bare name: one word, two capitalised words, or up to four Chinese characters.
+SPEAKER_NAME: Final = re.compile(
+    r"[*_\[(\s]*(?:[A-Za-z][\w.'-]*|[A-Z][\w.'-]*\s+[A-Z][\w.'-]*|[^\x00-\x7f]{1,4})[*_\])\s]*"
+)
+# A Chinese proposal after a clause in the perfective narrates ("我们吵了一架, 我们约定…").
+ZH_PERFECTIVE: Final = re.compile(r"[了过]")
 
 # A clause after a confirmation or cancellation may give a reason ("…, this doesn't help
 # me anymore", "…, 算了吧"), but not a condition, a contrast, a hedge or a retraction.

@@ -7,17 +7,19 @@ grammar (`phrases.py`, the README table) counts only when all of these hold:
 - it is text a chat client shows (`visible.py`): hidden markup is dropped before
   anything else, so it neither proposes nor enters the terms (R1, R2);
 - the turn is read one sentence at a time (`sentences.py`): the phrase opens its
-  sentence, after at most a few lead words ("OK, ", "好的, "), bullets or emoji; a
-  reporting verb, a conditional, a negation or a colon in front of it means it is
-  not the user's own act (a confirmation or cancellation may also follow a reason
-  clause: "这周事情太多, 取消这个约定吧");
+  sentence after lead-ins only (docs/recognizer.md): lead words ("OK, ", "Anyway — ",
+  "好的, ", "嗯那"), bullets, emoji, or a lead-in clause ending in a comma, colon or dash
+  ("这周事情太多, 取消这个约定吧"); a reporting verb, a condition, a hedge, a past
+  report, a bare negation or a speaker label in front of it means it is not the user's
+  own act;
 - it is not inside code, a block quote or an open quotation (reported speech);
 - its sentence is not a question, and the next sentence does not ask about it or
   take it back ("OK?", "好吗?", "just kidding"); questions elsewhere ask other things;
 - it is the only phrase in the turn: two are ambiguous, and ambiguity is no intent;
 - an acceptance or cancellation is followed in its clause only by an optional target
-  hint (quoted, or "about X") and courtesy words, and a later clause gives a reason,
-  not a condition, contrast, hedge or retraction ("..., but only if" is not a yes).
+  hint (quoted, or "about X") and courtesy words, and a later clause (after a comma or
+  a dash) gives a reason, not a condition, contrast, hedge or retraction ("..., but
+  only if" is not a yes).
 
 The terms and the deadline come from the proposal's sentence alone.
 Pure: no I/O, no clock. The terms are the user's own prose (R14), cut from the
@@ -51,6 +53,7 @@ from core.recognition.phrases import (
     COURTESY_REACH,
     COURTESY_WORDS,
     DISAGREE,
+    LEAD_IN_LABEL_END,
     LEAD_WORD_AT_END,
     LEAD_WORD_REACH,
     NEGATED_BEFORE,
@@ -61,6 +64,8 @@ from core.recognition.phrases import (
     PHRASES,
     QUOTE_PAIRS,
     RULE_OF,
+    SPEAKER_NAME,
+    SPEAKER_ROLE,
     TAIL_REFUSED,
     TODO_TARGETS,
     TRAILING_COURTESY,
@@ -68,6 +73,7 @@ from core.recognition.phrases import (
     ZH_INTERROGATIVE,
     ZH_MEETING,
     ZH_NARRATIVE,
+    ZH_PERFECTIVE,
     ZH_POLITE_ASK,
     Kind,
     caseless,
@@ -88,7 +94,12 @@ _WORD_OR_QUESTION: Final = re.compile(r"[\w?]")
 # Bullets and arrows opening a line ("- Let's agree", "• 我们约定", "→ …") are layout.
 _BULLETS: Final = "-*•·‣◦→⇒►▶▸~"
 _CLAUSE_MARKS: Final = frozenset(",;、")
-_CLAUSE_SPLIT: Final = re.compile(r"[,;、]")
+# What a lead-in clause may end with (folded text: the full-width comma and colon are
+# ASCII already): a comma, semicolon, enumeration comma, colon, em or en dash.
+_LEAD_IN_MARKS: Final = frozenset(",;、:\u2014\u2013")
+# Where a clause after an acceptance or cancellation starts: a comma, or a dash before a
+# reason ("Cancel this agreement — it stresses me out").
+_CLAUSE_SPLIT: Final = re.compile(r"[,;、]|\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+")
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 # So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
 # nothing more.
@@ -210,11 +221,14 @@ def _opening_matches(
 
 
 def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
-    """Whether the phrase at `at` opens a sentence (or, for a yes or a cancel, a clause).
+    """Whether the phrase at `at` opens its sentence, after lead-ins only.
 
-    Lead words ("OK, ", "好的, "), bullets and emoji may stand before it. A confirmation
-    or cancellation may also follow a reason clause and a comma ("这周事情太多, 取消…"),
-    unless that clause is a condition or reported speech.
+    What may stand before a trigger (docs/recognizer.md, "Before the trigger"): bullets,
+    emoji, lead words (`LEAD_WORD_AT_END`: "OK, ", "Anyway — ", "好的, ", "嗯那") and a
+    lead-in clause ending in a comma, semicolon, colon or dash ("这周事情太多, 取消…",
+    "After a long week: I accept …"), unless that clause is a condition, someone
+    else's words, a hedge, a report of the past, a question, a bare negation or a
+    speaker label (`_lead_in_clause`).
     """
     # Only the end of what precedes matters: look at a bounded window of it.
     reach = max(0, at - _LOOK_BACK)
@@ -224,25 +238,43 @@ def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  #
         if not stripped:
             return reach == 0 or "\n" in head or scan[:reach].isspace()
         last = stripped[-1]
-        if last == ":":
-            # "He wrote:\nLet's agree: ..." introduces someone's words.
-            return False
-        if "\n" in head[len(stripped) :] or is_emoji(last):
+        if "\n" in head[len(stripped) :]:
+            # "He wrote:\nLet's agree: ..." : a line ending in a colon introduces someone's words.
+            return last != ":"
+        if is_emoji(last):
             return True
         core = stripped.rstrip(_CLOSING_MARKS)
         if core and (core[-1] in _SENTENCE_TERMINATORS or is_emoji(core[-1])):
             return True
         if last in _CLAUSE_MARKS and len(stripped) > 1 and is_emoji(stripped[-2]):
             return True  # "Hi 👋, let's agree: ..."
-        if not _takes_terms(kind) and last in _CLAUSE_MARKS:
-            clause = stripped[sentence_start(stripped, 0, len(stripped)) :]
-            # A colon in front introduces someone's words, whatever filler follows it:
-            # "助手: 好的, 我接受这个约定" is the assistant's line, reported.
-            return ":" not in clause and CLAUSE_GUARD.search(clause) is None
+        # A whole clause first ("The plan looks fine, I accept …" ends in a lead word),
+        # then lead words one by one ("After sleeping on it: …" holds "after").
+        # A Chinese proposal may narrate a past agreement: no perfective lead-in then.
+        narrates = _takes_terms(kind) and not scan[at].isascii()
+        if last in _LEAD_IN_MARKS and _lead_in_clause(stripped, narrates=narrates):
+            return True
         lead = LEAD_WORD_AT_END.search(stripped, max(0, len(stripped) - LEAD_WORD_REACH))
         if lead is None:
             return False
         head = stripped[: lead.start()]
+
+
+def _lead_in_clause(stripped: str, *, narrates: bool) -> bool:
+    """Whether the clause `stripped` ends with may stand before a trigger as a lead-in."""
+    clause = stripped[sentence_start(stripped, 0, len(stripped)) :]
+    if CLAUSE_GUARD.search(clause) is not None:
+        return False
+    if narrates and ZH_PERFECTIVE.search(clause) is not None:
+        return False
+    # "助手: 好的, …", "Assistant: OK, …": the words after a speaker label are its line.
+    begin = 0
+    for found in LEAD_IN_LABEL_END.finditer(clause):
+        segment = clause[begin : found.start()]
+        if SPEAKER_ROLE.search(segment) is not None or SPEAKER_NAME.fullmatch(segment):
+            return False
+        begin = found.end()
+    return True
 
 
 def _takes_terms(kind: Kind) -> bool:
