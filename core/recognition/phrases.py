@@ -261,6 +261,7 @@ LEAD_WORDS_EN: Final = (
     r"\s+(?:about\s+)?it(?:\s+over)?|after\s+(?:sleeping\s+on\s+it|thinking\s+(?:about\s+)?it"
     r"(?:\s+over)?|(?:some|much)\s+thought)|thinking\s+about\s+it|to\s+be\s+clear|for\s+the"
     r"\s+record|just\s+to\s+confirm|you\s+know\s+what|by\s+the\s+way|btw|fwiw|please|pls|plz"
+    r"|before\s+i\s+forget"
     r"|update|edit|note|ps|p\.s|fyi|decision|final\s+answer|conclusion|in\s+short|long\s+story"
     r"\s+short"
 )
@@ -390,8 +391,8 @@ NEGATED_BEFORE: Final = re.compile(
 # words, a hedge, a memory or a report of the past, a question, or a bare negation
 # ("If it rains, cancel …", "他说, 取消这个约定", "Yesterday, I accept …", "Not yet: …").
 CLAUSE_GUARD: Final = re.compile(
-    r"\b(?:if|unless|when|whenever|once|after|before|until|till|suppose|supposing|assuming"
-    r"|imagine|pretend|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks"
+    r"\b(?:if|unless|when|whenever|once|after(?!\s+\w+ing\b)|before|until|till|suppose"
+    r"|supposing|assuming|imagine|pretend|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks"
     r"|wrote|writes|according|quote|maybe|perhaps|might|should|would|could|shall"
     r"|remember|recall|yesterday|ago|last\s+(?:time|night|week|month|year)"
     r"|back\s+then|not\s+(?:yet|now|really)|never|no\s+way)\b"

@@ -97,9 +97,14 @@ _CLAUSE_MARKS: Final = frozenset(",;、")
 # What a lead-in clause may end with (folded text: the full-width comma and colon are
 # ASCII already): a comma, semicolon, enumeration comma, colon, em or en dash.
 _LEAD_IN_MARKS: Final = frozenset(",;、:\u2014\u2013")
-# Where a clause after an acceptance or cancellation starts: a comma, or a dash before a
-# reason ("Cancel this agreement — it stresses me out").
-_CLAUSE_SPLIT: Final = re.compile(r"[,;、]|\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+")
+# Where a clause after an acceptance or cancellation starts: a comma, a colon, a dash or
+# a parenthesis before a reason ("Cancel this agreement — it stresses me out"), or a
+# reason's own conjunction ("... because it stresses me out", "…因为压力太大").
+_CLAUSE_SPLIT: Final = re.compile(
+    r"[,;:、(]|\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+"
+    r"|\s+(?:because|since|cuz|coz)\b|\s*(?:因为|由于)",
+    re.IGNORECASE,
+)
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 # So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
 # nothing more.

@@ -74,6 +74,10 @@ LEAD_INS = {
         "This week was hard for me: ",
         "Long story short — ",
         "Claude, ",
+        "Ok cool, ",
+        "Having read it again, ",
+        "After reading it again, ",
+        "Before I forget, ",
     ],
     ZH: [
         "",
@@ -93,6 +97,10 @@ LEAD_INS = {
         "谢谢！",
         "🙂 ",
         "- ",
+        "那个，",
+        "行，那就",
+        "其实吧，",
+        "我想了想还是",
     ],
 }
 
@@ -122,6 +130,10 @@ ACT_TAILS = {
         ", it stresses me out",
         ". It stresses me out.",
         ", this doesn't help me anymore.",
+        " (it stresses me out)",
+        ": it's not for me",
+        " because it stresses me out",
+        " pls, it stresses me out",
     ],
     ZH: [
         "",
@@ -134,6 +146,9 @@ ACT_TAILS = {
         "，压力太大了",
         "。压力太大了。",
         "，算了吧",
+        "哈",
+        "因为压力太大",
+        "，因为太麻烦了",
     ],
 }
 
@@ -219,6 +234,8 @@ FRAMES = {
         "AI: {}",
         "Bob: {}",
         "If you agree, {}",
+        "After you finish the report, {}",
+        "Before you go, {}",
         "Suppose I said, {}",
         "Yesterday, {}",
         "Last week: {}",
