@@ -20,7 +20,9 @@ sign is shown as typed by every client, so only ASCII markup counts):
   `br`, `li`, ...) stand for a line break;
 - Markdown link reference definitions, the usual Markdown comment (`[//]: # (...)`,
   `[comment]: <> (...)`): CommonMark renders nothing for them;
-- Markdown images `![alt](src)`: the picture shows, not the alt text.
+- Markdown images `![alt](src)`: the picture shows, not the alt text; a Markdown link
+  `[text](dest "title")` shows its text alone (a destination the user never saw, such
+  as another address behind "my boss", must not become part of what was agreed).
 
 Quoting and code stay visible but are not the user's own act, so they are rewritten to
 the forms `markup.py` already masks: `<code>`, `<kbd>`, `<samp>`, `<tt>` as a backtick
@@ -28,6 +30,8 @@ span, `<pre>` as a fenced block, `<blockquote>` and `<q>` as a “quotation”. 
 code spans and fenced blocks are literal: tags inside them are shown as typed, so the
 scan skips them. HTML character references (`&lt;`) are left as typed: a client that
 renders no HTML shows them so, and a trigger spelled with them is no explicit phrase.
+
+Autolinks (`<https://...>`, `<me@example.com>`) show their address, without brackets.
 
 `visible` returns the shown text and, when it differs from the turn, the position in
 the turn of every shown character, so R16 spans still point into the turn.
@@ -40,7 +44,15 @@ from bisect import bisect_right
 from typing import Final
 
 # Candidates for hidden text: a tag or comment, an image, a definition line.
-_CANDIDATE: Final = re.compile(r"<[A-Za-z/!?]|!\[|^ {0,3}\[", re.MULTILINE)
+_CANDIDATE: Final = re.compile(r"<[A-Za-z/!?]|!\[|^ {0,3}\[|\[", re.MULTILINE)
+# CommonMark autolinks are shown as typed: "<https://example.com>", "<me@example.com>".
+_AUTOLINK: Final = re.compile(
+    r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[\w.-]+)>"
+)
+# A Markdown link shows its text; its destination and title are not text (a hover at
+# most): "[my boss](mailto:someone-else@example.net)" is shown as "my boss". Bounded
+# like images.
+_LINK: Final = re.compile(r"\[([^\[\]\n]{0,500})\](?:\([^)\n]{0,2000}\)|\[[^\]\n]{0,500}\])")
 _NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9:-]*")
 _NEVER_RENDERED: Final = frozenset(
     {"script", "style", "template", "noscript", "head", "title", "iframe", "object"}
@@ -153,12 +165,23 @@ def _scan(text: str, start: int, stop: int, out: _Out, *, nested: bool = False) 
             continue
         if text[where] == "[" or (text[where] == " " and "[" in found.group()):
             end = _definition_end(text, where, stop)
+            link = _LINK.match(text, found.end() - 1, stop) if end < 0 else None
+            if link is not None:
+                out.keep(kept, link.start())
+                out.keep(link.start(1), link.end(1))
+                kept = at = link.end()
+                continue
         elif text[where] == "!":
             image = _IMAGE.match(text, where, stop)
             end = -1 if image is None else image.end()
         else:
             out.keep(kept, where)
             kept = where
+            autolink = _AUTOLINK.match(text, where, stop)
+            if autolink is not None:  # the address shows, without its brackets
+                out.keep(where + 1, autolink.end() - 1)
+                kept = at = autolink.end()
+                continue
             end = _markup(text, where, stop, out, nested=nested)
             if end < 0:
                 out.keep(where, where + 1)  # a "<" that opens nothing is shown

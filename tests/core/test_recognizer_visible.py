@@ -134,6 +134,31 @@ def test_stored_terms_are_the_visible_text_alone_r2(text: str, terms: str) -> No
 
 
 @pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        (
+            'Let\'s agree: send reports to [my boss](mailto:collector@example.net "and cc me").',
+            "send reports to my boss",
+        ),
+        ("我们约定：周报发给[我的老板](mailto:collector@example.net)。", "周报发给我的老板"),
+        ("Let's agree: answer [in English][1].", "answer in English"),
+        (
+            "Let's agree: cite <https://example.com/guide> in every answer.",
+            "cite https://example.com/guide in every answer",
+        ),
+        ("Let's agree: mail <me@example.com> on Fridays.", "mail me@example.com on Fridays"),
+        ("Let's agree: tick the [x] items first.", "tick the [x] items first"),
+        ("Let's agree: use a[i] for indexing.", "use a[i] for indexing"),
+    ],
+)
+def test_a_link_shows_its_text_and_an_autolink_its_address_r2(text: str, terms: str) -> None:
+    """R2, R14: a Markdown link's hidden destination and title never enter the terms
+    (the address behind "my boss" is not what the user agreed to); an autolink's
+    address is shown, without its brackets; brackets that make no link stay."""
+    assert _user(text) == Proposal(terms=terms)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Let's agree: use `<b>` for bold text",
