@@ -51,6 +51,7 @@ _STRONG: Final = frozenset(
         Kind.REL_YEAR,
         Kind.DAYWORD,
         Kind.SPAN,
+        Kind.FROM_NOW,
         Kind.MONTH_DAY,
         Kind.CLOCK24,
         Kind.MIDNIGHT,
@@ -149,6 +150,9 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
     if kind is Kind.SPAN:
         slots.span = True
         return _duration(slots, groups)
+    if kind is Kind.FROM_NOW:  # 再过N… or N…后: its groups are in one of the two halves
+        slots.span = True
+        return _duration(slots, groups[:3] if groups[2] is not None else groups[3:])
     if kind is Kind.HALF_DURATION:
         hours = zh_number(groups[0] or "")
         if slots.duration is not None or hours is None:

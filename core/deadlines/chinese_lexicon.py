@@ -101,6 +101,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     HOLIDAY = enum.auto()
     HALF_DURATION = enum.auto()
     SPAN = enum.auto()
+    FROM_NOW = enum.auto()
     REL_QUARTER = enum.auto()
     DURATION = enum.auto()
     MONTH_DAY = enum.auto()
@@ -145,6 +146,16 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.SPAN,
         rf"(?:未来|接下来的?)(\d{{1,3}}|{ZH_NUMERAL})(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)",
         "未接",
+    ),
+    # 2小时后, 3天以后, 再过8小时: N units from now, read as "within" (DESIGN section 4).
+    (
+        Kind.FROM_NOW,
+        (
+            rf"再过(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)"
+            r"(?:以后|之后|后)?"
+            rf"|(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)(?:以后|之后|后)"
+        ),
+        "再" + _DIGITS + _NUMERALS + "半",
     ),
     (
         Kind.DURATION,

@@ -143,11 +143,18 @@ _ZH_EVENT_AFTER: Final = re.compile(
 _ZH_START_BEFORE: Final = ("从", "自", "打", "由", "上", "上个", "去", "前")
 # 北京时间: another zone.
 _ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间")
+# 次年年底, 后年年底, 来年年末: a year the run does not hold (it would read 年年底 as this
+# year's end): no deadline at all.
+_ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
 _ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", "的")
 # After a run: approximate (左右, 前后) or part of the period (下个月初, 下周中, 12月中旬).
-_ZH_UNSURE_AFTER: Final = re.compile(r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)")
+# A range ("下午5点-7点", "5点到7点") ends at its second time, which the run does not hold.
+_ZH_UNSURE_AFTER: Final = re.compile(
+    r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)"
+    r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
+)
 # A bare day of the month (8号) is a date only before a verb or the end of a clause.
 _BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
 _ZH_AFTER_BARE_DAY: Final = frozenset(
@@ -158,7 +165,7 @@ _AHEAD: Final = 24  # characters of context worth looking at on either side
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
 _ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
 _ZH_FIRST: Final = frozenset(
-    "截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
+    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
 )
 _ZH_REACH: Final = 7
 _ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")
@@ -362,6 +369,8 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
     if chinese:
         context = _chinese_context(before, after, bare_day=_BARE_DAY.fullmatch(phrase) is not None)
         if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
+            context = False
+        if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
             context = False
     else:
         led = english_lexicon.MARKER.match(_lower(phrase)) is not None

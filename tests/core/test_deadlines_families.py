@@ -33,6 +33,12 @@ FOUND: tuple[tuple[str, str], ...] = (
 )
 
 NOT_FOUND: tuple[tuple[str, str], ...] = (
+    # Never a wrong deadline: a year or an end the run does not hold gives none.
+    ("次年年末前交报告", "次年 is next year: 年年末 alone would read as this year's end"),
+    ("后年年底前交", "后年 is the year after next"),
+    ("下午5点-7点给我打电话", "a range ends at 7, not at 5"),
+    ("下午5点到7点之间给我打电话", "a range ends at 7, not at 5"),
+    ("3天后开始执行", "N后 before 开始 is a start, not an end"),
     ("send me a weekly report by Friday", "a weekly report: one every week"),
     ("weekly, send me the report by Friday", "weekly modifies the agreement"),
     ("send me the report weekly until December", "weekly modifies the agreement"),
@@ -139,6 +145,17 @@ CHINESE: tuple[Case, ...] = (
     zh("接下来72小时", "2026-11-30T10:00:00+08:00"),
     zh("接下来的两周", "2026-12-12T00:00:00+08:00"),
     zh("未来两个月内", "2027-01-28T00:00:00+08:00"),
+    # N units from now (N后, N以后, 再过N): as "within" (DESIGN section 4, "in N ...").
+    zh("2小时后", "2026-11-27T12:00:00+08:00"),
+    zh("半小时后", "2026-11-27T10:30:00+08:00"),
+    zh("再过8小时", "2026-11-27T18:00:00+08:00"),
+    zh("再过30分钟以后", "2026-11-27T10:30:00+08:00"),
+    zh("3天后", "2026-12-01T00:00:00+08:00"),
+    zh("三天以后", "2026-12-01T00:00:00+08:00"),
+    zh("再过两天", "2026-11-30T00:00:00+08:00"),
+    zh("两周后", "2026-12-12T00:00:00+08:00"),
+    zh("两个月之后", "2027-01-28T00:00:00+08:00"),
+    zh("半天后", None),  # half a day is not a length anyone agrees on
     # Quarters.
     zh("本季度末前", "2027-01-01T00:00:00+08:00"),
     zh("季度末前", "2027-01-01T00:00:00+08:00"),
@@ -220,6 +237,9 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("8号交报告", "8号"),
         ("下週五前交報告", "下週五前"),
         ("国庆节前把报告发我", "国庆节前"),
+        ("2小时后提醒我喝水", "2小时后"),
+        ("再过8小时把结果发我", "再过8小时"),
+        ("3天后交报告", "3天后"),
         ("send the cards before Christmas Eve", "before Christmas Eve"),
     ],
 )
