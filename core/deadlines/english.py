@@ -68,7 +68,8 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     if not tokens:
         return None, False
     significant = tokens[0].kind is Kind.MARKER or any(
-        t.kind in _STRONG or (t.kind is Kind.DURATION and t.groups[0]) for t in tokens
+        t.kind in _STRONG or (t.kind is Kind.DURATION and (t.groups[0] or t.groups[5]))
+        for t in tokens
     )
     return _parse(tokens), significant
 
@@ -186,7 +187,8 @@ def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> boo
         half_after: str | None = None
         amount_group, unit_text = groups
     else:
-        lead, amount_group, half_before, unit_text, half_after = groups
+        lead, amount_group, half_before, unit_text, half_after, from_now = groups
+        lead = lead or from_now  # "3 days from now" reads as "in 3 days"
     amount_text, unit = amount_group or "", UNITS[unit_text or ""]
     half = bool(half_before or half_after) or amount_text.endswith(".5")
     if amount_text.startswith("half"):

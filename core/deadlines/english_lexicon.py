@@ -147,13 +147,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "odfiwtnc",
     ),
-    # "in 2 hours", "in an hour and a half", "within 1.5 hours".
+    # "in 2 hours", "in an hour and a half", "within 1.5 hours", "3 days from now".
     (
         Kind.DURATION,
         (
             rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?)"
             r"(\s+and\s+a\s+half)?\s+(minute|min|hour|hr|day|week|month|year)s?"
-            r"(\s+and\s+a\s+half)?"
+            r"(\s+and\s+a\s+half)?(\s+from\s+now)?"
         ),
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
     ),

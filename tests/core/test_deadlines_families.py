@@ -39,6 +39,7 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("下午5点-7点给我打电话", "a range ends at 7, not at 5"),
     ("下午5点到7点之间给我打电话", "a range ends at 7, not at 5"),
     ("3天后开始执行", "N后 before 开始 is a start, not an end"),
+    ("5 days from now on, reply in French", "from now on sets a standing rule"),
     ("send me a weekly report by Friday", "a weekly report: one every week"),
     ("weekly, send me the report by Friday", "weekly modifies the agreement"),
     ("send me the report weekly until December", "weekly modifies the agreement"),
@@ -77,6 +78,12 @@ ENGLISH: tuple[Case, ...] = (
     en("in half an hour", "2026-11-27T10:30:00-05:00"),
     en("in 3 days", "2026-12-01T00:00:00-05:00"),
     en("in a day and a half", None),  # half a day is not a length anyone agrees on
+    # "N from now": as "in N" (DESIGN section 4).
+    en("2 hours from now", "2026-11-27T12:00:00-05:00"),
+    en("half an hour from now", "2026-11-27T10:30:00-05:00"),
+    en("5 days from now", "2026-12-03T00:00:00-05:00"),
+    en("three weeks from now", "2026-12-19T00:00:00-05:00"),
+    en("in 5 days from now", "2026-12-03T00:00:00-05:00"),
     # Spans: "the next N units" is "within N units".
     en("the next 10 days", "2026-12-08T00:00:00-05:00"),
     en("over the next two weeks", "2026-12-12T00:00:00-05:00"),
@@ -229,6 +236,7 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
     ("terms", "phrase"),
     [
         ("send me the report in 2 hours", "in 2 hours"),
+        ("call me 2 hours from now", "2 hours from now"),
         ("reply within the next 10 days", "within the next 10 days"),
         ("finish the slides by Thursday evening", "by Thursday evening"),
         ("pay the rent by the 3rd of next month", "by the 3rd of next month"),
