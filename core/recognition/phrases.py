@@ -391,12 +391,22 @@ NEGATED_BEFORE: Final = re.compile(
 # words, a hedge, a memory or a report of the past, a question, or a bare negation
 # ("If it rains, cancel …", "他说, 取消这个约定", "Yesterday, I accept …", "Not yet: …").
 CLAUSE_GUARD: Final = re.compile(
-    r"\b(?:if|unless|when|whenever|once|after(?!\s+\w+ing\b)|before|until|till|suppose"
-    r"|supposing|assuming|imagine|pretend|provided|whether|in\s+case|said|says|say|told|tell|tells|asked|asks"
-    r"|wrote|writes|according|quote|maybe|perhaps|might|should|would|could|shall"
-    r"|remember|recall|yesterday|ago|last\s+(?:time|night|week|month|year)"
-    r"|back\s+then|not\s+(?:yet|now|really)|never|no\s+way)\b"
-    r"|如果|要是|假如|假设|万一|除非|只要|一旦|的话|等到|说|问|告诉|写|据|是否|也许|或许|可能|应该"
+    # conditions and hypotheses
+    r"\b(?:if|unless|when|whenever|once|as\s+soon\s+as|after(?!\s+\w+ing\b)|before|until|till"
+    r"|suppose|supposing|assuming|imagine|pretend|provided|whether|in\s+case|otherwise|or\s+else"
+    r"|hypothetically|in\s+theory|theoretically"
+    # someone else's words, examples, text to work on
+    r"|said|says|say|told|tell|tells|asked|asks|wrote|writes|according|quote|quoted|texted"
+    r"|messaged|emailed|replied|answered|responded|posted|tweeted|commented|mentioned|claimed"
+    r"|forwarded|proposed|suggested|for\s+example|for\s+instance|example|e\.g|translate"
+    r"|translation|repeat|template|sample"
+    # hedges, memory and the past, bare negations
+    r"|maybe|perhaps|might|should|would|could|shall|remember|recall|yesterday|ago"
+    r"|last\s+(?:time|night|week|month|year)|back\s+then|not\s+(?:yet|now|really)|never"
+    r"|no\s+way)\b"
+    r"|如果|要是|假如|假设|万一|除非|只要|一旦|的话|等到|时候|以后|之后|否则|不然|理论上"
+    r"|说|问|告诉|写|据|讲|表示|提到|回复|回答|发来|转发|提议|建议|比如|例如|举例|举个例子|翻译"
+    r"|重复|模板|示例|是否|也许|或许|可能|应该"
     r"|记得|想起|昨天|前天|去年|上次|上周|上个月|当时|那天|那时|曾经|还没|吗|呢"
     r"|^\W*(?:不|别|不要|不是)",
     _FLAGS,
@@ -423,8 +433,10 @@ ZH_PERFECTIVE: Final = re.compile(r"[了过]")
 TAIL_REFUSED: Final = re.compile(
     r"\s*(?:(?:but|only|if|unless|as\s+long\s+as|so\s+long\s+as|provided|except|when|once"
     r"|after|until|till|on\s+condition|in\s+case|or|maybe|perhaps|probably|i\s+guess"
-    r"|i\s+think|not|never|though|although|however|jk|lol|haha)\b"
-    r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概)"
+    r"|i\s+think|not|never|no|nah|nope|wait|scratch\s+that|though|although|however|jk|lol"
+    r"|haha)\b"
+    r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概"
+    r"|不对|算了不|还是别|还是不)"
     r"|.*(?:kidding|joking|开玩笑|逗你|说着玩|不是真的|哈哈)",
     _FLAGS,
 )
@@ -451,7 +463,7 @@ _ZH_TAG: Final = (
     r"|没问题吧|能做到吗"
 )
 _TAKEN_BACK: Final = (
-    r"(?:actually\s+)?(?:no|not)\b|wait\b|never\s*mind|just\s+kidding|kidding|joking|jk\b"
+    r"(?:actually\s+)?(?:no|not|nah|nope)\b|wait\b|never\s*mind|scratch\s+that|just\s+kidding|kidding|joking|jk\b"
     r"|haha|lol\b|等等|等一下|开玩笑|逗你|哈哈|不对|还是算了|算了不"
 )
 NEXT_SENTENCE_ASKS: Final = re.compile(

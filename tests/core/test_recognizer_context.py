@@ -198,6 +198,41 @@ def test_stacked_lead_ins_still_find_the_trigger_r1(
     assert isinstance(_user(_sentence(leads, phrase, kind, lang, tail)), kind)
 
 
+# Tails after an act that make it no act: a condition, a hedge, a retraction.
+REFUSED_TAILS = {
+    EN: [
+        " — but only if you agree",
+        ", if that's OK",
+        " — no wait",
+        " (just kidding)",
+        ", maybe",
+        " because... nah",
+        " — scratch that",
+    ],
+    ZH: [
+        "，不过要等你同意",
+        "——不对",
+        "，如果你同意的话",
+        "（开玩笑的）",
+        "，也许",
+        "——算了不取消了",
+    ],
+}
+
+
+def test_every_act_before_a_refusing_tail_gives_no_intent_r4_r8() -> None:
+    """R4, R8: an acceptance or cancellation followed by a condition, hedge or
+    retraction, after any lead-in, is no act."""
+    fired = [
+        text
+        for lang, trigger, kind in TRIGGERS
+        if kind is not Proposal
+        for lead, tail in product(LEAD_INS[lang], REFUSED_TAILS[lang])
+        if _user(text := f"{lead}{trigger}{tail}") != NO_INTENT
+    ]
+    assert fired == []
+
+
 # Triggers negated: no phrase of the grammar is in them.
 NEGATED = {
     EN: [
@@ -234,6 +269,13 @@ FRAMES = {
         "AI: {}",
         "Bob: {}",
         "If you agree, {}",
+        "Otherwise, {}",
+        "As soon as you finish, {}",
+        "Hypothetically, {}",
+        "For example, {}",
+        "Translate this: {}",
+        "My friend texted me: {}",
+        "He suggested: {}",
         "After you finish the report, {}",
         "Before you go, {}",
         "Suppose I said, {}",
@@ -255,6 +297,12 @@ FRAMES = {
         "用户：{}",
         "如果你同意，{}",
         "要是明天下雨，{}",
+        "否则，{}",
+        "等你写完以后，{}",
+        "我们结婚的时候，{}",
+        "比如：{}",
+        "翻译一下：{}",
+        "他提议：{}",
         "昨天，{}",
         "上周：{}",
         "`{}`",
