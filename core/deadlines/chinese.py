@@ -81,7 +81,21 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     significant = marked or any(_strong(t) for t in tokens) or _clear_clock(slots)
     if not filled or ("傍晚" in text and slots.clock is None):
         return None, significant  # when dusk is over is a guess
+    if tail_word in _WITHIN_TAILS and any(_bare_month(t) for t in tokens):
+        return None, significant  # 三月内: March, or (colloquially) three months
     return _spec(slots, tail_word), significant
+
+
+_WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
+
+
+def _bare_month(token: ZhToken) -> bool:
+    """A month with neither year nor 份 (三月): with 内 it may mean three months."""
+    return (
+        token.kind is Kind.MONTH_NAMED
+        and token.groups[:2] == (None, None)
+        and "份" not in token.text
+    )
 
 
 def _strong(token: ZhToken) -> bool:
@@ -182,6 +196,14 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             and 1 <= month <= 12
             and g.set_period(slots, g.NamedMonth(month, None))
         )
+    if kind is Kind.MONTH_NAMED:
+        rel, year_text, month_text = groups
+        month = zh_number(month_text or "")
+        year = zh_number(year_text) if year_text else None
+        offset = {"今年": 0, "明年": 1, "后年": 2}.get(rel or "")
+        if month is None or not 1 <= month <= 12 or (year_text and year is None):
+            return False
+        return g.set_period(slots, g.NamedMonth(month, year, offset))
     if kind is Kind.YEAR_END:
         rel, year_text = groups
         if year_text is not None:

@@ -103,6 +103,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     SPAN = enum.auto()
     FROM_NOW = enum.auto()
     REL_QUARTER = enum.auto()
+    MONTH_NAMED = enum.auto()
     DURATION = enum.auto()
     MONTH_DAY = enum.auto()
     CLOCK24 = enum.auto()
@@ -122,10 +123,17 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]", "本这下"),
     (
         Kind.MONTH_END,
-        rf"(?:(本|这个|这|下个|下)?月|({_N})月)[底末]",
+        rf"(?:(本|这个|这|下个|下)?月|({_N})月[份月]?)[底末]",
         "本这下月" + _DIGITS + _NUMERALS,
     ),
     (Kind.YEAR_END, rf"(?:(今|明)|({_YEAR}))?年年?[底末]", "今明年" + _DIGITS + _NUMERALS),
+    # 明年九月, 3月份, 2027年6月: a month named alone (not 两月: a length), with 前 / 内 or a
+    # lead to count (DESIGN section 4: the end of that month, its next occurrence).
+    (
+        Kind.MONTH_NAMED,
+        rf"(?:(今年|明年|后年)|({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?",
+        "今明后" + _DIGITS + _NUMERALS,
+    ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
     (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])", "本这下周星礼"),
     (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),

@@ -68,7 +68,9 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     if not tokens:
         return None, False
     significant = tokens[0].kind is Kind.MARKER or any(
-        t.kind in _STRONG or (t.kind is Kind.DURATION and (t.groups[0] or t.groups[5]))
+        t.kind in _STRONG
+        or (t.kind is Kind.DURATION and (t.groups[0] or t.groups[5]))
+        or (t.kind is Kind.MONTH and t.groups[0])
         for t in tokens
     )
     return _parse(tokens), significant
@@ -137,7 +139,7 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
     return g.DeadlineSpec(day=slots.day, time=g.PART_OF_DAY_END[slots.hint])
 
 
-def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one case per token kind
+def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
     kind, groups, text = token
     if kind is Kind.END_OF:
         if slots.force_end:
@@ -168,8 +170,11 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911  # one
             slots, g.RelativePeriod(UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
         )
     if kind is Kind.MONTH:
-        year = int(groups[1]) if groups[1] else None
-        return g.set_period(slots, g.NamedMonth(MONTHS[groups[0] or ""], year))
+        lead, name, year_text = groups
+        if lead:
+            slots.force_end = True  # "in December": the end of that month
+        year = int(year_text) if year_text else None
+        return g.set_period(slots, g.NamedMonth(MONTHS[name or ""], year))
     if kind is Kind.YEAR:
         return g.set_period(slots, g.NamedYear(int(groups[0] or 0)))
     if kind is Kind.DAYWORD:

@@ -186,7 +186,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
     (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
     (Kind.REL_PERIOD, r"(this|next)\s+(week|month|quarter|year)", "tn"),
-    (Kind.MONTH, rf"({_MON_FULL})(?:\s+(\d{{4}}))?", "jfmasond"),
+    # "in December": a month named alone is its end (DESIGN section 4).
+    (Kind.MONTH, rf"(in\s+)?({_MON_FULL})(?:\s+(\d{{4}}))?", "ijfmasond"),
     (Kind.YEAR, r"(20\d\d)", "2"),
     (
         Kind.CLOCK12,

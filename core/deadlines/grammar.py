@@ -116,10 +116,14 @@ class RelativePeriod(msgspec.Struct, frozen=True):
 
 
 class NamedMonth(msgspec.Struct, frozen=True):
-    """A month by name; without a year, the current month if it is that one, else the next."""
+    """A month by name; without a year, the current month if it is that one, else the next.
+
+    `offset` names the year relative to the turn's (明年九月: 1); it wins over `year`.
+    """
 
     month: int
     year: int | None
+    offset: int | None = None
 
 
 class NamedYear(msgspec.Struct, frozen=True):

@@ -168,7 +168,7 @@ def _period_bounds(period: Period, today: date) -> tuple[date, date] | None:  # 
         start = date(today.year + period.offset, 1, 1)
         return start, date(start.year + 1, 1, 1)
     if isinstance(period, NamedMonth):
-        year = period.year
+        year = period.year if period.offset is None else today.year + period.offset
         if year is None:
             year = today.year if period.month >= today.month else today.year + 1
         if not 1 <= year <= 9998:

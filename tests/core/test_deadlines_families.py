@@ -132,6 +132,10 @@ ENGLISH: tuple[Case, ...] = (
     en("by the Mid-Autumn Festival", "2027-09-16T00:00:00-04:00"),
     en("before Christmas", None, said="2026-12-25T09:00:00-05:00"),  # already begun
     en("before Chinese New Year", None, said="2041-03-01T09:00:00-05:00"),  # past the table
+    # A month named alone: "in" + a month is its end (DESIGN section 4).
+    en("in December", "2027-01-01T00:00:00-05:00"),
+    en("in May 2027", "2027-06-01T00:00:00-04:00"),
+    en("in March 2026", None),  # over
     # Ordinals in words.
     en("by the fifth of May", "2027-05-06T00:00:00-04:00"),
     en("by May fifth", "2027-05-06T00:00:00-04:00"),
@@ -163,6 +167,15 @@ CHINESE: tuple[Case, ...] = (
     zh("两周后", "2026-12-12T00:00:00+08:00"),
     zh("两个月之后", "2027-01-28T00:00:00+08:00"),
     zh("半天后", None),  # half a day is not a length anyone agrees on
+    # A month named alone, with a year or not: 前 / 之前 is the end of that month.
+    zh("明年九月前", "2027-10-01T00:00:00+08:00"),
+    zh("明年3月份前", "2027-04-01T00:00:00+08:00"),
+    zh("明年6月之前", "2027-07-01T00:00:00+08:00"),
+    zh("后年三月前", "2028-04-01T00:00:00+08:00"),
+    zh("2027年6月前", "2027-07-01T00:00:00+08:00"),
+    zh("12月份之前", "2027-01-01T00:00:00+08:00"),
+    zh("十二月月底前", "2027-01-01T00:00:00+08:00"),
+    zh("今年3月前", None),  # over
     # Quarters.
     zh("本季度末前", "2027-01-01T00:00:00+08:00"),
     zh("季度末前", "2027-01-01T00:00:00+08:00"),
@@ -248,6 +261,9 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("2小时后提醒我喝水", "2小时后"),
         ("再过8小时把结果发我", "再过8小时"),
         ("3天后交报告", "3天后"),
+        ("明年九月前交报告", "明年九月前"),
+        ("send me the plan in December", "in December"),
+        ("我三月去北京，周五前交报告", "周五前"),  # a bare month is no deadline wording
         ("send the cards before Christmas Eve", "before Christmas Eve"),
     ],
 )
