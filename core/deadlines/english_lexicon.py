@@ -52,6 +52,7 @@ UNITS: Final = {
     "min": Unit.MINUTE,
     "hour": Unit.HOUR,
     "hr": Unit.HOUR,
+    "h": Unit.HOUR,
     "day": Unit.DAY,
     "week": Unit.WEEK,
     "month": Unit.MONTH,
@@ -152,7 +153,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.DURATION,
         (
             rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?)"
-            r"(\s+and\s+a\s+half)?\s+(minute|min|hour|hr|day|week|month|year)s?"
+            # Chat shorthand right after the digits: "within 2h", "in 30min", "in 2 hrs".
+            r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|mins?)\b))"
+            r"(minute|min|hour|hr|day|week|month|year|h)s?"
             r"(\s+and\s+a\s+half)?(\s+from\s+now)?"
         ),
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
@@ -177,7 +180,12 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "tde",
     ),
-    (Kind.WEEKDAY, rf"(?:(this|next)\s+)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?", "tnmwfs"),
+    # "next Friday", "Friday of next week", "next week Friday".
+    (
+        Kind.WEEKDAY,
+        rf"(?:(this|next)\s+(?:week\s+)?)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?",
+        "tnmwfs",
+    ),
     (
         Kind.END_UNIT,
         r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",

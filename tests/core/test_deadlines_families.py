@@ -78,6 +78,15 @@ ENGLISH: tuple[Case, ...] = (
     en("in half an hour", "2026-11-27T10:30:00-05:00"),
     en("in 3 days", "2026-12-01T00:00:00-05:00"),
     en("in a day and a half", None),  # half a day is not a length anyone agrees on
+    # Chat shorthand for minutes and hours right after the number.
+    en("within 2h", "2026-11-27T12:00:00-05:00"),
+    en("in 30min", "2026-11-27T10:30:00-05:00"),
+    en("in 2 hrs", "2026-11-27T12:00:00-05:00"),
+    en("within 2hrs", "2026-11-27T12:00:00-05:00"),
+    # "next week Friday": the weekday of that week, as "Friday next week".
+    en("by next week Wednesday", "2026-12-03T00:00:00-05:00"),
+    en("next week Friday", "2026-12-05T00:00:00-05:00"),
+    en("this week Friday", "2026-11-28T00:00:00-05:00"),
     # "N from now": as "in N" (DESIGN section 4).
     en("2 hours from now", "2026-11-27T12:00:00-05:00"),
     en("half an hour from now", "2026-11-27T10:30:00-05:00"),
@@ -250,6 +259,8 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
     [
         ("send me the report in 2 hours", "in 2 hours"),
         ("call me 2 hours from now", "2 hours from now"),
+        ("reply within 2h", "within 2h"),
+        ("send the draft by next week Wednesday", "by next week Wednesday"),
         ("reply within the next 10 days", "within the next 10 days"),
         ("finish the slides by Thursday evening", "by Thursday evening"),
         ("pay the rent by the 3rd of next month", "by the 3rd of next month"),
