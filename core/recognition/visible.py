@@ -20,6 +20,8 @@ sign is shown as typed by every client, so only ASCII markup counts):
   `br`, `li`, ...) stand for a line break;
 - Markdown link reference definitions, the usual Markdown comment (`[//]: # (...)`,
   `[comment]: <> (...)`): CommonMark renders nothing for them;
+- struck-through text (`<del>`, `<s>`, `<strike>`, GFM `~~...~~`): shown as withdrawn,
+  so it neither proposes nor enters the terms;
 - Markdown images `![alt](src)`: the picture shows, not the alt text; a Markdown link
   `[text](dest "title")` shows its text alone (a destination the user never saw, such
   as another address behind "my boss", must not become part of what was agreed).
@@ -44,7 +46,9 @@ from bisect import bisect_right
 from typing import Final
 
 # Candidates for hidden text: a tag or comment, an image, a definition line.
-_CANDIDATE: Final = re.compile(r"<[A-Za-z/!?]|!\[|^ {0,3}\[|\[", re.MULTILINE)
+_CANDIDATE: Final = re.compile(r"<[A-Za-z/!?]|!\[|^ {0,3}\[|\[|(?<!~)~~(?!~)", re.MULTILINE)
+# GFM strikethrough, on one line and bounded: "~~and send my contacts~~".
+_STRIKE: Final = re.compile(r"~~(?=\S)([^~\n]{1,500}?)(?<=\S)~~(?!~)")
 # CommonMark autolinks are shown as typed: "<https://example.com>", "<me@example.com>".
 _AUTOLINK: Final = re.compile(
     r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[\w.-]+)>"
@@ -57,6 +61,9 @@ _NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9:-]*")
 _NEVER_RENDERED: Final = frozenset(
     {"script", "style", "template", "noscript", "head", "title", "iframe", "object"}
 )
+# Struck-through text is shown as withdrawn: it proposes nothing and is no part of the
+# terms ("reply in English <del>and send my contacts</del>").
+_STRUCK: Final = frozenset({"del", "s", "strike"})
 _BLOCK: Final = frozenset(
     {
         "p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr",
@@ -115,7 +122,7 @@ def visible(text: str) -> tuple[str, tuple[int, ...] | None]:
 
     The positions are None when nothing is hidden (the shown text is the turn).
     """
-    if "<" not in text and "[" not in text:
+    if "<" not in text and "[" not in text and "~~" not in text:
         return text, None
     if _CANDIDATE.search(text) is None:
         return text, None
@@ -163,38 +170,46 @@ def _scan(text: str, start: int, stop: int, out: _Out, *, nested: bool = False) 
         if inside >= 0:
             at = inside
             continue
-        if text[where] == "[" or (text[where] == " " and "[" in found.group()):
-            end = _definition_end(text, where, stop)
-            link = _LINK.match(text, found.end() - 1, stop) if end < 0 else None
-            if link is not None:
-                out.keep(kept, link.start())
-                out.keep(link.start(1), link.end(1))
-                kept = at = link.end()
-                continue
-        elif text[where] == "!":
-            image = _IMAGE.match(text, where, stop)
-            end = -1 if image is None else image.end()
-        else:
-            out.keep(kept, where)
-            kept = where
-            autolink = _AUTOLINK.match(text, where, stop)
-            if autolink is not None:  # the address shows, without its brackets
-                out.keep(where + 1, autolink.end() - 1)
-                kept = at = autolink.end()
-                continue
-            end = _markup(text, where, stop, out, nested=nested)
-            if end < 0:
-                out.keep(where, where + 1)  # a "<" that opens nothing is shown
-                kept = at = where + 1
-                continue
+        piece = _markdown(text, found, stop)
+        if piece is not None:
+            begin, end, shown_start, shown_end = piece
+            out.keep(kept, begin)
+            out.keep(shown_start, shown_end)
             kept = at = end
             continue
-        if end < 0:
+        if text[where] != "<":
             at = found.end()
             continue
         out.keep(kept, where)
+        end = _markup(text, where, stop, out, nested=nested)
+        if end < 0:
+            out.keep(where, where + 1)  # a "<" that opens nothing is shown
+            end = where + 1
         kept = at = end
     out.keep(kept, stop)
+
+
+def _markdown(text: str, found: re.Match[str], stop: int) -> tuple[int, int, int, int] | None:
+    """The Markdown construct (or autolink) `found` starts: where it runs, and which part
+    of it is shown (start, end, shown start, shown end); None if it makes none."""
+    where = found.start()
+    char = text[where]
+    if char == "<":
+        autolink = _AUTOLINK.match(text, where, stop)
+        if autolink is None:
+            return None
+        return where, autolink.end(), where + 1, autolink.end() - 1  # the address shows
+    if char == "~":
+        match = _STRIKE.match(text, where, stop)
+    elif char == "!":
+        match = _IMAGE.match(text, where, stop)
+    else:
+        end = _definition_end(text, where, stop)
+        if end >= 0:
+            return where, end, where, where
+        link = _LINK.match(text, found.end() - 1, stop)
+        return None if link is None else (link.start(), link.end(), link.start(1), link.end(1))
+    return None if match is None else (where, match.end(), where, where)
 
 
 def _definition_end(text: str, at: int, stop: int) -> int:
@@ -259,7 +274,7 @@ def _comment_end(text: str, at: int, stop: int) -> int:
 def _element(name: str, attributes: str, tag: tuple[int, int], stop: int, out: _Out) -> int:
     """An element opened by `tag`: hidden, collapsed, code, or shown with its tag dropped."""
     text = out.source
-    if name in _NEVER_RENDERED or _HIDING_ATTRIBUTE.search(attributes) is not None:
+    if name in _NEVER_RENDERED or name in _STRUCK or _HIDING_ATTRIBUTE.search(attributes):
         return _closing_end(text, name, tag[1], stop)[1]
     if name == "details" and _OPEN_ATTRIBUTE.search(attributes) is None:
         return _collapsed(tag, stop, out)
