@@ -16,7 +16,7 @@ from typing import Any
 
 from redis.exceptions import NoPermissionError, ResponseError
 
-from client.scripts import APPEND_FUNCTION, APPEND_SOURCE
+from accord_client.scripts import APPEND_FUNCTION, APPEND_SOURCE
 from store.scripts import SCRIPTS, AnyRedis, LuaScript
 
 LIBRARY = "accord"

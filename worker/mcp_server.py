@@ -15,6 +15,7 @@ unknown here, exactly as one that does not exist (R3's `unknown_record`; the cli
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import socket
 import uuid
@@ -31,7 +32,7 @@ from mcp.shared.exceptions import MCPError
 from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from client import (
+from accord_client import (
     AcceptTimeoutError,
     AccordClient,
     AccordClientError,
@@ -40,11 +41,15 @@ from client import (
     accept_tool,
     tool_result_text,
 )
-from client.tools import RESULT_TEXTS
-from contracts.explain import Explanation
-from contracts.outputs import ToolOutcome
-from contracts.tools import ACCEPT_TOOL_NAME, AcceptArguments, RejectionReason
-from contracts.view import SessionView
+
+# The client's own copy of the contract types (generated from contracts/): what it
+# returns and takes are those, not the worker's classes of the same shape.
+from accord_client.contracts.codec import Limits
+from accord_client.contracts.explain import Explanation
+from accord_client.contracts.outputs import ToolOutcome
+from accord_client.contracts.tools import ACCEPT_TOOL_NAME, AcceptArguments, RejectionReason
+from accord_client.contracts.view import SessionView
+from accord_client.tools import RESULT_TEXTS
 from worker.connection import connect
 from worker.console.server import Access
 from worker.settings import Settings
@@ -241,7 +246,7 @@ async def accord_client(settings: Settings, *, timeout_s: float) -> AsyncIterato
     async with AccordClient(
         redis,
         partitions=settings.partitions,
-        limits=settings.store.limits,
+        limits=Limits(**dataclasses.asdict(settings.store.limits)),
         functions=settings.redis_functions,
     ) as accord:
         yield accord

@@ -20,6 +20,8 @@ import pytest
 
 from tests.support.paths import ROOT
 
+CLIENT = ROOT / "clients" / "python" / "src" / "accord_client"
+
 CLOCK_CALLS = {
     ("datetime", "now"),
     ("datetime", "utcnow"),
@@ -72,6 +74,15 @@ def test_no_module_of_the_core_reads_the_clock(module: Path) -> None:
     assert clock_calls(module.read_text(encoding="utf-8")) == []
 
 
+def _copy_tree(tree: Path) -> None:
+    """The packages lint-imports checks, side by side in `tree`, with the configuration."""
+    for name in ("contracts", "core", "store", "worker"):
+        shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for package in (ROOT / "harness" / "accord_harness", CLIENT):
+        shutil.copytree(package, tree / package.name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", tree / "pyproject.toml")
+
+
 def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
     executable = Path(sys.executable).with_name("lint-imports")
     env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -93,15 +104,7 @@ def test_a_planted_import_of_the_shell_into_the_core_breaks_the_contracts(
 ) -> None:
     """The committed tree keeps every contract; the same tree with one core module
     importing the worker breaks the core's contract, and names the offending import."""
-    for name in ("contracts", "core", "store", "worker", "client"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(
-        ROOT / "harness" / "accord_harness",
-        tmp_path / "accord_harness",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-
+    _copy_tree(tmp_path)
     clean = _lint_imports(tmp_path)
     assert clean.returncode == 0, clean.stdout + clean.stderr
 
@@ -111,3 +114,19 @@ def test_a_planted_import_of_the_shell_into_the_core_breaks_the_contracts(
     assert broken.returncode != 0
     assert "The functional core imports only contracts" in broken.stdout
     assert "core.lifecycle.state -> worker.consumer" in broken.stdout
+
+
+@pytest.mark.timeout(600)
+def test_a_planted_import_of_the_contracts_into_the_client_breaks_its_contract(
+    tmp_path: Path,
+) -> None:
+    """The gateway client is installed without the worker, where `contracts` does not
+    exist: one client module importing it (instead of its generated copy,
+    `accord_client.contracts`) breaks the client's contract."""
+    _copy_tree(tmp_path)
+    session = tmp_path / "accord_client" / "session.py"
+    session.write_text(session.read_text(encoding="utf-8") + "\nimport contracts.view\n")
+    broken = _lint_imports(tmp_path)
+    assert broken.returncode != 0
+    assert "The gateway client needs only" in broken.stdout
+    assert "accord_client.session -> contracts.view" in broken.stdout

@@ -15,10 +15,10 @@ import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 
-from client import accept_tool, tool_result_text
-from client.tools import RESULT_TEXTS
+from accord_client import accept_tool, tool_result_text
+from accord_client.contracts.outputs import ToolOutcome
+from accord_client.tools import RESULT_TEXTS
 from contracts import tool_definitions
-from contracts.outputs import ToolOutcome
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
 from tests.support.paths import ROOT
 

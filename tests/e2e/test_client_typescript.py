@@ -35,7 +35,8 @@ pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]
 
 def test_generated_types_and_script_are_current(built: str) -> None:
     """src/generated/ is what scripts/generate.mjs makes from contracts/schemas and
-    client/lua/append.lua now: no type and no script is a hand-kept copy."""
+    clients/python/src/accord_client/lua/append.lua now: no type and no script is a
+    hand-kept copy."""
     check = run_in_client([built, "scripts/generate.mjs", "--check"])
     assert check.returncode == 0, check.stdout + check.stderr
 

@@ -21,7 +21,7 @@ import msgspec
 import pytest
 import redis.asyncio
 
-from client import AccordClient, UnknownRecordError
+from accord_client import AccordClient, UnknownRecordError
 from contracts.codec import decode_entry
 from contracts.common import Cause
 from contracts.explain import Explanation, explain

@@ -9,7 +9,6 @@ opening revision.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import uuid
@@ -18,18 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.gateway_docs_kit import assert_subscriber_ran, assert_turn_ran, blocks
 from tests.support.paths import ROOT
 from tests.support.typescript_kit import TS_DIR, run_in_client
 from tests.support.worker_kit import flushed, worker_env, worker_processes
 
-DOC = ROOT / "docs" / "gateway.md"
 PARTITIONS = 2
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(240)]
-
-
-def _blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", DOC.read_text("utf-8"), flags=re.DOTALL)
 
 
 @pytest.fixture(scope="module")
@@ -66,23 +61,16 @@ def _python(code: str, url: str, tmp_path: Path) -> str:
 def test_the_python_turn_and_subscriber_examples_run(worker_url: str, tmp_path: Path) -> None:
     """R3, R5, R6: the documented turn accepts through the tool and the user's
     confirmation, and the agreement is then current memory; the subscriber sees it open."""
-    turn, _, subscriber = _blocks("python")
-    out = _python(turn, worker_url, tmp_path)
-    first, _, rest = out.partition("tool result: ")
-    assert "(record_id=" in first, "the proposal is pending in the first context"
-    assert rest.startswith("Accepted: ")
-    final = rest.split("\n", 1)[1]
-    assert "Current agreements:\n- next time we discuss a plan, start with the conclusion" in final
-    assert "soul_agreement_accept" in out
-    events = _python(subscriber, worker_url, tmp_path)
-    assert events.strip().splitlines()[-1].endswith("@3 StateChanged")
+    turn, _, subscriber = blocks("python")
+    assert_turn_ran(_python(turn, worker_url, tmp_path))
+    assert_subscriber_ran(_python(subscriber, worker_url, tmp_path))
 
 
 def test_the_mcp_client_example_runs(worker_url: str, tmp_path: Path) -> None:
     """R3, R6 through `accord mcp`: the SDK's client reads the pending proposal from the
     view resource, accepts it with the tool, and after the user's confirmation the view
     lists it as current memory."""
-    _, mcp_turn, _ = _blocks("python")
+    _, mcp_turn, _ = blocks("python")
     out = _python(mcp_turn, worker_url, tmp_path)
     assert "tool result: Accepted: " in out
     assert "current: ['always offer green tea first']" in out
@@ -90,7 +78,7 @@ def test_the_mcp_client_example_runs(worker_url: str, tmp_path: Path) -> None:
 
 def test_the_typescript_turn_example_runs(built: str, worker_url: str) -> None:
     """The same turn through the TypeScript client: accepted, then current memory (R6)."""
-    [code] = _blocks("js")
+    [code] = blocks("js")
     script = TS_DIR / f".docs-example-{uuid.uuid4().hex[:8]}.mjs"
     script.write_text(code, "utf-8")
     try:

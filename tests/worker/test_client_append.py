@@ -19,8 +19,8 @@ import pytest_asyncio
 import redis.asyncio
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from client import AccordClient, AppendUnavailableError, InvalidInputError
-from contracts.codec import Limits
+from accord_client import AccordClient, AppendUnavailableError, InvalidInputError
+from accord_client.contracts.codec import Limits
 from contracts.keys import gateway_idem_key, gateway_seq_key
 from contracts.partition import partition_of
 from contracts.streams import stream_name

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from redis.asyncio import RedisCluster
 
-from client import AccordClient, Delivery
+from accord_client import AccordClient, Delivery
 from contracts.partition import partition_of
 from contracts.streams import stream_name
 from tests.support.paths import EXAMPLES

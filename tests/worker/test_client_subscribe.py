@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import redis.asyncio
 
-from client import AccordClient, Delivery, UnknownEvent
+from accord_client import AccordClient, Delivery, UnknownEvent
+from accord_client.contracts.outputs import StateChanged, ToolOutcome
 from contracts.keys import VIEW_DOC_FIELD, view_key
-from contracts.outputs import StateChanged, ToolOutcome
 from tests.support.paths import EXAMPLES
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]

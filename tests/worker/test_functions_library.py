@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from client.scripts import APPEND_FUNCTION
+from accord_client.scripts import APPEND_FUNCTION
 from store.scripts import SCRIPTS
 from tests.support.paths import ROOT
 from worker import functions
@@ -22,7 +22,7 @@ def test_the_library_holds_every_script_under_store_lua_and_the_clients_append()
     """One function per script file, named accord_<file>, whose callback is the file's
     text unchanged (no second copy of a script to drift), plus the version function."""
     store = sorted((ROOT / "store" / "lua").glob("*.lua"))
-    files = [*store, ROOT / "client" / "lua" / "append.lua"]
+    files = [*store, ROOT / "clients" / "python" / "src" / "accord_client" / "lua" / "append.lua"]
     source = library_source()
     assert source.startswith(f"#!lua name={LIBRARY}\n")
     registered = REGISTERED.findall(source)

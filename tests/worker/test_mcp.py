@@ -22,8 +22,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 from redis.asyncio import Redis
 
-from client import AccordClient, Session, tool_result_text
-from contracts.outputs import ToolOutcome
+from accord_client import AccordClient, Session, tool_result_text
+from accord_client.contracts.outputs import ToolOutcome
 from contracts.tool_definitions import definitions
 from tests.support.mcp_kit import AGENT, WAIT_S, fresh_scope, mcp_client
 from tests.support.worker_kit import flushed, worker_env, worker_processes

@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from client import tool_result_text
+from accord_client import tool_result_text
 from store.embedded import EmbeddedRedis
 from tests.support.cli_kit import accord_here, command_env
 from tests.support.mcp_kit import WAIT_S, fresh_scope, http_server

@@ -261,7 +261,7 @@ async def test_the_client_library_appends_as_gateway_and_reads_as_subscriber_r15
     as `gateway` (a user turn, a retried one answered from its idempotency key, a tool
     call and result), the worker applies them as `accord`, and the session's view and
     applied seq are read as `subscriber`. ACL LOG stays empty (R15: each input once)."""
-    from client import AccordClient  # noqa: PLC0415
+    from accord_client import AccordClient  # noqa: PLC0415
 
     writer = redis.asyncio.Redis.from_url(url(port, "gateway"), **quiet_options())
     reader = redis.asyncio.Redis.from_url(url(port, "subscriber"), **quiet_options())

@@ -30,8 +30,8 @@ import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, result
 
-from client import AccordClient
-from client.scripts import APPEND_SOURCE
+from accord_client import AccordClient
+from accord_client.scripts import APPEND_SOURCE
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import keys
 from store.config import StoreConfig

@@ -1,6 +1,7 @@
 // Generates src/generated/ from the repository's single sources of truth:
 //   contracts.ts   TypeScript types from contracts/schemas/*.schema.json (json-schema-to-typescript)
-//   append-lua.ts  the append script, client/lua/append.lua (the Python client runs the same file)
+//   append-lua.ts  the append script, clients/python/src/accord_client/lua/append.lua
+//                  (the Python client runs the same file)
 //   tools.ts       contracts/tools/soul_agreement_accept.json (tool definitions, result texts)
 // `node scripts/generate.mjs --check` exits 1 when a committed file differs from a fresh
 // generation (CI runs it), so no type and no script is ever a hand-kept copy.
@@ -57,7 +58,7 @@ async function contracts() {
 }
 
 function appendLua() {
-  const source = readFileSync(join(root, "client", "lua", "append.lua"), "utf8");
+  const source = readFileSync(join(root, "clients", "python", "src", "accord_client", "lua", "append.lua"), "utf8");
   return `${HEADER}export const APPEND_LUA = ${JSON.stringify(source)};\n`;
 }
 

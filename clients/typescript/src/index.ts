@@ -1,11 +1,12 @@
 // accord's TypeScript client for chat gateways and subscribers (docs/gateway.md).
 //
-// The same operations as the Python client (client/): every write allocates the
-// session's next seq and XADDs its entry in ONE server-side script (client/lua/append.lua,
-// embedded by scripts/generate.mjs; with `functions: true`, the same script as the Redis 7
-// function `accord_append`) whose keys share the partition's hash tag, so it runs on
-// Redis Cluster too; writes are idempotent by message id / call id. Types come from
-// contracts/schemas (src/generated/contracts.ts), never written by hand.
+// The same operations as the Python client (clients/python/): every write allocates the
+// session's next seq and XADDs its entry in ONE server-side script
+// (clients/python/src/accord_client/lua/append.lua, embedded by scripts/generate.mjs; with
+// `functions: true`, the same script as the Redis 7 function `accord_append`) whose keys
+// share the partition's hash tag, so it runs on Redis Cluster too; writes are idempotent
+// by message id / call id. Types come from contracts/schemas (src/generated/contracts.ts),
+// never written by hand.
 import { createHash, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Cluster, Redis } from "ioredis";
@@ -120,7 +121,7 @@ export const keys = {
 };
 
 export const ACCEPT_TOOL_NAME = "soul_agreement_accept";
-/** client/lua/append.lua's name in the function library (worker/functions.py). */
+/** The append script's name in the function library (worker/functions.py). */
 export const APPEND_FUNCTION = "accord_append";
 const MAX_SEQ = 2 ** 53 - 1;
 

@@ -43,10 +43,10 @@ from typing import Any, cast
 import msgspec
 from redis.asyncio import Redis
 
+from accord_client import AccordClient
 from accord_harness.bench.loops import Drain, machine_busy_s, redis_cpu_s, streams_of
 from accord_harness.bench.workload import Workload, entries
 from accord_harness.oracle import compute
-from client import AccordClient
 from contracts.streams import DATA_FIELD, GROUP, EntryId, as_text
 from store import keys, ownership
 from store.intake import ensure_groups

@@ -14,10 +14,10 @@ import msgspec
 from redis.asyncio import RedisCluster
 from redis.exceptions import ResponseError
 
-from client.errors import InvalidInputError
-from client.scripts import AnyRedis
-from contracts.outputs import AgreementEvent
-from contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, as_text, stream_name
+from accord_client.contracts.outputs import AgreementEvent
+from accord_client.contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, as_text, stream_name
+from accord_client.errors import InvalidInputError
+from accord_client.scripts import AnyRedis
 
 _EVENT: msgspec.json.Decoder[AgreementEvent] = msgspec.json.Decoder(AgreementEvent)
 _DATA = DATA_FIELD.encode()

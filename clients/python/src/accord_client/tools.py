@@ -1,7 +1,8 @@
 """The acceptance tool for the model runtime: its definition and its result text (R3).
 
 Both come from `contracts/tools/soul_agreement_accept.json` (generated from the
-published `AcceptArguments` schema, docs/gateway.md "The accept tool").
+published `AcceptArguments` schema, docs/gateway.md "The accept tool"; the client reads
+its copy, `accord_client/contracts/tools/`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ import json
 from importlib import resources
 from typing import Any, Literal
 
-from contracts.outputs import ToolOutcome
-from contracts.tools import ACCEPT_TOOL_NAME
+from accord_client.contracts.outputs import ToolOutcome
+from accord_client.contracts.tools import ACCEPT_TOOL_NAME
 
 Api = Literal["openai_chat", "openai_responses", "anthropic", "gemini"]
 
+_TOOLS = resources.files("accord_client.contracts").joinpath("tools")
 _DEFINITIONS: dict[str, Any] = json.loads(
-    resources.files("contracts").joinpath("tools", f"{ACCEPT_TOOL_NAME}.json").read_text("utf-8")
+    _TOOLS.joinpath(f"{ACCEPT_TOOL_NAME}.json").read_text("utf-8")
 )
 RESULT_TEXTS: dict[str, str] = _DEFINITIONS["result_texts"]
 

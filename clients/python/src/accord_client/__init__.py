@@ -1,6 +1,7 @@
 """accord's Python client for chat gateways and subscribers (docs/gateway.md).
 
-Needs only redis-py, msgspec and accord's `contracts`:
+Needs only redis-py, msgspec and tzdata; the wire types are `accord_client.contracts`, a copy
+generated from accord's `contracts/` (scripts/sync_client.py):
 
     client = AccordClient(redis.asyncio.Redis.from_url(url), partitions=P)
     session = client.session(agent_id, user_id, session_id)
@@ -11,8 +12,8 @@ Needs only redis-py, msgspec and accord's `contracts`:
     why = await client.explain(agent_id, user_id, record_id)  # R16, revision by revision
 """
 
-from client.client import AccordClient
-from client.errors import (
+from accord_client.client import AccordClient
+from accord_client.errors import (
     AcceptTimeoutError,
     AccordClientError,
     AppendUnavailableError,
@@ -20,9 +21,9 @@ from client.errors import (
     InvalidInputError,
     UnknownRecordError,
 )
-from client.session import Appended, Session
-from client.subscription import Delivery, Subscription, UnknownEvent
-from client.tools import accept_tool, tool_result_text
+from accord_client.session import Appended, Session
+from accord_client.subscription import Delivery, Subscription, UnknownEvent
+from accord_client.tools import accept_tool, tool_result_text
 
 __all__ = [
     "AcceptTimeoutError",

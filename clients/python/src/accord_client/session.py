@@ -14,32 +14,32 @@ import msgspec
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from client.errors import (
-    AcceptTimeoutError,
-    AccordClientError,
-    AppendUnavailableError,
-    AppliedTimeoutError,
-    InvalidInputError,
-)
-from client.scripts import run_append
-from contracts.codec import ContractError, check_ts, decode_event
-from contracts.common import MAX_SEQ
-from contracts.inputs import INPUT_STREAM_OF
-from contracts.keys import (
+from accord_client.contracts.codec import ContractError, check_ts, decode_event
+from accord_client.contracts.common import MAX_SEQ
+from accord_client.contracts.inputs import INPUT_STREAM_OF
+from accord_client.contracts.keys import (
     VIEW_DOC_FIELD,
     applied_field,
     gateway_idem_key,
     gateway_seq_key,
     view_key,
 )
-from contracts.outputs import ToolOutcome
-from contracts.partition import partition_of
-from contracts.streams import AGREEMENT_EVENTS, EntryId, as_text, stream_name
-from contracts.tools import ACCEPT_TOOL_NAME
-from contracts.view import ScopeViewDocument, SessionView, session_view_as_of
+from accord_client.contracts.outputs import ToolOutcome
+from accord_client.contracts.partition import partition_of
+from accord_client.contracts.streams import AGREEMENT_EVENTS, EntryId, as_text, stream_name
+from accord_client.contracts.tools import ACCEPT_TOOL_NAME
+from accord_client.contracts.view import ScopeViewDocument, SessionView, session_view_as_of
+from accord_client.errors import (
+    AcceptTimeoutError,
+    AccordClientError,
+    AppendUnavailableError,
+    AppliedTimeoutError,
+    InvalidInputError,
+)
+from accord_client.scripts import run_append
 
 if TYPE_CHECKING:
-    from client.client import AccordClient
+    from accord_client.client import AccordClient
 
 _ENCODER = msgspec.json.Encoder()
 _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)

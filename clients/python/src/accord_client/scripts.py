@@ -15,7 +15,7 @@ from redis.exceptions import NoScriptError
 # this alias of its own; the worker and the store share store/scripts.py's.
 AnyRedis = Redis | RedisCluster
 
-APPEND_SOURCE = resources.files("client").joinpath("lua", "append.lua").read_text("utf-8")
+APPEND_SOURCE = resources.files("accord_client").joinpath("lua", "append.lua").read_text("utf-8")
 APPEND_SHA = hashlib.sha1(APPEND_SOURCE.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
 # Its name in the function library (worker/functions.py builds the library).
 APPEND_FUNCTION = "accord_append"

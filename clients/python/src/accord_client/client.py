@@ -9,16 +9,16 @@ from typing import Any, Self
 import msgspec
 from redis.asyncio import Redis, RedisCluster
 
-from client.errors import InvalidInputError, UnknownRecordError
-from client.scripts import AnyRedis
-from client.session import Session
-from client.subscription import Subscription
-from contracts.codec import DEFAULT_LIMITS, Limits
-from contracts.explain import Explanation, explain
-from contracts.keys import VIEW_DOC_FIELD, record_key, view_key
-from contracts.partition import partition_of
-from contracts.records import AgreementRecord
-from contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
+from accord_client.contracts.codec import DEFAULT_LIMITS, Limits
+from accord_client.contracts.explain import Explanation, explain
+from accord_client.contracts.keys import VIEW_DOC_FIELD, record_key, view_key
+from accord_client.contracts.partition import partition_of
+from accord_client.contracts.records import AgreementRecord
+from accord_client.contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
+from accord_client.errors import InvalidInputError, UnknownRecordError
+from accord_client.scripts import AnyRedis
+from accord_client.session import Session
+from accord_client.subscription import Subscription
 
 _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
 _RECORD = msgspec.json.Decoder(AgreementRecord)
