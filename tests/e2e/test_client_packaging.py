@@ -9,10 +9,8 @@ runs docs/gateway.md's examples against a real worker, with the interpreter isol
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ import pytest
 
 from contracts import CONTRACTS_VERSION
 from tests.support.gateway_docs_kit import assert_subscriber_ran, assert_turn_ran, blocks
+from tests.support.packaging_kit import run, uv
 from tests.support.paths import ROOT
 from tests.support.worker_kit import flushed, worker_env, worker_processes
 
@@ -32,22 +31,6 @@ DEPENDENCIES = {"redis", "msgspec", "tzdata"}
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
-def _uv() -> str:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is required (./dev installs it)")
-    return uv
-
-
-def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", **env}
-    for name in ("VIRTUAL_ENV", "PYTHONPATH"):
-        environment.pop(name, None)
-    return subprocess.run(  # noqa: S603
-        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=300, check=False
-    )
-
-
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`uv build` of a copy of clients/python alone: the sdist and the wheel."""
@@ -56,7 +39,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(
         ROOT / "clients" / "python", source, ignore=shutil.ignore_patterns("__pycache__")
     )
-    built = _run([_uv(), "build", "--out-dir", str(work / "dist"), str(source)], work)
+    built = run([uv(), "build", "--out-dir", str(work / "dist"), str(source)], work)
     assert built.returncode == 0, built.stdout + built.stderr
     return work / "dist"
 
@@ -66,10 +49,10 @@ def venv(dist: Path) -> Path:
     """A fresh virtualenv with the client's wheel and its dependencies, nothing else."""
     (wheel,) = dist.glob("accord_client-*.whl")
     venv = dist.parent / "venv"
-    made = _run([_uv(), "venv", "--quiet", "--python", "python3", str(venv)], dist.parent)
+    made = run([uv(), "venv", "--quiet", "--python", "python3", str(venv)], dist.parent)
     assert made.returncode == 0, made.stderr
     python = str(venv / "bin" / "python")
-    installed = _run([_uv(), "pip", "install", "--python", python, str(wheel)], dist.parent)
+    installed = run([uv(), "pip", "install", "--python", python, str(wheel)], dist.parent)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return venv
 
@@ -103,7 +86,7 @@ def test_the_wheel_is_the_client_alone_at_the_contracts_version(dist: Path) -> N
 def test_a_fresh_virtualenv_holds_the_client_and_its_dependencies_only(venv: Path) -> None:
     """What a gateway's `pip install` brings: the client, redis-py, msgspec, tzdata; the
     worker's packages and dependencies cannot be imported."""
-    frozen = _run([_uv(), "pip", "freeze", "--python", str(venv / "bin" / "python")], venv)
+    frozen = run([uv(), "pip", "freeze", "--python", str(venv / "bin" / "python")], venv)
     assert frozen.returncode == 0, frozen.stderr
     # `name==version`, or `name @ file:///...` for the wheel
     names = {re.split(r"==| @ ", line)[0] for line in frozen.stdout.splitlines()}
@@ -116,7 +99,7 @@ def test_a_fresh_virtualenv_holds_the_client_and_its_dependencies_only(venv: Pat
             "print(accord_client.__file__)",
         ]
     )
-    shown = _run([str(venv / "bin" / "python"), "-I", "-c", probe], venv)
+    shown = run([str(venv / "bin" / "python"), "-I", "-c", probe], venv)
     assert shown.returncode == 0, shown.stderr
     found, where = shown.stdout.splitlines()
     assert found == "[]"
@@ -141,7 +124,7 @@ def test_the_installed_client_runs_the_gateway_examples_against_a_worker(
     for code in (turn, subscriber):
         script = venv / f"example-{uuid.uuid4().hex[:8]}.py"
         script.write_text(code, "utf-8")
-        done = _run(
+        done = run(
             [str(venv / "bin" / "python"), "-I", str(script)],
             venv,
             REDIS_URL=worker_url,

