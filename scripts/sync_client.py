@@ -43,7 +43,9 @@ def _imported(source: str, package: str) -> set[str]:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.startswith(f"{package}."):
                 found.add(node.module.removeprefix(f"{package}.").split(".")[0])
-            elif node.module == package:
+            elif node.module == package and package == "contracts":
+                # The rewrite to relative imports handles `from contracts.<module>` only;
+                # the client may import from its copy's __init__, which is always copied.
                 raise SystemExit(f"sync_client: write `from {package}.<module> import ...`")
         elif isinstance(node, ast.Import) and any(
             a.name == package or a.name.startswith(f"{package}.") for a in node.names

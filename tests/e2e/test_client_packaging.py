@@ -84,8 +84,9 @@ def test_the_wheel_is_the_client_alone_at_the_contracts_version(dist: Path) -> N
 
 
 def test_a_fresh_virtualenv_holds_the_client_and_its_dependencies_only(venv: Path) -> None:
-    """What a gateway's `pip install` brings: the client, redis-py, msgspec, tzdata; the
-    worker's packages and dependencies cannot be imported."""
+    """What a gateway's `pip install` brings: the client (its `__version__` the
+    contracts'), redis-py, msgspec, tzdata; the worker's packages and dependencies cannot
+    be imported."""
     frozen = run([uv(), "pip", "freeze", "--python", str(venv / "bin" / "python")], venv)
     assert frozen.returncode == 0, frozen.stderr
     # `name==version`, or `name @ file:///...` for the wheel
@@ -97,13 +98,15 @@ def test_a_fresh_virtualenv_holds_the_client_and_its_dependencies_only(venv: Pat
             "import importlib.util, accord_client",
             f"print([m for m in {absent!r} if importlib.util.find_spec(m)])",
             "print(accord_client.__file__)",
+            "print(accord_client.__version__)",
         ]
     )
     shown = run([str(venv / "bin" / "python"), "-I", "-c", probe], venv)
     assert shown.returncode == 0, shown.stderr
-    found, where = shown.stdout.splitlines()
+    found, where, version = shown.stdout.splitlines()
     assert found == "[]"
     assert where.startswith(str(venv))
+    assert version == CONTRACTS_VERSION
 
 
 @pytest.fixture(scope="module")

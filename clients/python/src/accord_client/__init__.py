@@ -13,6 +13,7 @@ generated from accord's `contracts/` (scripts/sync_client.py):
 """
 
 from accord_client.client import AccordClient
+from accord_client.contracts import CONTRACTS_VERSION
 from accord_client.errors import (
     AcceptTimeoutError,
     AccordClientError,
@@ -24,6 +25,9 @@ from accord_client.errors import (
 from accord_client.session import Appended, Session
 from accord_client.subscription import Delivery, Subscription, UnknownEvent
 from accord_client.tools import accept_tool, tool_result_text
+
+# The distribution's version is its contracts' (scripts/sync_client.py keeps them equal).
+__version__ = CONTRACTS_VERSION
 
 __all__ = [
     "AcceptTimeoutError",
