@@ -14,11 +14,12 @@ from typing import TypeVar
 
 from redis.exceptions import ResponseError
 
+from contracts.common import AgreementState
 from contracts.outputs import DeadLetter
 from contracts.streams import as_text, input_streams
 from store import keys
 from store.admission import REASON_CHARS, error_text
-from store.commit_plan import CommitPlan, KeyTable, UnitPlan, script_args
+from store.commit_plan import CommitPlan, KeyTable, UnitPlan, index_records, script_args
 from store.config import StoreConfig
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
 from store.scripts import COMMIT, AnyRedis
@@ -68,7 +69,8 @@ class Committer:
         fence: Fence | None,
     ) -> CommitPlan:
         p = self.partition
-        return CommitPlan(
+        indexed = index_records(table, units)
+        plan = CommitPlan(
             group=self.config.group,
             events_key=table(keys.events_stream(p)),
             events_maxlen=self.config.events_maxlen,
@@ -87,6 +89,16 @@ class Committer:
             record_ttl_ms=self.config.record_retention_ms,
             idle_key=table(keys.idle_key(p)) if self.config.session_retention_ms else None,
         )
+        if indexed:
+            plan.records_key = table(keys.records_key(p))
+            plan.state_keys = [
+                x
+                for state in AgreementState
+                for x in (state.value, table(keys.records_state_key(p, state.value)))
+            ]
+            if self.config.record_retention_ms:
+                plan.records_ttl_key = table(keys.records_ttl_key(p))
+        return plan
 
     async def commit(
         self,

@@ -18,7 +18,7 @@ import msgspec
 
 from contracts.outputs import DeadLetter
 from store.gate import Arrival, GatePlan, ParkedEntry, format_skipped
-from store.keys import SessionNames
+from store.keys import SessionNames, record_member
 from store.state_cache import SessionSnapshot
 
 _JSON = msgspec.json.Encoder()
@@ -129,6 +129,9 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
     # Planned from the worker's cache alone: written unchecked while the partition's
     # commit mark is the one the worker's last commit wrote, else returned as moved.
     trusted: bool = msgspec.field(default=False, name="t")
+    # The records index: {record member, state, ...} of the records the unit writes, in
+    # the order it writes them (`records`, then `final_records`); `index_records` fills it.
+    record_index: list[str] = msgspec.field(default_factory=list, name="ri")
 
 
 class CommitPlan(msgspec.Struct, omit_defaults=True):
@@ -158,6 +161,42 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     # sessions (a KEY only with session retention on).
     record_ttl_ms: int = msgspec.field(default=0, name="rt")
     idle_key: int | None = msgspec.field(default=None, name="yk")
+    # The records index (store/record_index.py), KEYS only of a commit that writes a
+    # record: all records, {state, key idx, ...} one per state, and the final records'
+    # expiry (only with record retention on).
+    records_key: int | None = msgspec.field(default=None, name="rk")
+    state_keys: list[int | str] = msgspec.field(default_factory=list, name="rs")
+    records_ttl_key: int | None = msgspec.field(default=None, name="rx")
+
+
+class _RecordHead(msgspec.Struct):
+    """What the records index needs of a record's JSON (the rest is skipped unread)."""
+
+    record_id: str
+    agent_id: str
+    user_id: str
+    state: str
+
+
+_HEAD = msgspec.json.Decoder(_RecordHead)
+
+
+def index_records(table: KeyTable, units: list[UnitPlan]) -> bool:
+    """Fill each unit's `record_index` from the record JSON it writes; whether any does.
+
+    Read back from the planned JSON (a few µs a record, on the worker, not in Redis), so
+    the index needs nothing from how a unit is planned.
+    """
+    any_written = False
+    for unit in units:
+        written = unit.records + unit.final_records
+        index: list[str] = []
+        for blob in written[1::2]:
+            head = _HEAD.decode(table.blobs[blob - 2])
+            index += (record_member(head.agent_id, head.user_id, head.record_id), head.state)
+        unit.record_index = index
+        any_written = any_written or bool(index)
+    return any_written
 
 
 def session_write(  # noqa: PLR0913, PLR0917  (one session's part of a commit)

@@ -42,6 +42,8 @@ class Compaction(msgspec.Struct, frozen=True):
     # Members of the idle index whose session hash was gone or of another type, or that
     # name no session at all: removed.
     stale: int = 0
+    # Final records removed from the records index after their key's TTL ran out.
+    unindexed: int = 0
 
 
 async def compact_idle_sessions(

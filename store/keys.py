@@ -100,6 +100,37 @@ def deadlines_key(partition: int) -> str:
     return f"deadlines:{hash_tag(partition)}"
 
 
+def records_key(partition: int) -> str:
+    """Sorted set: record member -> Redis ms of the commit that last wrote the record.
+
+    The records index: every record the commit writes, newest change last, so a list of
+    records (`accord records`, the console) reads it page by page instead of SCANning
+    record keys. Kept by `commit.lua` with the record's SET, and only then; a record
+    removed by the record retention leaves it with its key (`records_ttl_key`).
+    """
+    return f"records:{hash_tag(partition)}"
+
+
+def records_state_key(partition: int, state: str) -> str:
+    """Sorted set: record member -> Redis ms of its last change, of the records whose
+    latest state is `state` (one key per `AgreementState`); a record is in exactly one.
+
+    The commit that writes a record adds it to its state's set and removes it from the
+    others, so a list filtered by state reads only its own set.
+    """
+    return f"records:{hash_tag(partition)}:{state}"
+
+
+def records_ttl_key(partition: int) -> str:
+    """Sorted set: record member -> Redis ms when its final record's key expires.
+
+    Kept only with record retention on, for the records written with that TTL: the
+    retention pass (store/record_index.py) removes from the records index the members
+    whose key Redis has removed, so the index is bounded as the records are.
+    """
+    return f"records:{hash_tag(partition)}:ttl"
+
+
 def stats_key(partition: int) -> str:
     """Hash of counters: `gaps_skipped`, `seqs_skipped`, `dead_letters`, `dl:<reason>`,
     and the partition's parked totals `parked_entries`, `parked_bytes` (store/parked_limits.py)."""

@@ -58,6 +58,7 @@ from store.crash import CrashHook, no_crash
 from store.loading import KeyNames, StateLoader
 from store.ownership import Fence
 from store.parked_limits import room_left
+from store.record_index import prune_records_index
 from store.retention import trim_applied
 from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
@@ -194,12 +195,16 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 
     async def _retain(self, now_ms: int | None) -> Compaction:
         """The retention the config asks for (all off by default): compact sessions idle
-        longer than `session_retention_ms` (store/compaction.py), and every
+        longer than `session_retention_ms` (store/compaction.py), remove from the records
+        index the final records whose key the record retention removed
+        (store/record_index.py), and every
         `trim_interval_ms` trim the input streams below what every group finished
         (store/retention.py). `now_ms` (tests) stands for Redis's clock."""
         config = self.config
         self._parked = None  # read the partition's parked totals afresh, once a period
-        if not (config.session_retention_ms or config.trim_interval_ms):
+        if not (
+            config.session_retention_ms or config.trim_interval_ms or config.record_retention_ms
+        ):
             return Compaction()
         now = now_ms if now_ms is not None else await server_ms(self.redis)
         done = Compaction()
@@ -211,6 +216,9 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 # Written outside the commit script: what is remembered of them is stale.
                 self.state.clear()
                 self.committer.forget_mark()
+        if config.record_retention_ms:
+            unindexed = await prune_records_index(self.redis, self.partition, now)
+            done = msgspec.structs.replace(done, unindexed=unindexed)
         due = self._trimmed_at is None or now - self._trimmed_at >= config.trim_interval_ms
         if config.trim_interval_ms and due:
             self._trimmed_at = now

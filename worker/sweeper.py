@@ -97,13 +97,16 @@ class Sweeper:
             self.metrics.count_events(events)
             log_events(self.log, events)
         retained = await self._step("retention_failed", partition, target.retain)
-        if retained and (retained.compacted or retained.trimmed or retained.stale):
+        if retained and (
+            retained.compacted or retained.trimmed or retained.stale or retained.unindexed
+        ):
             self.log.info(
                 "retention",
                 partition=partition,
                 sessions_compacted=retained.compacted,
                 entries_trimmed=retained.trimmed,
                 stale_members_removed=retained.stale,
+                records_unindexed=retained.unindexed,
             )
         for (agent_id, user_id), reason in target.take_isolated().items():
             self.log.error(

@@ -99,6 +99,13 @@ local function shared_ok()
   local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
     {plan.gk, 'zset'}, {plan.xk, 'zset'}}
   if plan.yk then shared[#shared + 1] = {plan.yk, 'zset'} end
+  -- The records index is named only by a commit that writes a record.
+  if plan.rk then
+    shared[#shared + 1] = {plan.rk, 'zset'}
+    local rs = plan.rs or NONE
+    for i = 2, #rs, 2 do shared[#shared + 1] = {rs[i], 'zset'} end
+    if plan.rx then shared[#shared + 1] = {plan.rx, 'zset'} end
+  end
   for _, k in ipairs(plan.ik or NONE) do
     shared[#shared + 1] = {k, 'stream'}
   end
@@ -193,8 +200,8 @@ local function dead_letters(list)
   end
 end
 
--- Redis's clock, read once and only by a commit that observes a gap or keeps the idle
--- index (effects replication, the default since Redis 5, allows TIME before writes).
+-- Redis's clock, read once and only by a commit that observes a gap, keeps the idle
+-- index or writes a record (effects replication, the default since Redis 5, allows TIME before writes).
 local now_ms
 local function server_ms()
   if not now_ms then
@@ -202,6 +209,41 @@ local function server_ms()
     now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   end
   return now_ms
+end
+
+-- The records index (store/record_index.py, docs/store.md "The records index"): each
+-- record written is scored by this commit's Redis time in `records:{p}` and in the set
+-- of its state, and leaves the sets of the other states (a record is in one; the old
+-- state is not known here, and a ZREM of an absent member is cheap). A final record
+-- written with the record retention's TTL is also scored with the instant its key goes,
+-- for the retention pass to remove its members then. Only units that write records come
+-- here: a chat turn that changes no record costs the index nothing.
+local state_keys
+local function index_records(unit)
+  local ri = unit.ri or NONE
+  if #ri == 0 then return end
+  if not state_keys then
+    state_keys = {}
+    local rs = plan.rs or NONE
+    for i = 1, #rs, 2 do state_keys[rs[i]] = KEYS[rs[i + 1]] end
+  end
+  local now = server_ms()
+  -- `ri` lists the kept records (`r`) first, then the final ones (`rf`).
+  local kept = #(unit.r or NONE) / 2
+  for i = 1, #ri, 2 do
+    local member, state = ri[i], ri[i + 1]
+    redis.call('ZADD', KEYS[plan.rk], now, member)
+    for name, key in pairs(state_keys) do
+      if name == state then
+        redis.call('ZADD', key, now, member)
+      else
+        redis.call('ZREM', key, member)
+      end
+    end
+    if plan.rx and (i + 1) / 2 > kept then
+      redis.call('ZADD', KEYS[plan.rx], now + plan.rt, member)
+    end
+  end
 end
 
 local function write_session(s)
@@ -291,6 +333,7 @@ local function write(unit)
   for i = 1, #rf, 2 do
     redis.call('SET', KEYS[rf[i]], ARGV[rf[i + 1]], 'PX', plan.rt)
   end
+  index_records(unit)
   chunked('ZREM', KEYS[plan.xk], nil, unit.xr or NONE, 1)
   chunked('ZADD', KEYS[plan.xk], nil, unit.xa or NONE, 2)
   for _, data in ipairs(unit.ev or NONE) do

@@ -51,14 +51,15 @@ def full_plan() -> CommitPlan:
         deadlines_removed=["old"], deadlines_added=[1_000, "new"], events=[3],
         acks=[1, "1-0"], view_key=table("view"), view_document=4, letters=[letter],
         parked_letters=[5], gaps_skipped=1, seqs_skipped=2, parked_entries=1, parked_bytes=-3,
-        trusted=True,
+        trusted=True, record_index=['["a","u","r"]', "open"],
     )  # fmt: skip
     owner = "worker-1"
     return CommitPlan(
         group="accord", events_key=1, events_maxlen=10, letters_key=2, letters_maxlen=10,
         stats_key=3, gaps_key=4, deadlines_key=5, input_keys=[6], units=[unit],
         letters=[letter], lease_key=7, lease_token=owner, record_ttl_ms=1_000, idle_key=8,
-        previous_mark="t.1", new_mark="t.2",
+        previous_mark="t.1", new_mark="t.2", records_key=9, state_keys=["open", 10],
+        records_ttl_key=11,
     )  # fmt: skip
 
 

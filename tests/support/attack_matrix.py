@@ -26,6 +26,7 @@ LEASE = "lease:{7}"
 SEQ = "gateway-seq:{7}:1:a:1:u:1:s"
 IDEM = "gateway-idem:{7}:1:a:1:u:1:s"
 LETTERS = "dead-letters:{7}"
+INDEX = "records:{7}"
 
 FIXTURES: list[tuple[str, ...]] = [
     ("XGROUP", "CREATE", CHAT, "accord", "0", "MKSTREAM"),
@@ -40,6 +41,7 @@ FIXTURES: list[tuple[str, ...]] = [
     ("HSET", LEASE, "o", "1:w"),
     ("SET", SEQ, "1"),
     ("HSET", IDEM, "i:x", "1 1-1"),
+    ("ZADD", INDEX, "1", '["a","u","agr-x"]'),
 ]
 
 # Family -> its probe commands, in the order of the table.
@@ -84,6 +86,11 @@ FAMILIES: dict[str, list[tuple[str, ...]]] = {
     "read a view": [("HGET", VIEW, "doc")],
     "read a record": [("GET", RECORD)],
     "read scope and session state": [("HGET", SCOPE, "s"), ("HGET", SESSION, "n")],
+    "read the records index (`ZRANGE`)": [("ZRANGE", INDEX, "+inf", "-inf", "BYSCORE", "REV")],
+    "write the records index (`ZADD`, `ZREM`)": [
+        ("ZADD", INDEX, "2", "forged"),
+        ("ZREM", INDEX, "forged"),
+    ],
     "count up a seq counter (`INCR`)": [("INCR", SEQ)],
     "expire a seq counter": [("EXPIRE", SEQ, "0")],
     "delete a key (`DEL`, `UNLINK`)": [("DEL", RECORD), ("UNLINK", RECORD)],
@@ -131,6 +138,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "read a view": _only(accord=YES, subscriber=YES, console=YES, gateway=("no", "yes")),
     "read a record": _only(accord=YES, console=YES, gateway=("no", "yes")),
     "read scope and session state": _only(accord=YES, console=YES),
+    "read the records index (`ZRANGE`)": _only(accord=YES, console=YES),
+    "write the records index (`ZADD`, `ZREM`)": _only(accord=YES),
     "count up a seq counter (`INCR`)": _only(gateway=YES),
     "expire a seq counter": _only(gateway=SIX_ONLY),
     "delete a key (`DEL`, `UNLINK`)": _only(),

@@ -102,6 +102,9 @@ def store_keys(partition: int) -> list[str]:
         keys.gaps_key(partition),
         keys.deadlines_key(partition),
         keys.record_key(partition, "rec-1"),
+        keys.records_key(partition),
+        keys.records_state_key(partition, "open"),
+        keys.records_ttl_key(partition),
         keys.stats_key(partition),
         keys.view_key(partition, AGENT, USER),
         keys.events_stream(partition),
@@ -217,7 +220,7 @@ def test_accord_user_can_write_every_store_key_and_run_scripts_over_them(
 def _kind(key: str) -> str:
     if key.startswith((AGREEMENT_EVENTS, DEAD_LETTERS)):
         return "stream"
-    if key.startswith(("gaps:", "deadlines:")):
+    if key.startswith(("gaps:", "deadlines:", "records:")):
         return "zset"
     if key.startswith("record:"):
         return "string"
