@@ -7,6 +7,7 @@ command converts every instant to one zone (`--tz`, UTC by default) and says whi
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -45,3 +46,20 @@ def parse_instant(text: str) -> datetime:
         message = f"not an RFC 3339 instant: {text!r} (e.g. 2026-03-02T10:00:00Z)"
         raise ValueError(message) from error
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+_UNITS_MS = {"s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+_AGO = re.compile(r"([0-9]{1,9})([smhdw])")
+
+
+def time_bound(text: str, now_ms: int) -> int:
+    """Epoch ms of a list's time bound: a span back from `now_ms` (`90s`, `15m`, `1h`,
+    `2d`, `1w`) or an RFC 3339 instant. ValueError saying both forms when it is neither."""
+    ago = _AGO.fullmatch(text.strip())
+    if ago:
+        return now_ms - int(ago[1]) * _UNITS_MS[ago[2]]
+    try:
+        return int(parse_instant(text).timestamp() * 1000)
+    except ValueError:
+        message = f"not a time: {text!r} (a span back from now such as 15m, 1h, 2d, or an"
+        raise ValueError(message + " RFC 3339 instant such as 2026-03-02T10:00:00Z)") from None

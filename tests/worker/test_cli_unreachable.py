@@ -76,6 +76,7 @@ def silent_url() -> Iterator[str]:
 COMMANDS = [
     ("view", "session-1", "--agent", "a", "--user", "u"),
     ("history", "record-1"),
+    ("records", "--state", "open"),
     ("explain", "record-1"),
     ("events",),
     ("events", "--follow"),

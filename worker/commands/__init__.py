@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
         history,
         mcp,
         recognize,
+        records,
         replay,
         schema,
         status,
@@ -52,6 +53,7 @@ def register(app: typer.Typer) -> None:
     history.register(app)
     mcp.register(app)
     recognize.register(app)
+    records.register(app)
     replay.register(app)
     schema.register(app)
     status.register(app)

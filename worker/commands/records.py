@@ -1,0 +1,111 @@
+"""`accord records`: records across partitions, newest change first, filtered and paged.
+
+Reads the records index the commit keeps (store/record_index.py; docs/store.md, "The
+records index"): no SCAN, one page per call, `--cursor` for the next.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from contracts.common import AgreementState
+from store.record_index import (
+    MAX_LIMIT,
+    CursorError,
+    RecordPage,
+    RecordQuery,
+    decode_cursor,
+    list_records,
+)
+from store.scripts import AnyRedis
+from store.watermark import server_ms
+from worker.commands import options
+from worker.commands._shared import deployment_settings, emit, refuse, run_with_redis, zone_or_exit
+from worker.render import escape
+from worker.zones import shown, time_bound
+
+NEXT_HINT = "next page: add --cursor "
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def records(  # noqa: PLR0913, PLR0917  (one option per filter)
+        state: Annotated[
+            AgreementState | None, typer.Option(help="Only records in this state.")
+        ] = None,
+        since: Annotated[
+            str | None,
+            typer.Option(help="Changed at or after: a span back (15m, 1h, 2d) or an instant."),
+        ] = None,
+        until: Annotated[
+            str | None,
+            typer.Option(help="Changed at or before: a span back (15m, 1h, 2d) or an instant."),
+        ] = None,
+        agent: Annotated[str | None, typer.Option(help="Only this agent's records.")] = None,
+        user: Annotated[str | None, typer.Option(help="Only this user's records.")] = None,
+        prefix: Annotated[str, typer.Option(help="Only record ids starting with this.")] = "",
+        limit: Annotated[
+            int, typer.Option(min=1, max=MAX_LIMIT, help="At most this many records.")
+        ] = 50,
+        cursor: Annotated[
+            str | None, typer.Option(help="Go on after the page that printed this cursor.")
+        ] = None,
+        tz: options.Tz = options.TZ_DEFAULT,
+        timeout: options.Timeout = options.TIMEOUT_S,
+        as_json: options.Json = False,  # noqa: FBT002
+    ) -> None:
+        """List records, newest change first, across partitions (one page per call)."""
+        where = zone_or_exit(tz)
+        for name, value in (("--since", since), ("--until", until)):
+            if value is not None:
+                try:
+                    time_bound(value, 0)
+                except ValueError as error:
+                    refuse("records", f"{name}: {error}")
+        if cursor is not None:
+            try:
+                decode_cursor(cursor)
+            except CursorError as error:
+                refuse("records", f"--cursor: {error}")
+        settings = deployment_settings()
+
+        async def body(redis: AnyRedis) -> RecordPage:
+            now = await server_ms(redis) if since or until else 0
+            query = RecordQuery(
+                state=state,
+                since_ms=None if since is None else time_bound(since, now),
+                until_ms=None if until is None else time_bound(until, now),
+                agent_id=agent,
+                user_id=user,
+                prefix=prefix,
+                limit=limit,
+            )
+            return await list_records(redis, settings.partitions, query, cursor)
+
+        page = run_with_redis(settings, body, timeout_s=timeout)
+        emit(page, as_json=as_json, human=lambda page: _human(page, where))
+
+
+def _human(page: RecordPage, where: tzinfo) -> list[Table | Text]:
+    table = Table(title=f"{len(page.records)} records, newest change first")
+    for column in ("record", "state", "p", "agent", "user", "last change", "terms"):
+        table.add_column(column, overflow="fold", no_wrap=column == "record")
+    for row in page.records:
+        found = row.record
+        changed = datetime.fromtimestamp(row.changed_ms / 1000, UTC)
+        table.add_row(
+            escape(row.record_id[:12]),
+            "gone (retained out)" if found is None else found.state.value,
+            str(row.partition),
+            escape(row.agent_id),
+            escape(row.user_id),
+            shown(changed, where),
+            "" if found is None else escape(found.terms),
+        )
+    more = Text(NEXT_HINT + page.next_cursor if page.next_cursor else "no more records")
+    return [table, more]
