@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import redis
@@ -216,6 +217,54 @@ def test_record_page_shows_every_revision_with_cause_time_and_evidence(
     photograph(page, "record")
 
 
+def _listed(page: Any) -> list[str]:
+    """The record ids of the records page's rows, in order (each row's record link)."""
+    hrefs = page.locator("main table tr td:first-child a").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))"
+    )
+    return [parse_qs(urlsplit(h).query)["id"][0] for h in hrefs]
+
+
+def test_records_page_lists_filters_and_pages_every_record(console_url: str, browser: Any) -> None:
+    """The records list: every record of the scope, newest change first, a badge each;
+    the state filter through the form; next-page links that keep the filter and show
+    each record once; a row's links open its record and its scope."""
+    page = visit(browser, f"{console_url}records")
+    everything = _listed(page)
+    assert len(everything) >= 6, everything  # a record in every state, and the hostile one
+    badges = page.locator("main table span.state").all_inner_texts()
+    assert {"open", "proposed", "fulfilled", "cancelled", "expired"} <= set(badges), badges
+    assert HOSTILE in page.inner_text("main")
+    assert page.locator("main td b, main td i").count() == 0
+    assert "no more records" in page.inner_text("#paging")
+    photograph(page, "records")
+    page.select_option("#f-state", "proposed")
+    page.click("#filters button")
+    page.wait_for_load_state()
+    proposed = _listed(page)
+    assert proposed, "a proposal nobody accepted yet"
+    assert set(page.locator("main table span.state").all_inner_texts()) == {"proposed"}
+    # One row a page, filter kept: the same proposals, once each, in the same order.
+    page = visit(browser, f"{console_url}records?state=proposed&limit=1")
+    paged = _listed(page)
+    while page.locator("#paging a", has_text="next page").count():
+        page.click("#paging a:has-text('next page')")
+        page.wait_for_load_state()
+        assert "state=proposed" in page.url
+        paged += _listed(page)
+    assert paged == proposed
+    # A row's links: its record, and its scope.
+    page = visit(browser, f"{console_url}records?prefix={everything[0][:14]}")
+    assert _listed(page) == [everything[0]]
+    page.click("main table tr td:first-child a")
+    page.wait_for_load_state()
+    assert page.inner_text("h1").startswith("Record " + everything[0][:12])
+    page.go_back()
+    page.click(f"main table a:has-text('{AGENT} / {USER}')")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == f"Scope {AGENT} / {USER}"
+
+
 def test_partitions_page_shows_owner_lag_pending_and_gaps(console_url: str, browser: Any) -> None:
     """Partition 0 with its lease holder, nothing behind, no parked gap; the consumer."""
     page = visit(browser, f"{console_url}partitions")
@@ -256,6 +305,8 @@ def test_the_console_is_read_only_and_rejects_bad_zones(console_url: str) -> Non
     assert _get(console_url, method="DELETE") == 405
     assert _get(f"{console_url}scope?agent=a&user=u&tz=Mars/Olympus") == 400
     assert _get(f"{console_url}record?id=agr-ffff0000") == 404
+    assert _get(f"{console_url}records", method="POST") == 405
+    assert _get(f"{console_url}records?since=soon") == 400
 
 
 def test_off_loopback_the_console_needs_a_token(redis_url: str) -> None:

@@ -11,7 +11,7 @@ trimming an input stream, running a script, enumerating keys, reading chat text.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, MutableMapping
+from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -29,6 +29,7 @@ from store.config import StoreConfig
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from tests.support.cli_kit import accord_here, accord_process, command_env
+from tests.support.console_kit import console_get
 from tests.support.redis_deploy_kit import PASSWORDS, assert_refused, production_redis
 from tests.support.worker_kit import (
     gateway_xadd,
@@ -39,7 +40,7 @@ from tests.support.worker_kit import (
     worker_settings,
 )
 from worker.connection import quiet_options
-from worker.console.server import Access, Console, Page
+from worker.console.server import Access, Console
 from worker.engine import Engine
 from worker.health import Health, Watchdog, live_workers
 from worker.observability import get_logger
@@ -364,30 +365,14 @@ def test_check_and_status_as_the_worker_user_leave_acl_log_empty(
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
 
 
-async def _console_get(console: Console, route: str, query: str) -> int:
-    """The status of one console page, served in this process as `accord console` would."""
-    page = Page(console, getattr(console, route.strip("/").replace("-", "_") or "home"))
-    sent: list[MutableMapping[str, Any]] = []
-
-    async def receive() -> MutableMapping[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: MutableMapping[str, Any]) -> None:
-        sent.append(message)
-
-    scope = {"type": "http", "method": "GET", "path": route, "headers": [],
-             "query_string": query.encode()}  # fmt: skip
-    await page(scope, receive, send)
-    return int(sent[0]["status"])
-
-
 @pytest.mark.asyncio
 async def test_the_console_user_serves_every_page_and_may_write_nothing(
     port: int, ops: redis.Redis, gateway: redis.asyncio.Redis
 ) -> None:
     """`accord console` as the read-only `console` user: the scope, the record found by
-    its short id (SCAN, which this user may run), the partitions and the dead letters
-    answer 200 with nothing in ACL LOG; writes of every kind are refused."""
+    its short id (SCAN, which this user may run), the partitions, the dead letters and
+    the records list (the records index, Redis's TIME for `since`) answer 200 with
+    nothing in ACL LOG; writes of every kind are refused."""
     async with running_worker(worker_settings(url(port, "accord"))):
         await gateway.xadd(CHAT, {DATA_FIELD: json.dumps(proposal("console-1", 1))})
         await gateway.xadd(CHAT, {DATA_FIELD: "{not json"})
@@ -406,8 +391,11 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
             ("/record", f"id={record_id[:12]}"),
             ("/partitions", ""),
             ("/dead-letters", ""),
+            ("/records", ""),
+            ("/records", "state=proposed&since=1h&agent=a1"),
         ]:
-            assert await _console_get(console, route, query) == 200, route
+            status, _ = await console_get(console, route, query)
+            assert status == 200, route
     finally:
         await console.close()
     log: Any = ops.acl_log()
@@ -419,5 +407,6 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
         ("XACK", CHAT, "accord", "0-1"),
         ("XGROUP", "SETID", CHAT, "accord", "$"),
         ("EVAL", "return 1", "0"),
+        ("ZADD", "records:{0}", "1", "forged"),
     ]:
         assert_refused(as_user(port, "console"), command)

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from urllib.parse import urlencode
 
+from contracts.common import AgreementState
 from contracts.outputs import DeadLetter
 from contracts.records import AgreementRecord
 from core.recognition.normalize import printable
+from store.record_index import Listed, RecordPage
 from store.status import FleetStatus
 from worker.console.data import DeadLetters, ScopePage
+from worker.console.filters import RecordFilters
 from worker.zones import shown, zone_name
 
 ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Shanghai", "Asia/Tokyo")
@@ -69,6 +72,7 @@ def layout(title: str, body: str, tz: str, keep: dict[str, str] | None = None) -
         f"<title>{text(title)} · accord console</title><style>{_STYLE}</style></head><body>"
         "<header><b>accord console</b>"
         + link("/", "Scopes", tz=tz)
+        + link("/records", "Records", tz=tz)
         + link("/partitions", "Partitions", tz=tz)
         + link("/dead-letters", "Dead letters", tz=tz)
         + "<form method=get id=zone>"
@@ -80,10 +84,14 @@ def layout(title: str, body: str, tz: str, keep: dict[str, str] | None = None) -
     )
 
 
-def _table(head: Sequence[str], rows: Iterable[Sequence[str]], empty: str) -> str:
+def _table(head: Sequence[str] | None, rows: Iterable[Sequence[str]], empty: str) -> str:
+    """A table of `rows` (cells already HTML); `head` None: a table of facts, whose first
+    cell names each row, with no header row."""
     cells = ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
     if not cells:
         return f'<p class="muted">{text(empty)}</p>'
+    if head is None:
+        return f"<table class=facts>{''.join(cells)}</table>"
     header = "".join(f"<th>{text(h)}</th>" for h in head)
     return f"<table><tr>{header}</tr>{''.join(cells)}</table>"
 
@@ -110,7 +118,83 @@ def home(tz: str) -> str:
         "<p>Look up a user-agent scope: its current agreements, the proposals each "
         "session is waiting on, and the records it closed. Read-only.</p>"
     )
-    return layout("Scopes", intro + search_form(tz), tz)
+    browse = (
+        f"<p>Or {link('/records', 'browse every record', tz=tz)}, newest change first, "
+        "filtered by state, time, agent, user and record id.</p>"
+    )
+    return layout("Scopes", intro + search_form(tz) + browse, tz)
+
+
+def _records_form(filters: RecordFilters, tz: str) -> str:
+    states = "".join(
+        f'<option value="{s}"{" selected" if s == filters.state else ""}>{s or "any"}</option>'
+        for s in ("", *(state.value for state in AgreementState))
+    )
+
+    def field(name: str, label: str, hint: str = "") -> str:
+        value = text(getattr(filters, name))
+        return (
+            f'<label>{label} <input name={name} id="f-{name}" value="{value}"'
+            f' placeholder="{text(hint)}" size=14></label> '
+        )
+
+    return (
+        '<form method=get action="/records" id=filters>'
+        f'<input type=hidden name=tz value="{text(tz)}">'
+        f"<label>state <select name=state id=f-state>{states}</select></label> "
+        + field("since", "changed since", "1h, 2d or an instant")
+        + field("until", "until", "15m or an instant")
+        + field("agent", "agent")
+        + field("user", "user")
+        + field("prefix", "record id starts with", "agr-")
+        + "<button>filter</button> "
+        + link("/records", "clear", tz=tz)
+        + "</form>"
+    )
+
+
+_LISTED_HEAD = ("record", "state", "scope", "p", "last change", "terms", "deadline")
+
+
+def _listed_row(row: Listed, where: tzinfo, tz: str) -> list[str]:
+    found = row.record
+    scope_link = link("/scope", f"{row.agent_id} / {row.user_id}",
+                      agent=row.agent_id, user=row.user_id, tz=tz)  # fmt: skip
+    changed = datetime.fromtimestamp(row.changed_ms / 1000, UTC)
+    if found is None:
+        state, terms, deadline = '<span class="muted">gone (retained out)</span>', "", "-"
+    else:
+        state, terms = state_badge(found.state), text(found.terms)
+        deadline = _when(found.deadline_at, where)
+    return [
+        link("/record", row.record_id[:12], id=row.record_id, tz=tz),
+        state, scope_link, str(row.partition), _when(changed, where), terms, deadline,
+    ]  # fmt: skip
+
+
+def records(
+    found: RecordPage | None, filters: RecordFilters, where: tzinfo, tz: str, error: str = ""
+) -> str:
+    """One page of records, newest change first, with the filters that chose them and a
+    link to the next page (its cursor, the filters kept)."""
+    parts = [_records_form(filters, tz)]
+    if error:
+        parts.append(f'<p class="error">{text(error)}</p>')
+    if found is not None:
+        rows = [_listed_row(row, where, tz) for row in found.records]
+        empty = "no records match on this page" if found.next_cursor else "no records match"
+        parts.append(_table(_LISTED_HEAD, rows, empty))
+        nav = []
+        if filters.cursor:
+            nav.append(link("/records", "first page", **filters.kept(cursor="", tz=tz)))
+        if found.next_cursor:
+            nav.append(
+                link("/records", "next page", **filters.kept(cursor=found.next_cursor, tz=tz))
+            )
+        else:
+            nav.append('<span class="muted">no more records</span>')
+        parts.append('<p id=paging class="paging">' + " · ".join(nav) + "</p>")
+    return layout("Records", "".join(parts), tz, filters.kept())
 
 
 def _record_row(record: AgreementRecord, where: tzinfo, tz: str) -> list[str]:
@@ -197,7 +281,7 @@ def record(found: AgreementRecord, where: tzinfo, tz: str) -> str:
             "<br>".join(part for part in explained if part) or '<span class="muted">-</span>',
         ])  # fmt: skip
     head = ("rev", "state", "cause", f"at ({zone_name(where)})", "input", "evidence")
-    body = _table(("", ""), facts, "") + "<h2>Timeline</h2>" + _table(head, rows, "")
+    body = _table(None, facts, "") + "<h2>Timeline</h2>" + _table(head, rows, "")
     return layout(f"Record {found.record_id[:12]}", body, tz, {"id": found.record_id})
 
 

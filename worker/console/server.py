@@ -27,10 +27,13 @@ from redis.exceptions import RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from store.lookup import PrefixLookupError, one_record_named
+from store.record_index import list_records
 from store.scripts import AnyRedis
 from store.status import fleet_status
+from store.watermark import server_ms
 from worker.connection import connect
 from worker.console import data, pages
+from worker.console.filters import filters_or_empty, records_filters
 from worker.settings import Settings
 from worker.zones import DEFAULT_ZONE, zone
 
@@ -152,6 +155,7 @@ class Console:
             ("/", self.home),
             ("/scope", self.scope),
             ("/record", self.record),
+            ("/records", self.records),
             ("/partitions", self.partitions),
             ("/dead-letters", self.dead_letters),
         ]
@@ -184,6 +188,19 @@ class Console:
         if isinstance(found, list):
             return (404 if not found else 300), pages.record_choice(prefix, found, tz)
         return 200, pages.record(found, where, tz)
+
+    async def records(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        """Records across partitions, newest change first, filtered, one page a cursor."""
+        tz = query["tz"]
+        try:
+            filters = records_filters(query)
+            now = await server_ms(redis) if filters.since or filters.until else 0
+            found = await list_records(
+                redis, self.settings.partitions, filters.query(now), filters.cursor or None
+            )
+        except ValueError as error:  # a bad filter, or a cursor no page gave out
+            return 400, pages.records(None, filters_or_empty(query), zone(tz), tz, str(error))
+        return 200, pages.records(found, filters, zone(tz), tz)
 
     async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         tz = query["tz"]
