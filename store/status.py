@@ -6,7 +6,10 @@ time left on the lease, lag (entries not yet delivered to the group), pending en
 (delivered, not acked), sessions with parked entries waiting on a gap, and dead letters
 by reason. Per consumer: the partitions it holds, its pending entries, and how long ago
 it last beat (None: not a live member, e.g. a dead consumer still holding entries, or a
-worker with a manual ACCORD_SERVE_PARTITIONS, which takes no part in ownership).
+worker with a manual ACCORD_SERVE_PARTITIONS, which takes no part in ownership), and
+whether it departed: neither a live member nor a heartbeat key left (the heartbeats set
+names it for a minute after its last beat; a departed consumer with pending entries is
+listed until the reclaimer empties it).
 
 Read-only; every time is Redis's.
 """
@@ -49,6 +52,10 @@ class ConsumerStatus(msgspec.Struct, frozen=True):
     pending: int
     # Since its last ownership beat, ms; None when it is not a live member.
     heartbeat_age_ms: int | None
+    # Neither a live member nor a worker whose heartbeat key is still there: a worker
+    # that stopped or died, listed for what it still holds (pending entries, a lease not
+    # yet expired) or for its heartbeat-set entry (kept a minute past its last beat).
+    departed: bool = False
 
 
 class FleetStatus(msgspec.Struct, frozen=True):
@@ -135,6 +142,14 @@ async def fleet_status(
         )
     for consumer in pending_of:
         held.setdefault(consumer, [])
+    beats: Any = await redis.zrange(keys.heartbeats_key(), 0, -1)
+    for name in beats:
+        held.setdefault(as_text(name), [])
+    beating = {
+        name
+        for name in held
+        if name not in members.last_beat_ms and await redis.get(keys.heartbeat_key(name))
+    }
     consumers = [
         ConsumerStatus(
             consumer=name,
@@ -145,6 +160,7 @@ async def fleet_status(
                 if name in members.last_beat_ms
                 else None
             ),
+            departed=name not in members.last_beat_ms and name not in beating,
         )
         for name, parts in sorted(held.items())
     ]

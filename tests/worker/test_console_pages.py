@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from contracts.common import AgreementState, Cause, Provenance
 from contracts.records import AgreementRecord, HistoryEntry
-from worker.console.pages import record, text
+from store.status import ConsumerStatus, FleetStatus
+from worker.console.pages import partitions, record, text
 from worker.zones import zone
 
 
@@ -39,3 +40,22 @@ def test_record_page_shows_times_in_the_chosen_zone_and_escapes_terms() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "2026-03-02 22:00:00" in page
     assert "at (Asia/Shanghai)" in page
+
+
+def test_partitions_page_lists_departed_consumers_apart_from_live_ones() -> None:
+    """A live member and a heartbeat-only worker under the live heading; a departed
+    consumer, with the pending entries it still holds, under its own heading."""
+    fleet = FleetStatus("accord", 0, [], [
+        ConsumerStatus("w-live", [0, 1], 0, 1200),
+        ConsumerStatus("w-manual", [], 0, None),
+        ConsumerStatus("w-<gone>", [], 7, None, departed=True),
+    ])  # fmt: skip
+    page = partitions(fleet, "UTC")
+    live, departed = page.split("id=live>", 1)[1].split("id=departed>", 1)
+    assert "w-live" in live
+    assert "1.2s ago" in live
+    assert "w-manual" in live
+    assert "heartbeat only" in live
+    assert "w-&lt;gone&gt;" in departed
+    assert "<td>7</td>" in departed
+    assert "gone" not in live

@@ -15,6 +15,7 @@ from redis.asyncio import Redis
 
 from contracts.partition import partition_of
 from contracts.streams import GROUP, stream_name
+from store.keys import heartbeat_key
 from store.status import fleet_status
 from tests.support.cli_kit import Ran, accord_process, command_env
 from tests.support.input_kit import user_turn
@@ -45,7 +46,8 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
 ) -> None:
     """Two live workers own two partitions each (heartbeats fresh); a parked gap and a
     dead letter show on their partition; after a clean stop the partitions have no
-    owner, and a dead consumer's pending entry and the backlog show up."""
+    owner, and a dead consumer's pending entry and the backlog show up; the dead
+    consumer is departed, and so is a stopped worker once its heartbeat key is gone."""
     gateway = Gateway(client, PARTITIONS)
     gapped = "user-gap"
     gap_partition = partition_of("agent", gapped, PARTITIONS)
@@ -80,6 +82,7 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
             age = consumers[name].heartbeat_age_ms
             assert age is not None
             assert 0 <= age <= LEASE_MS
+            assert not consumers[name].departed
 
         done = await asyncio.to_thread(accord_status, redis_url, "--json")
         assert done.returncode == 0, done.stderr
@@ -103,10 +106,23 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
         PARTITIONS - 1
     ) + [1]
     consumers = {c.consumer: c for c in status.consumers}
-    assert consumers["ghost"].pending == 1
-    assert consumers["ghost"].heartbeat_age_ms is None
-    assert consumers["ghost"].partitions == []
-    assert "w-a" not in consumers
+    ghost = consumers["ghost"]
+    assert (ghost.pending, ghost.heartbeat_age_ms, ghost.partitions) == (1, None, [])
+    assert ghost.departed, "no member beat, no heartbeat: departed"
+    await stopped_workers_depart(client)
+
+
+async def stopped_workers_depart(client: Redis) -> None:
+    """The stopped workers: no member any more, named by the heartbeats set, holding
+    nothing; departed once their heartbeat key is gone (its TTL, run out here by hand)."""
+    status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
+    consumers = {c.consumer: c for c in status.consumers}
+    for name in ("w-a", "w-b"):
+        assert (consumers[name].partitions, consumers[name].pending) == ([], 0)
+        assert consumers[name].heartbeat_age_ms is None
+    await client.delete(heartbeat_key("w-a"))
+    status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
+    assert next(c for c in status.consumers if c.consumer == "w-a").departed
 
 
 async def test_status_without_workers_or_streams_is_empty_not_an_error(client: Redis) -> None:

@@ -45,7 +45,7 @@ def render(status: FleetStatus) -> tuple[Table, Table]:
             escape(consumer.consumer),
             ",".join(map(str, consumer.partitions)) or "-",
             str(consumer.pending),
-            _age(consumer.heartbeat_age_ms),
+            "departed" if consumer.departed else _age(consumer.heartbeat_age_ms),
         )
     return parts, consumers
 

@@ -327,19 +327,36 @@ def partitions(fleet: FleetStatus, tz: str) -> str:
         for row in fleet.partitions
     ]  # fmt: skip
     head = ("p", "owner", "lease left", "lag", "pending", "parked gaps", "dead letters")
-    consumers = [
-        [
-            text(c.consumer),
-            text(", ".join(map(str, c.partitions)) or "-"),
-            str(c.pending),
-            "not live" if c.heartbeat_age_ms is None else f"{c.heartbeat_age_ms / 1000:.1f}s ago",
+
+    def consumer_rows(*, departed: bool) -> list[list[str]]:
+        return [
+            [
+                text(c.consumer),
+                text(", ".join(map(str, c.partitions)) or "-"),
+                str(c.pending),
+                "not a member (heartbeat only)"
+                if c.heartbeat_age_ms is None
+                else f"{c.heartbeat_age_ms / 1000:.1f}s ago",
+            ][: 3 if departed else 4]
+            for c in fleet.consumers
+            if c.departed == departed
         ]
-        for c in fleet.consumers
-    ]
+
     body = (
         _table(head, rows, "no partitions")
-        + f"<h2>Consumers of group <code>{text(fleet.group)}</code></h2>"
-        + _table(("consumer", "partitions", "pending", "last beat"), consumers, "no consumers")
+        + f"<h2 id=live>Live consumers of group <code>{text(fleet.group)}</code></h2>"
+        + _table(
+            ("consumer", "partitions", "pending", "last beat"),
+            consumer_rows(departed=False),
+            "none live",
+        )
+        + "<h2 id=departed>Departed consumers</h2>"
+        + '<p class="muted">No ownership beat and no heartbeat left: stopped or dead. '
+        "Listed while they still hold pending entries (the reclaimer takes them over) or a "
+        "lease not yet expired, and for a minute after their last beat.</p>"
+        + _table(
+            ("consumer", "partitions still held", "pending"), consumer_rows(departed=True), "none"
+        )
     )
     return layout("Partitions", body, tz)
 
