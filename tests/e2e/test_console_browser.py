@@ -54,7 +54,11 @@ SOURCES = (
     ("06-deadline.en.jsonl", None),  # expired (and a later proposal)
     ("07-todo-delivery.en.jsonl", None),  # fulfilled
     ("01-propose-and-accept.en.jsonl", 1),  # proposed, nobody accepted yet
+    ("01-propose-and-accept.zh.jsonl", 1),  # proposed in Chinese
 )
+# Part of the Chinese proposal's terms, and the font file Debian's fonts-noto-cjk ships.
+CHINESE = "先说结论"
+CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 HOSTILE = "<b>bold</b> & <i>x</i>"
 
 
@@ -263,6 +267,28 @@ def test_records_page_lists_filters_and_pages_every_record(console_url: str, bro
     page.click(f"main table a:has-text('{AGENT} / {USER}')")
     page.wait_for_load_state()
     assert page.inner_text("h1") == f"Scope {AGENT} / {USER}"
+
+
+def test_chinese_terms_render_in_a_cjk_font(console_url: str, browser: Any) -> None:
+    """The Chinese proposal's terms are drawn with a CJK font's glyphs, every character
+    of them, not the empty boxes of a font without them (Chromium's own account of the
+    fonts it rendered the cell with: DevTools' CSS.getPlatformFontsForNode)."""
+    if not Path(CJK_FONT).exists():
+        pytest.fail(f"{CJK_FONT} missing: ./dev test installs Debian's fonts-noto-cjk package")
+    page = visit(browser, f"{console_url}records?state=proposed")
+    cell = page.locator(f"main td:has-text('{CHINESE}')")
+    assert cell.count() == 1, page.inner_text("main")
+    cell.evaluate("cell => { cell.id = 'chinese-terms'; }")
+    devtools = page.context.new_cdp_session(page)
+    devtools.send("DOM.enable")
+    devtools.send("CSS.enable")
+    root = devtools.send("DOM.getDocument")["root"]["nodeId"]
+    node = devtools.send("DOM.querySelector", {"nodeId": root, "selector": "#chinese-terms"})
+    fonts = devtools.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+    chinese = sum(1 for ch in cell.inner_text() if "\u4e00" <= ch <= "\u9fff")
+    cjk = sum(f["glyphCount"] for f in fonts if "CJK" in f["familyName"])
+    assert chinese >= len(CHINESE)
+    assert cjk >= chinese, fonts
 
 
 def test_partitions_page_shows_owner_lag_pending_and_gaps(console_url: str, browser: Any) -> None:
