@@ -129,8 +129,9 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
     # Planned from the worker's cache alone: written unchecked while the partition's
     # commit mark is the one the worker's last commit wrote, else returned as moved.
     trusted: bool = msgspec.field(default=False, name="t")
-    # The records index: {record member, state, ...} of the records the unit writes, in
-    # the order it writes them (`records`, then `final_records`); `index_records` fills it.
+    # The records index: {record member, state, states it may have been indexed under
+    # before (space-separated), ...} of the records the unit writes, in the order it
+    # writes them (`records`, then `final_records`); `index_records` fills it.
     record_index: list[str] = msgspec.field(default_factory=list, name="ri")
 
 
@@ -169,6 +170,10 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     records_ttl_key: int | None = msgspec.field(default=None, name="rx")
 
 
+class _Revision(msgspec.Struct):
+    state: str
+
+
 class _RecordHead(msgspec.Struct):
     """What the records index needs of a record's JSON (the rest is skipped unread)."""
 
@@ -176,6 +181,7 @@ class _RecordHead(msgspec.Struct):
     agent_id: str
     user_id: str
     state: str
+    history: list[_Revision] = msgspec.field(default_factory=list)
 
 
 _HEAD = msgspec.json.Decoder(_RecordHead)
@@ -185,7 +191,10 @@ def index_records(table: KeyTable, units: list[UnitPlan]) -> bool:
     """Fill each unit's `record_index` from the record JSON it writes; whether any does.
 
     Read back from the planned JSON (a few µs a record, on the worker, not in Redis), so
-    the index needs nothing from how a unit is planned.
+    the index needs nothing from how a unit is planned. The states a record may have
+    been indexed under before are the other states of its history: every commit that
+    wrote it indexed its latest revision's state, so its state sets are left by name
+    (none for a new record) instead of by a ZREM on every other state's set.
     """
     any_written = False
     for unit in units:
@@ -193,7 +202,9 @@ def index_records(table: KeyTable, units: list[UnitPlan]) -> bool:
         index: list[str] = []
         for blob in written[1::2]:
             head = _HEAD.decode(table.blobs[blob - 2])
-            index += (record_member(head.agent_id, head.user_id, head.record_id), head.state)
+            before = sorted({r.state for r in head.history} - {head.state})
+            member = record_member(head.agent_id, head.user_id, head.record_id)
+            index += (member, head.state, " ".join(before))
         unit.record_index = index
         any_written = any_written or bool(index)
     return any_written

@@ -10,8 +10,9 @@ Order: newest change first; records changed in the same millisecond by partition
 by member (descending). A cursor is the position of the last row shown (opaque text),
 so a page is found by score, not by an offset that shifts while records change. Filters
 on agent, user and record id prefix are applied to the members read (they name the
-scope), with a bound on how many members a page examines per partition: a rare match
-costs pages that show fewer rows (each with a cursor to go on), never an unbounded read.
+scope), with a bound on how many members a page examines (EXAMINE_LIMIT, shared by the
+partitions): a rare match costs pages that show fewer rows (each with a cursor to go
+on), never an unbounded read.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ from store.scripts import AnyRedis
 
 # Members removed from the index per retention pass: a bounded amount of work a period.
 PRUNE_BATCH = 256
-# Members read per round trip, and at most examined per partition for one page.
+# Members read per round trip while filtering by scope or prefix, and at most examined
+# for one page over all partitions (each partition gets its share).
 _CHUNK = 200
-EXAMINE_LIMIT = 2000
+EXAMINE_LIMIT = 4000
 MAX_LIMIT = 500
 
 _RECORD = msgspec.json.Decoder(AgreementRecord)
@@ -51,6 +53,11 @@ class RecordQuery(msgspec.Struct, frozen=True, kw_only=True):
     user_id: str | None = None
     prefix: str = ""
     limit: int = 50
+
+    @property
+    def filters_members(self) -> bool:
+        """Whether some members read may not match (else every one read is a row)."""
+        return self.agent_id is not None or self.user_id is not None or bool(self.prefix)
 
     def matches(self, agent_id: str, user_id: str, record_id: str) -> bool:
         return (
@@ -128,8 +135,13 @@ class _Scan(msgspec.Struct):
     exhausted: bool
 
 
-async def _scan(
-    redis: AnyRedis, partition: int, query: RecordQuery, cursor: _Pos | None, want: int
+async def _scan(  # noqa: PLR0913, PLR0917  (one partition's read of one page)
+    redis: AnyRedis,
+    partition: int,
+    query: RecordQuery,
+    cursor: _Pos | None,
+    want: int,
+    budget: int,
 ) -> _Scan:
     key = (
         keys.records_key(partition)
@@ -141,23 +153,28 @@ async def _scan(
     bottom: int | str = "-inf" if query.since_ms is None else query.since_ms
     scan = _Scan([], None, exhausted=False)
     skip, examined = 0, 0
+    # Unfiltered, every member read past the cursor is a row: read no more than a page.
+    chunk = _CHUNK if query.filters_members else want
     while True:
+        num = max(chunk if examined == 0 else 1, min(chunk, budget - examined))
         rows: Any = await redis.zrange(
-            key, top, bottom, desc=True, byscore=True, withscores=True, offset=skip, num=_CHUNK
+            key, top, bottom, desc=True, byscore=True, withscores=True, offset=skip, num=num
         )
         for member, raw_score in rows:
-            examined += 1
             pos = (int(raw_score), partition, bytes(member))
-            scan.last = pos
             if cursor is not None and not _after(pos, cursor):
+                # Shown already (its millisecond is the cursor's): passing it is not
+                # progress, so it does not count against the bound.
                 continue
+            examined += 1
+            scan.last = pos
             ids = _ids(member)
             if ids is not None and query.matches(*ids):
                 scan.found.append((pos, ids))
-        if len(rows) < _CHUNK:
+        if len(rows) < num:
             scan.exhausted = True
             return scan
-        if len(scan.found) >= want or examined >= EXAMINE_LIMIT:
+        if len(scan.found) >= want or examined >= budget:
             return scan
         # Next: from the last score read, past the members of that score already read
         # (many records of one commit share its millisecond).
@@ -188,7 +205,8 @@ async def list_records(
     if query.agent_id is not None and query.user_id is not None:
         # The scope names its partition: only that one can hold its records.
         where = [partition_of(query.agent_id, query.user_id, partitions)]
-    scans = await asyncio.gather(*(_scan(redis, p, query, after, limit + 1) for p in where))
+    budget = max(limit + 1, EXAMINE_LIMIT // len(where))
+    scans = await asyncio.gather(*(_scan(redis, p, query, after, limit + 1, budget) for p in where))
     # A partition not read to its end may hold rows before those of another found
     # further on: rows are shown only up to the earliest such partition's last read.
     open_ends = [(s.last, 0) for s in scans if not s.exhausted and s.last is not None]

@@ -213,11 +213,11 @@ end
 
 -- The records index (store/record_index.py, docs/store.md "The records index"): each
 -- record written is scored by this commit's Redis time in `records:{p}` and in the set
--- of its state, and leaves the sets of the other states (a record is in one; the old
--- state is not known here, and a ZREM of an absent member is cheap). A final record
--- written with the record retention's TTL is also scored with the instant its key goes,
--- for the retention pass to remove its members then. Only units that write records come
--- here: a chat turn that changes no record costs the index nothing.
+-- of its state, and leaves the sets of the states it may have been indexed under before
+-- (the other states of its history, named by the plan: none for a new record). A final
+-- record written with the record retention's TTL is also scored with the instant its
+-- key goes, for the retention pass to remove its members then. Only units that write
+-- records come here: a chat turn that changes no record costs the index nothing.
 local state_keys
 local function index_records(unit)
   local ri = unit.ri or NONE
@@ -228,19 +228,16 @@ local function index_records(unit)
     for i = 1, #rs, 2 do state_keys[rs[i]] = KEYS[rs[i + 1]] end
   end
   local now = server_ms()
-  -- `ri` lists the kept records (`r`) first, then the final ones (`rf`).
+  -- `ri` lists the kept records (`r`) first, then the final ones (`rf`), three items each.
   local kept = #(unit.r or NONE) / 2
-  for i = 1, #ri, 2 do
-    local member, state = ri[i], ri[i + 1]
+  for i = 1, #ri, 3 do
+    local member, state, before = ri[i], ri[i + 1], ri[i + 2]
     redis.call('ZADD', KEYS[plan.rk], now, member)
-    for name, key in pairs(state_keys) do
-      if name == state then
-        redis.call('ZADD', key, now, member)
-      else
-        redis.call('ZREM', key, member)
-      end
+    if state_keys[state] then redis.call('ZADD', state_keys[state], now, member) end
+    for name in string.gmatch(before, '%S+') do
+      if state_keys[name] then redis.call('ZREM', state_keys[name], member) end
     end
-    if plan.rx and (i + 1) / 2 > kept then
+    if plan.rx and (i + 2) / 3 > kept then
       redis.call('ZADD', KEYS[plan.rx], now + plan.rt, member)
     end
   end

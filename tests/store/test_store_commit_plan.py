@@ -51,7 +51,7 @@ def full_plan() -> CommitPlan:
         deadlines_removed=["old"], deadlines_added=[1_000, "new"], events=[3],
         acks=[1, "1-0"], view_key=table("view"), view_document=4, letters=[letter],
         parked_letters=[5], gaps_skipped=1, seqs_skipped=2, parked_entries=1, parked_bytes=-3,
-        trusted=True, record_index=['["a","u","r"]', "open"],
+        trusted=True, record_index=['["a","u","r"]', "open", "proposed"],
     )  # fmt: skip
     owner = "worker-1"
     return CommitPlan(
