@@ -22,10 +22,10 @@ from contracts.streams import GROUP
 from store import keys, record_index
 from store.commit_plan import CommitPlan
 from store.config import StoreConfig
-from store.processor import BatchReport, PartitionProcessor
+from store.processor import PartitionProcessor
 from store.record_index import CursorError, RecordQuery, list_records
 from store.watermark import server_ms
-from tests.support.worker_kit import gateway_xadd
+from tests.support.worker_kit import gateway_xadd, process_new
 from worker.engine import Engine
 
 SCOPE = ("agent", "user")
@@ -33,15 +33,12 @@ PROPOSE = "Let's agree: use metric units in every report."
 
 
 async def send(
-    client: redis.asyncio.Redis, processor: PartitionProcessor[Any, Any], *documents: Any
-) -> BatchReport:
-    for document in documents:
-        await gateway_xadd(client, document)
-    return await processor.process(await read_new(client, 0, GROUP, "c"))
-
-
-def record_ids(report: BatchReport) -> list[str]:
-    return [e.record_id for e in report.events if isinstance(e, StateChanged)]
+    client: redis.asyncio.Redis, processor: PartitionProcessor[Any, Any], document: Any
+) -> list[str]:
+    """Apply one input document; the ids of the records it changed."""
+    await gateway_xadd(client, document)
+    events = await process_new(client, processor, "c")
+    return [e.record_id for e in events if isinstance(e, StateChanged)]
 
 
 def plans(processor: PartitionProcessor[Any, Any]) -> list[tuple[CommitPlan, list[str]]]:
@@ -72,7 +69,7 @@ async def test_a_record_is_indexed_by_its_last_change_and_by_its_one_state(
     proposed set; its cancellation scores it anew and moves it to the cancelled set."""
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
     before = await server_ms(client)
-    record = record_ids(await send(client, processor, chat(SCOPE, "s", 1, PROPOSE)))[0]
+    record = (await send(client, processor, chat(SCOPE, "s", 1, PROPOSE)))[0]
     after = await server_ms(client)
     proposed = await members(client, keys.records_key(0))
     assert before <= proposed[record] <= after
@@ -137,9 +134,9 @@ async def test_final_records_leave_the_index_when_their_retention_runs_out(
     before, and a live record stays."""
     retention = 30_000
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig(record_retention_ms=retention))
-    final = record_ids(await send(client, processor, chat(SCOPE, "s", 1, PROPOSE)))[0]
+    final = (await send(client, processor, chat(SCOPE, "s", 1, PROPOSE)))[0]
     await send(client, processor, chat(SCOPE, "s", 2, "Cancel this agreement."))
-    live = record_ids(await send(client, processor, chat(SCOPE, "s", 3, PROPOSE)))[0]
+    live = (await send(client, processor, chat(SCOPE, "s", 3, PROPOSE)))[0]
     changed = await members(client, keys.records_key(0))
     expiring = await members(client, keys.records_ttl_key(0))
     assert expiring == {final: changed[final] + retention}

@@ -13,15 +13,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 
 from contracts.outputs import StateChanged
-from contracts.streams import GROUP
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
 from tests.support.console_kit import console_get
-from tests.support.worker_kit import gateway_xadd
+from tests.support.worker_kit import gateway_xadd, process_new
 from worker.console.server import Access, Console
 from worker.engine import Engine
 from worker.settings import Settings
@@ -46,8 +44,8 @@ async def send(client: redis.asyncio.Redis, *documents: Any) -> list[str]:
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
     for document in documents:
         await gateway_xadd(client, document)
-    report = await processor.process(await read_new(client, 0, GROUP, "c"))
-    return [e.record_id for e in report.events if isinstance(e, StateChanged)]
+    events = await process_new(client, processor, "c")
+    return [e.record_id for e in events if isinstance(e, StateChanged)]
 
 
 async def three_records(client: redis.asyncio.Redis) -> list[str]:
