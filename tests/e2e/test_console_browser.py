@@ -307,13 +307,22 @@ def test_partitions_page_shows_owner_lag_pending_and_gaps(console_url: str, brow
 
 
 def test_dead_letters_page_groups_by_reason_with_detail(console_url: str, browser: Any) -> None:
-    """The contract violation is counted under its reason and shown with its detail."""
+    """The contract violation is counted under its reason and shown with its detail;
+    the count filters the letters by reason, and the letter links to its scope."""
     page = visit(browser, f"{console_url}dead-letters")
     summary = page.locator("table").first.locator("tr").all_inner_texts()
     assert summary[1:] == ["contract_violation\t1"]
     detail = page.locator("table").nth(1).inner_text()
     assert "$.seq: Expected `int` >= 1" in detail
     photograph(page, "dead-letters")
+    # Its reason's count links to its letters; its input names the scope it came from.
+    page.click("table >> nth=0 >> a:has-text('contract_violation')")
+    page.wait_for_load_state()
+    assert "reason=contract_violation" in page.url
+    assert page.locator("#f-reason").input_value() == "contract_violation"
+    page.click(f"table >> nth=1 >> a:has-text('{AGENT} / {USER}')")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == f"Scope {AGENT} / {USER}"
 
 
 def _get(url: str, headers: dict[str, str] | None = None, method: str = "GET") -> int:

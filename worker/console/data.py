@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -75,15 +76,42 @@ async def scope_page(
 
 @dataclass(frozen=True)
 class DeadLetters:
+    # Counts by reason of the letters read (the partition filter applied, not the reason's).
     by_reason: Counter[str]
     letters: list[tuple[int, str, DeadLetter]]
 
 
-async def dead_letters(redis: AnyRedis, partitions: int, count: int = 200) -> DeadLetters:
-    """The newest dead letters of every partition (at most `count` each), by reason."""
+async def dead_letters(
+    redis: AnyRedis,
+    partitions: int,
+    count: int = 200,
+    *,
+    reason: str | None = None,
+    partition: int | None = None,
+) -> DeadLetters:
+    """The newest dead letters of every partition, or of `partition` (at most `count`
+    each), newest first; counted by reason, then those of `reason` kept."""
     letters: list[tuple[int, str, DeadLetter]] = []
-    for partition in range(partitions):
-        reply: Any = await redis.xrevrange(keys.dead_letters_stream(partition), count=count)
-        letters += [(partition, as_text(i), _DEAD.decode(f[_DATA])) for i, f in reply]
+    for p in range(partitions) if partition is None else (partition,):
+        reply: Any = await redis.xrevrange(keys.dead_letters_stream(p), count=count)
+        letters += [(p, as_text(i), _DEAD.decode(f[_DATA])) for i, f in reply]
     letters.sort(key=lambda row: row[2].at, reverse=True)
-    return DeadLetters(Counter(letter.reason.value for _, _, letter in letters), letters)
+    counts = Counter(letter.reason.value for _, _, letter in letters)
+    if reason is not None:
+        letters = [row for row in letters if row[2].reason.value == reason]
+    return DeadLetters(counts, letters)
+
+
+def letter_scope(letter: DeadLetter) -> tuple[str, str] | None:
+    """(agent, user) of the input a letter holds, when its envelope names them (the ids
+    are kept even where the text is redacted); None for an entry that never decoded."""
+    try:
+        document = json.loads(letter.fields.get(DATA_FIELD, ""))
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    agent, user = document.get("agent_id"), document.get("user_id")
+    if isinstance(agent, str) and isinstance(user, str) and agent and user:
+        return agent, user
+    return None

@@ -15,12 +15,12 @@ from datetime import UTC, datetime, tzinfo
 from urllib.parse import urlencode
 
 from contracts.common import AgreementState
-from contracts.outputs import DeadLetter
+from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.records import AgreementRecord
 from core.recognition.normalize import printable
 from store.record_index import Listed, RecordPage
 from store.status import FleetStatus
-from worker.console.data import DeadLetters, ScopePage
+from worker.console.data import DeadLetters, ScopePage, letter_scope
 from worker.console.filters import RecordFilters
 from worker.zones import shown, zone_name
 
@@ -361,24 +361,57 @@ def partitions(fleet: FleetStatus, tz: str) -> str:
     return layout("Partitions", body, tz)
 
 
-def dead_letters(found: DeadLetters, where: tzinfo, tz: str) -> str:
+def dead_letters(
+    found: DeadLetters, where: tzinfo, tz: str, *, reason: str = "", partition: str = ""
+) -> str:
+    """Counts by reason (each a link to its letters), a filter by reason and partition,
+    then each letter with its input, linked to its scope where the input names one."""
+    kept = {name: value for name, value in (("partition", partition),) if value}
     summary = _table(
         ("reason", "count"),
-        [[text(reason), str(n)] for reason, n in found.by_reason.most_common()],
+        [
+            [link("/dead-letters", name, reason=name, tz=tz, **kept), str(n)]
+            for name, n in found.by_reason.most_common()
+        ],
         "no dead letters",
     )
-    rows = [_letter_row(p, i, letter, where) for p, i, letter in found.letters]
-    detail = _table(("p", "id", "at", "reason", "input", "tries", "detail"), rows, "")
-    return layout("Dead letters", "<h2>By reason</h2>" + summary + detail, tz)
+    reasons = "".join(
+        f'<option value="{r.value}"{" selected" if r.value == reason else ""}>{r.value}</option>'
+        for r in DeadLetterReason
+    )
+    form = (
+        '<form method=get action="/dead-letters" id=letter-filters>'
+        f'<input type=hidden name=tz value="{text(tz)}">'
+        f'<label>reason <select name=reason id=f-reason><option value="">any</option>{reasons}'
+        "</select></label> "
+        f'<label>partition <input name=partition id=f-partition value="{text(partition)}"'
+        " size=4></label> <button>filter</button> "
+        + link("/dead-letters", "clear", tz=tz)
+        + "</form>"
+    )
+    rows = [_letter_row(p, i, letter, where, tz) for p, i, letter in found.letters]
+    head = ("p", "id", "at", "reason", "input", "scope", "tries", "detail")
+    detail = _table(head, rows, "no dead letters match")
+    keep = {"reason": reason, **kept} if reason else kept
+    body = "<h2>By reason</h2>" + summary + "<h2>Letters</h2>" + form + detail
+    return layout("Dead letters", body, tz, keep)
 
 
-def _letter_row(partition: int, entry_id: str, letter: DeadLetter, where: tzinfo) -> list[str]:
+def _letter_row(
+    partition: int, entry_id: str, letter: DeadLetter, where: tzinfo, tz: str
+) -> list[str]:
     where_from = f"{letter.stream} {letter.entry_id}"
     if letter.session_id:
         where_from += f" ({letter.session_id}#{letter.seq})"
+    scope = letter_scope(letter)
+    scope_cell = (
+        '<span class="muted">-</span>'
+        if scope is None
+        else link("/scope", f"{scope[0]} / {scope[1]}", agent=scope[0], user=scope[1], tz=tz)
+    )
     return [
         str(partition), f"<code>{text(entry_id)}</code>", _when(letter.at, where),
-        text(letter.reason.value), text(where_from), str(letter.delivery_count),
+        text(letter.reason.value), text(where_from), scope_cell, str(letter.delivery_count),
         text(letter.detail),
     ]  # fmt: skip
 

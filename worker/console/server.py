@@ -26,6 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from contracts.outputs import DeadLetterReason
 from store.lookup import PrefixLookupError, one_record_named
 from store.record_index import list_records
 from store.scripts import AnyRedis
@@ -210,9 +211,21 @@ class Console:
         return 200, pages.partitions(fleet, tz)
 
     async def dead_letters(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        """Dead letters, newest first, filtered by reason and partition."""
         tz = query["tz"]
-        found = await data.dead_letters(redis, self.settings.partitions)
-        return 200, pages.dead_letters(found, zone(tz), tz)
+        reason, partition = query.get("reason", ""), query.get("partition", "")
+        reasons = {r.value for r in DeadLetterReason}
+        if reason and reason not in reasons:
+            message = f"reason: no reason {reason!r} (one of {', '.join(sorted(reasons))})"
+            return 400, pages.problem("Dead letters", message, tz)
+        count = self.settings.partitions
+        if partition and not (partition.isdigit() and int(partition) < count):
+            message = f"partition: a number from 0 to {count - 1}"
+            return 400, pages.problem("Dead letters", message, tz)
+        found = await data.dead_letters(
+            redis, count, reason=reason or None, partition=int(partition) if partition else None
+        )
+        return 200, pages.dead_letters(found, zone(tz), tz, reason=reason, partition=partition)
 
 
 def bind(host: str, port: int) -> socket.socket:
