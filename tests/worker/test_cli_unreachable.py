@@ -197,9 +197,11 @@ def test_a_timeout_that_is_not_positive_is_a_usage_error(refused_url: str, timeo
 
 @pytest.mark.redis
 def test_following_a_quiet_stream_with_a_short_timeout_is_not_a_timeout(redis_url: str) -> None:
-    """`events --follow` blocks each XREAD for at most half of `--timeout`, so a stream
-    with nothing new is an empty answer, not "Redis did not answer"."""
-    timeout_s = 0.2
+    """`events --follow` blocks each XREAD for at most half of `--timeout` (and 500 ms),
+    so a stream with nothing new is an empty answer, not "Redis did not answer". (A
+    timeout of 2 s leaves the 500 ms read 1.5 s of room on a loaded machine; 0.2 s left
+    0.1 s and failed under load.)"""
+    timeout_s = 2.0
     stream = stream_name(AGREEMENT_EVENTS, 0)
 
     async def follow_once() -> dict[str, str]:
@@ -213,8 +215,8 @@ def test_following_a_quiet_stream_with_a_short_timeout_is_not_a_timeout(redis_ur
             await client.aclose()
         return cursors
 
-    assert events_command._block_ms(timeout_s) == 100
-    assert events_command._block_ms(30.0) == 500
+    assert events_command._block_ms(0.2) == 100
+    assert events_command._block_ms(timeout_s) == events_command._block_ms(30.0) == 500
     assert asyncio.run(follow_once()) == {stream: "$"}
 
 

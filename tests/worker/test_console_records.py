@@ -27,7 +27,9 @@ from worker.settings import Settings
 pytestmark = [pytest.mark.redis]
 
 HOSTILE = "<b>bold</b> & <i>x</i>"
-PROPOSE = f"Let's agree: we write {HOSTILE} in every summary."
+# In a code span: shown as written, so kept in the terms (bare tags are markup a chat
+# client renders, which the recognizer leaves out of the terms).
+PROPOSE = f"Let's agree: we write `{HOSTILE}` in every summary."
 AGENT, OTHER = "agent-<x>", "agent-2"
 
 
