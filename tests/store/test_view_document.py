@@ -7,6 +7,7 @@ core's `view` shows at that instant, for every session, whatever the delivery or
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -197,3 +198,29 @@ def test_older_and_newer_documents_stay_readable() -> None:
     document = _DOC.decode(newer)
     assert document.schema_version == 2
     assert [a.record_id for a in document.agreements] == ["r"]
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_the_written_document_has_every_field_even_empty_lists(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """R6: the commit writes every field of the document, defaults included (the
+    TypeScript types mark the lists, `schema_version`, `deadline_at` and `since` as
+    always present, and docs/contracts.md says so): a scope with one proposal has
+    empty `agreements` and `amendments`, not missing ones."""
+    scope = ("agent-whole", "user-whole")
+    documents = [chat(scope, "s1", 1, "Let's agree: start with the conclusion.")]
+    await deliver_and_settle(
+        aredis, lambda: redis.asyncio.Redis.from_url(redis_url), Engine(), documents, 1,
+        random.Random(1), duplicate_rate=0.0,
+    )  # fmt: skip
+    raw: Any = await aredis.hget(keys.view_key(0, *scope), keys.VIEW_DOC_FIELD)
+    written = json.loads(raw)
+    assert list(written) == [
+        "schema_version", "agent_id", "user_id", "agreements", "proposals", "amendments"
+    ]  # fmt: skip
+    assert written["schema_version"] == SCOPE_VIEW_SCHEMA_VERSION
+    assert (written["agreements"], written["amendments"]) == ([], [])
+    [proposal] = written["proposals"]
+    assert {"deadline_at", "since"} <= set(proposal)

@@ -12,6 +12,7 @@ import { hostname } from "node:os";
 import type { Cluster, Redis } from "ioredis";
 import { APPEND_LUA } from "./generated/append-lua.js";
 import { ACCEPT_TOOL } from "./generated/tools.js";
+import { SCOPE_VIEW_SCHEMA_VERSION } from "./generated/contracts.js";
 import type {
   AgreementEvent,
   CurrentAgreement,
@@ -27,6 +28,7 @@ import type {
 } from "./generated/contracts.js";
 
 export type * from "./generated/contracts.js";
+export { SCOPE_VIEW_SCHEMA_VERSION };
 
 export type AnyRedis = Redis | Cluster;
 
@@ -185,6 +187,22 @@ const live = (
   (now || since == null || Date.parse(since) <= asOf.getTime()) &&
   (deadline == null || asOf.getTime() < Date.parse(deadline));
 
+/** A stored view document (`HGET view:… doc`, parsed) as its type says: every field
+ * present. The worker writes them all, but a document an older worker wrote may lack one
+ * added since (`amendments` before version 2); it reads as the field's default, as the
+ * Python client's decoder does. */
+export function viewDocument(
+  stored: Partial<ScopeViewDocument> & Pick<ScopeViewDocument, "agent_id" | "user_id">,
+): ScopeViewDocument {
+  return {
+    ...stored,
+    schema_version: stored.schema_version ?? SCOPE_VIEW_SCHEMA_VERSION,
+    agreements: stored.agreements ?? [],
+    proposals: stored.proposals ?? [],
+    amendments: stored.amendments ?? [],
+  };
+}
+
 /** contracts.view.scope_view_as_of: the document without what is past its deadline at
  * `asOf` (R9), nor what was not yet so then (`since`, R6). With `{ now: true }` (`asOf` is
  * the reader's present) every committed entry is shown whatever its `since`: the clock
@@ -196,12 +214,12 @@ export function scopeViewAsOf(document: ScopeViewDocument, asOf: Date, reading: 
     agent_id: document.agent_id,
     user_id: document.user_id,
     as_of: asOf.toISOString(),
-    current_agreements: (document.agreements ?? [])
+    current_agreements: document.agreements
       .filter((a) => live(a.deadline_at, a.since, asOf, now))
       .map((a): CurrentAgreement => ({ record_id: a.record_id, terms: a.terms })),
-    pending_proposals: (document.proposals ?? []).filter((p) => live(p.deadline_at, p.since, asOf, now)),
+    pending_proposals: document.proposals.filter((p) => live(p.deadline_at, p.since, asOf, now)),
     // R17: shown while the agreement itself is live.
-    pending_amendments: (document.amendments ?? []).filter((a) =>
+    pending_amendments: document.amendments.filter((a) =>
       live(a.agreement_deadline_at, a.since, asOf, now),
     ),
   };
@@ -222,8 +240,8 @@ export function sessionViewAsOf(
     user_id: document.user_id,
     session_id: sessionId,
     as_of: scope.as_of,
-    current_agreements: scope.current_agreements ?? [],
-    pending_proposals: (scope.pending_proposals ?? [])
+    current_agreements: scope.current_agreements,
+    pending_proposals: scope.pending_proposals
       .filter((p: ScopeProposal) => p.session_id === sessionId)
       .map(
         (p): PendingProposal => ({
@@ -234,7 +252,7 @@ export function sessionViewAsOf(
           deadline_at: p.deadline_at ?? null,
         }),
       ),
-    pending_amendments: (scope.pending_amendments ?? [])
+    pending_amendments: scope.pending_amendments
       .filter((a: ScopeAmendment) => a.session_id === sessionId)
       .map(
         (a): PendingAmendment => ({
@@ -340,7 +358,8 @@ export class AccordClient {
   /** The scope's stored view document, unfiltered (one HGET). */
   async scopeViewDocument(agentId: string, userId: string): Promise<ScopeViewDocument> {
     const raw = await this.redis.hget(keys.view(this.partitionOf(agentId, userId), agentId, userId), "doc");
-    return raw == null ? { agent_id: agentId, user_id: userId } : (JSON.parse(raw) as ScopeViewDocument);
+    const stored = raw == null ? { agent_id: agentId, user_id: userId } : JSON.parse(raw);
+    return viewDocument(stored as Parameters<typeof viewDocument>[0]);
   }
 
   /** Current agreements and every session's pending proposals at `asOf` (R6, R9); without

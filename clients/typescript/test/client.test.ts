@@ -14,9 +14,11 @@ import {
   keys,
   partitionOf,
   scopeViewAsOf,
+  SCOPE_VIEW_SCHEMA_VERSION,
   sessionViewAsOf,
   stableHash,
   toolResultText,
+  viewDocument,
   type ToolOutcome,
   type Delivery,
   type ScopeViewDocument,
@@ -55,15 +57,15 @@ describe("views", () => {
     const document = JSON.parse(readFileSync(path, "utf8")) as ScopeViewDocument;
     const shown = (iso: string) => {
       const view = scopeViewAsOf(document, new Date(iso));
-      return [view.current_agreements?.map((a) => a.record_id), view.pending_proposals?.map((p) => p.record_id)];
+      return [view.current_agreements.map((a) => a.record_id), view.pending_proposals.map((p) => p.record_id)];
     };
-    const [agreement, proposal] = [document.agreements?.[0]?.record_id, document.proposals?.[0]?.record_id];
+    const [agreement, proposal] = [document.agreements[0]?.record_id, document.proposals[0]?.record_id];
     assert.ok(agreement !== undefined && proposal !== undefined);
     assert.deepEqual(shown("2026-11-30T09:00:00Z"), [[], []]);
     assert.deepEqual(shown("2026-11-30T09:01:59Z"), [[agreement], []]);
     assert.deepEqual(shown("2026-11-30T09:02:00Z"), [[agreement], [proposal]]);
-    const older = { ...document, agreements: document.agreements?.map(({ since, ...rest }) => rest) };
-    assert.equal(scopeViewAsOf(older, new Date("2026-11-30T09:00:00Z")).current_agreements?.length, 1);
+    const older = { ...document, agreements: document.agreements.map(({ since, ...rest }) => rest) };
+    assert.equal(scopeViewAsOf(older, new Date("2026-11-30T09:00:00Z")).current_agreements.length, 1);
   });
 
   test("of now: every committed entry, even stamped ahead of the reader's clock; deadlines still apply", () => {
@@ -71,14 +73,40 @@ describe("views", () => {
     const document = JSON.parse(readFileSync(path, "utf8")) as ScopeViewDocument;
     const clock = new Date("2026-11-30T09:00:00Z"); // before every `since` in the example
     const scope = scopeViewAsOf(document, clock, { now: true });
-    assert.equal(scope.current_agreements?.length, 1);
-    assert.equal(scope.pending_proposals?.length, 1);
-    const proposal = document.proposals?.[0];
+    assert.equal(scope.current_agreements.length, 1);
+    assert.equal(scope.pending_proposals.length, 1);
+    const proposal = document.proposals[0];
     assert.ok(proposal !== undefined);
     const session = sessionViewAsOf(document, proposal.session_id, clock, { now: true });
-    assert.deepEqual(session.pending_proposals?.map((p) => p.record_id), [proposal.record_id]);
-    const due = { ...document, agreements: document.agreements?.map((a) => ({ ...a, deadline_at: clock.toISOString() })) };
-    assert.equal(scopeViewAsOf(due, clock, { now: true }).current_agreements?.length, 0);
+    assert.deepEqual(session.pending_proposals.map((p) => p.record_id), [proposal.record_id]);
+    const due = { ...document, agreements: document.agreements.map((a) => ({ ...a, deadline_at: clock.toISOString() })) };
+    assert.equal(scopeViewAsOf(due, clock, { now: true }).current_agreements.length, 0);
+  });
+});
+
+describe("the view types", () => {
+  test("every list is always present: the document as the worker writes it, an older one, and none", () => {
+    const path = join(ROOT, "contracts", "examples", "scope_view_document.json");
+    const written = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    for (const field of ["schema_version", "agent_id", "user_id", "agreements", "proposals", "amendments"]) {
+      assert.ok(field in written, `the example, as the worker writes it, has ${field}`);
+    }
+    const { amendments, ...versionOne } = written as unknown as ScopeViewDocument;
+    assert.deepEqual(amendments, []);
+    const older = viewDocument({ ...versionOne, schema_version: 1 });
+    assert.deepEqual([older.schema_version, older.amendments], [1, []]);
+    const none = viewDocument({ agent_id: "a", user_id: "u" });
+    assert.deepEqual(none, {
+      schema_version: SCOPE_VIEW_SCHEMA_VERSION,
+      agent_id: "a",
+      user_id: "u",
+      agreements: [],
+      proposals: [],
+      amendments: [],
+    });
+    // No `?.` and no `?? []`: the types say the lists are there (tsc checks this line).
+    const view = sessionViewAsOf(none, "s", new Date());
+    assert.deepEqual([view.current_agreements.length, view.pending_proposals.length, view.pending_amendments.length], [0, 0, 0]);
   });
 });
 

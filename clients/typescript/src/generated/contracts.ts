@@ -264,9 +264,9 @@ export interface SessionView {
   user_id: string;
   session_id: string;
   as_of: string;
-  current_agreements?: CurrentAgreement[];
-  pending_proposals?: PendingProposal[];
-  pending_amendments?: PendingAmendment[];
+  current_agreements: CurrentAgreement[];
+  pending_proposals: PendingProposal[];
+  pending_amendments: PendingAmendment[];
 }
 
 export interface CurrentAgreement {
@@ -295,9 +295,9 @@ export interface ScopeView {
   agent_id: string;
   user_id: string;
   as_of: string;
-  current_agreements?: CurrentAgreement[];
-  pending_proposals?: ScopeProposal[];
-  pending_amendments?: ScopeAmendment[];
+  current_agreements: CurrentAgreement[];
+  pending_proposals: ScopeProposal[];
+  pending_amendments: ScopeAmendment[];
 }
 
 export interface ScopeProposal {
@@ -323,12 +323,12 @@ export interface ScopeAmendment {
 }
 
 export interface ScopeViewDocument {
-  schema_version?: number;
+  schema_version: number;
   agent_id: string;
   user_id: string;
-  agreements?: OpenAgreement[];
-  proposals?: ScopeProposal[];
-  amendments?: ScopeAmendment[];
+  agreements: OpenAgreement[];
+  proposals: ScopeProposal[];
+  amendments: ScopeAmendment[];
 }
 
 export interface OpenAgreement {
@@ -337,3 +337,5 @@ export interface OpenAgreement {
   deadline_at?: string | null;
   since?: string | null;
 }
+
+export const SCOPE_VIEW_SCHEMA_VERSION = 2;
