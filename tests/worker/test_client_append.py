@@ -21,6 +21,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from accord_client import AccordClient, AppendUnavailableError, InvalidInputError
 from accord_client.contracts.codec import Limits
+from accord_client.session import ToolNames
 from contracts.keys import gateway_idem_key, gateway_seq_key
 from contracts.partition import partition_of
 from contracts.streams import stream_name
@@ -118,6 +119,37 @@ async def test_a_retry_after_a_lost_reply_gets_the_same_seq(aredis: redis.asynci
     assert [e["seq"] for e in await _entries(aredis, "chat-turn:{0}")] == [1]
     [stored] = await _entries(aredis, "tool-result:{0}")
     assert stored["name"] == "todo_write", "the result took its call's name"
+
+
+async def test_a_tool_result_takes_its_calls_name_through_any_session_object(
+    aredis: redis.asyncio.Redis,
+) -> None:
+    """A gateway that makes a Session object per request writes a tool result without
+    the tool's name: the client learned it from the call, whichever of its Session
+    objects wrote it. A call of another session, or written by another client, is not
+    known: its result must name the tool, and nothing is written without it."""
+    client = AccordClient(aredis)
+    await client.session("a", "u", "s").tool_call("todo_write", {"todos": []}, call_id="c-1")
+    result = await client.session("a", "u", "s").tool_result("c-1", ok=True, todos=[])
+    [stored] = await _entries(aredis, "tool-result:{0}")
+    assert (stored["call_id"], stored["name"], stored["seq"]) == ("c-1", "todo_write", result.seq)
+    for other in (client.session("a", "u", "s2"), AccordClient(aredis).session("a", "u", "s")):
+        with pytest.raises(InvalidInputError) as raised:
+            await other.tool_result("c-1", ok=True)
+        assert raised.value.field == "name"
+    assert len(await _entries(aredis, "tool-result:{0}")) == 1
+
+
+async def test_the_tool_name_memory_is_bounded_oldest_first() -> None:
+    """The client remembers a bounded number of calls' names: past the bound the oldest
+    is forgotten (its result then names its tool), a remembered one again is newest."""
+    names = ToolNames(kept=2)
+    names.remember(("a", "u", "s", "c-1"), "one")
+    names.remember(("a", "u", "s", "c-2"), "two")
+    names.remember(("a", "u", "s", "c-1"), "one")
+    names.remember(("a", "u", "s", "c-3"), "three")
+    known = [names.get(("a", "u", "s", f"c-{n}")) for n in (1, 2, 3)]
+    assert known == ["one", None, "three"]
 
 
 async def test_the_idempotency_memory_is_bounded(aredis: redis.asyncio.Redis) -> None:

@@ -303,7 +303,32 @@ type AppendCommand = (
   ttl: number,
 ) => Promise<[number, string, number]>;
 
+/** The tool names of a client's recent calls, by session and call id, so a tool result can
+ * omit the name whichever `Session` object writes it (a gateway often makes one per
+ * request, and the result comes in a later one than its call). Bounded: the oldest are
+ * forgotten first, and a result of a forgotten call names its tool. */
+export class ToolNames {
+  private readonly names = new Map<string, string>();
+
+  constructor(readonly kept = 4096) {}
+
+  remember(key: string, name: string): void {
+    this.names.delete(key); // a Map keeps insertion order: re-inserting makes it the newest
+    this.names.set(key, name);
+    for (const oldest of this.names.keys()) {
+      if (this.names.size <= this.kept) break;
+      this.names.delete(oldest);
+    }
+  }
+
+  get(key: string): string | undefined {
+    return this.names.get(key);
+  }
+}
+
 export class AccordClient {
+  /** The names of this client's tool calls: a tool result may omit its call's name. */
+  readonly toolNames = new ToolNames();
   readonly partitions: number;
   readonly limits: Limits;
   readonly retries: number;
@@ -396,7 +421,6 @@ function fieldsOf(flat: string[]): Map<string, string> {
 
 export class Session {
   readonly partition: number;
-  private readonly toolNames = new Map<string, string>();
 
   constructor(
     readonly client: AccordClient,
@@ -438,17 +462,23 @@ export class Session {
       throw new InvalidInputError("$.arguments", `longer than ${this.client.limits.maxArgumentBytes} bytes`);
     }
     const appended = await this.write({ type: "tool_call", call_id: callId, name, arguments: args }, callId, options.ts);
-    this.toolNames.set(callId, name);
+    this.client.toolNames.remember(this.callKey(callId), name);
     return appended;
   }
 
-  /** A tool's result; for `todo_write`, `todos` is the whole list after the write. */
+  private callKey(callId: string): string {
+    return JSON.stringify([this.agentId, this.userId, this.sessionId, callId]);
+  }
+
+  /** A tool's result; for `todo_write`, `todos` is the whole list after the write. `name`
+   * defaults to the name of call `callId` of this session, written through this client (any
+   * of its `Session` objects); a call it did not write needs `name`. */
   async toolResult(
     callId: string,
     ok: boolean,
     options: WriteOptions & { todos?: TodoItem[] | null; name?: string } = {},
   ): Promise<Appended> {
-    const name = options.name ?? this.toolNames.get(callId);
+    const name = options.name ?? this.client.toolNames.get(this.callKey(callId));
     if (name === undefined) throw new InvalidInputError("name", `unknown call ${JSON.stringify(callId)}: pass the tool's name`);
     checkIdent("$.name", name);
     if (typeof ok !== "boolean") throw new InvalidInputError("$.ok", "must be a boolean");

@@ -18,6 +18,7 @@ import {
   sessionViewAsOf,
   stableHash,
   toolResultText,
+  ToolNames,
   viewDocument,
   type ToolOutcome,
   type Delivery,
@@ -267,6 +268,28 @@ describe("writes", () => {
     assert.throws(() => client.session("", "u", "s"), InvalidInputError);
     const p = session.partition;
     assert.equal(await redis.exists(keys.gatewaySeq(p, "agent-mira", `user-bad-${run}`, `s-bad-${run}`)), 0);
+  });
+
+  test("a tool result takes its call's name through any Session object of the client", async () => {
+    const client = new AccordClient(redis, { partitions: PARTITIONS });
+    const ids = ["a", `u-names-${run}`] as const;
+    await client.session(...ids, "s").toolCall("todo_write", { todos: [] }, { callId: "c-1" });
+    const result = await client.session(...ids, "s").toolResult("c-1", true, { todos: [] });
+    const stream = `tool-result:{${client.partitionOf(...ids)}}`;
+    const stored = ((await redis.xrange(stream, "-", "+")) as [string, string[]][])
+      .map(([, fields]) => JSON.parse(fields[fields.indexOf("__data__") + 1]!) as Record<string, unknown>)
+      .filter((d) => d.user_id === ids[1]);
+    assert.deepEqual(stored.map((d) => [d.call_id, d.name, d.seq]), [["c-1", "todo_write", result.seq]]);
+    // Another session's call, or one another client wrote, is not known: the result names its tool.
+    for (const other of [client.session(...ids, "s2"), new AccordClient(redis, { partitions: PARTITIONS }).session(...ids, "s")]) {
+      await assert.rejects(other.toolResult("c-1", true), (e: unknown) => e instanceof InvalidInputError && e.field === "name");
+    }
+    const names = new ToolNames(2);
+    names.remember("c-1", "one");
+    names.remember("c-2", "two");
+    names.remember("c-1", "one");
+    names.remember("c-3", "three");
+    assert.deepEqual(["c-1", "c-2", "c-3"].map((k) => names.get(k)), ["one", undefined, "three"]);
   });
 
   test("a retry with the same message id gets the same seq", async () => {

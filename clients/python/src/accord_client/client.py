@@ -17,7 +17,7 @@ from accord_client.contracts.records import AgreementRecord
 from accord_client.contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
 from accord_client.errors import InvalidInputError, UnknownRecordError
 from accord_client.scripts import AnyRedis
-from accord_client.session import Session
+from accord_client.session import Session, ToolNames
 from accord_client.subscription import Subscription
 
 _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
@@ -60,6 +60,8 @@ class AccordClient:
         # Redis 7 function mode: append by `FCALL accord_append` (loaded by an operator
         # with `accord functions load`), so the gateway's user needs no EVAL.
         self.functions = functions
+        # The names of this client's tool calls: a tool result may omit its call's name.
+        self.tool_names = ToolNames()
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, **options: Any) -> AccordClient:  # noqa: ANN401  (AccordClient's keyword options)

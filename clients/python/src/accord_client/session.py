@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -84,6 +85,26 @@ def _ms_before(entry_id: str) -> str:
     return str(EntryId.parse(entry_id).last_before_ms())
 
 
+class ToolNames:
+    """The tool names of a client's recent calls, by session and call id, so a tool
+    result can omit the name whichever `Session` object writes it (a gateway often makes
+    one per request, and the result comes in a later one than its call). Bounded: the
+    oldest are forgotten first, and a result of a forgotten call names its tool."""
+
+    def __init__(self, kept: int = 4096) -> None:
+        self.kept = kept
+        self._names: OrderedDict[tuple[str, str, str, str], str] = OrderedDict()
+
+    def remember(self, key: tuple[str, str, str, str], name: str) -> None:
+        self._names[key] = name
+        self._names.move_to_end(key)
+        while len(self._names) > self.kept:
+            self._names.popitem(last=False)
+
+    def get(self, key: tuple[str, str, str, str]) -> str | None:
+        return self._names.get(key)
+
+
 class Session:
     """Write inputs of one session and read its view. Made by `AccordClient.session`.
 
@@ -110,8 +131,6 @@ class Session:
         self._idem_key = gateway_idem_key(self.partition, agent_id, user_id, session_id)
         self._view_key = view_key(self.partition, agent_id, user_id)
         self._applied_field = applied_field(session_id)
-        # call id -> tool name of this object's tool calls, so a result can omit the name.
-        self._tool_names: dict[str, str] = {}
 
     # ------------------------------------------------------------------ writes
     async def user(
@@ -156,8 +175,11 @@ class Session:
             ts,
             call_id,
         )
-        self._tool_names[call_id] = name
+        self.client.tool_names.remember(self._call_key(call_id), name)
         return appended
+
+    def _call_key(self, call_id: str) -> tuple[str, str, str, str]:
+        return (self.agent_id, self.user_id, self.session_id, call_id)
 
     async def tool_result(
         self,
@@ -170,9 +192,10 @@ class Session:
     ) -> Appended:
         """A tool's result; for `todo_write`, `todos` is the whole list after the write.
 
-        `name` defaults to the name of this session object's call `call_id`.
+        `name` defaults to the name of call `call_id` of this session, written through
+        this client (any of its `Session` objects); a call it did not write needs `name`.
         """
-        name = name or self._tool_names.get(call_id)
+        name = name or self.client.tool_names.get(self._call_key(call_id))
         if name is None:
             raise InvalidInputError("name", f"unknown call {call_id!r}: pass the tool's name")
         document: dict[str, Any] = {"type": "tool_result", "call_id": call_id, "name": name}
