@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from contracts.common import Ident, Instant, Role, Seq, TodoStatus
+from contracts.common import Ident, Instant, Role, Seq, TodoStatus, Traceparent
 
 # `gc=False`: an input is decoded from one JSON document, a tree that no code mutates,
 # so it can be in no reference cycle, and the garbage collector need not track it.
@@ -48,6 +48,8 @@ class ChatTurn(msgspec.Struct, tag="chat_turn", **_INPUT):
     message_id: Ident
     # The user's IANA time zone when the gateway knows it; checked against tzdata.
     timezone: str | None = None
+    # The gateway's span when it wrote this input (W3C trace context); None: untraced.
+    traceparent: Traceparent | None = None
 
 
 class ToolCall(msgspec.Struct, tag="tool_call", **_INPUT):
@@ -63,6 +65,8 @@ class ToolCall(msgspec.Struct, tag="tool_call", **_INPUT):
     # Kept as a plain JSON object: malformed `soul_agreement_accept` arguments are a
     # rejection the model must hear about (R3), not an undecodable entry.
     arguments: dict[str, Any]
+    # The gateway's span when it wrote this input (W3C trace context); None: untraced.
+    traceparent: Traceparent | None = None
 
 
 class ToolResult(msgspec.Struct, tag="tool_result", **_INPUT):
@@ -78,6 +82,8 @@ class ToolResult(msgspec.Struct, tag="tool_result", **_INPUT):
     ok: bool
     # For `todo_write`: the session's whole todo list after the write.
     todos: list[TodoItem] | None = None
+    # The gateway's span when it wrote this input (W3C trace context); None: untraced.
+    traceparent: Traceparent | None = None
 
 
 InputEvent = ChatTurn | ToolCall | ToolResult

@@ -10,7 +10,16 @@ from typing import Annotated
 
 import msgspec
 
-from contracts.common import AgreementState, Cause, Ident, Instant, Provenance, Revision, Seq
+from contracts.common import (
+    AgreementState,
+    Cause,
+    Ident,
+    Instant,
+    Provenance,
+    Revision,
+    Seq,
+    Traceparent,
+)
 from contracts.records import Acceptances, Amendment, Binding, Evidence
 from contracts.tools import RejectionReason
 
@@ -43,6 +52,9 @@ class StateChanged(msgspec.Struct, tag="agreement.state_changed", **_OUTPUT):
     # applied, cancelled or lapsed (R17).
     settled_amendment: Amendment | None = None
     evidence: Evidence | None = None
+    # The worker's span that committed this event, in the trace of the input that made
+    # it (W3C trace context); None when the input was untraced or the worker does not trace.
+    traceparent: Traceparent | None = None
 
 
 class ToolOutcome(msgspec.Struct, tag="agreement.tool_outcome", **_OUTPUT):
@@ -61,6 +73,9 @@ class ToolOutcome(msgspec.Struct, tag="agreement.tool_outcome", **_OUTPUT):
     # The record's revision after this call (a changed record needs a fresh view).
     current_revision: Revision | None = None
     state: AgreementState | None = None
+    # The worker's span that committed this event, in the trace of the input that made
+    # it (W3C trace context); None when the input was untraced or the worker does not trace.
+    traceparent: Traceparent | None = None
 
 
 class Candidate(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,6 +110,9 @@ class ClarificationRequested(
     candidates: tuple[Candidate, ...]
     at: Instant
     message_id: str | None = None
+    # The worker's span that committed this event, in the trace of the input that made
+    # it (W3C trace context); None when the input was untraced or the worker does not trace.
+    traceparent: Traceparent | None = None
 
 
 class RefusalReason(enum.StrEnum):
@@ -114,6 +132,9 @@ class ProposalRefused(msgspec.Struct, tag="agreement.proposal_refused", **_OUTPU
     at: Instant
     message_id: str | None = None
     limit: int | None = None
+    # The worker's span that committed this event, in the trace of the input that made
+    # it (W3C trace context); None when the input was untraced or the worker does not trace.
+    traceparent: Traceparent | None = None
 
 
 class ClaimKind(enum.StrEnum):
@@ -141,6 +162,9 @@ class ClaimUnverified(msgspec.Struct, tag="agreement.claim_unverified", **_OUTPU
     checked: tuple[str, ...]
     at: Instant
     message_id: str | None = None
+    # The worker's span that committed this event, in the trace of the input that made
+    # it (W3C trace context); None when the input was untraced or the worker does not trace.
+    traceparent: Traceparent | None = None
 
 
 AgreementEvent = (

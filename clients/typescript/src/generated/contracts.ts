@@ -13,6 +13,7 @@ export interface ChatTurn {
   text: string;
   message_id: string;
   timezone?: string | null;
+  traceparent?: string | null;
 }
 
 export interface ToolCall {
@@ -25,6 +26,7 @@ export interface ToolCall {
   call_id: string;
   name: string;
   arguments: {};
+  traceparent?: string | null;
 }
 
 export type TodoStatus = "completed" | "in_progress" | "pending";
@@ -40,6 +42,7 @@ export interface ToolResult {
   name: string;
   ok: boolean;
   todos?: TodoItem[] | null;
+  traceparent?: string | null;
 }
 
 export interface TodoItem {
@@ -100,6 +103,7 @@ export interface StateChanged {
   amendment?: Amendment | null;
   settled_amendment?: Amendment | null;
   evidence?: Evidence | null;
+  traceparent?: string | null;
 }
 
 export interface Provenance {
@@ -178,6 +182,7 @@ export interface ToolOutcome {
   reason?: RejectionReason | null;
   current_revision?: number | null;
   state?: AgreementState | null;
+  traceparent?: string | null;
 }
 
 export interface ClarificationRequested {
@@ -191,6 +196,7 @@ export interface ClarificationRequested {
   candidates: Candidate[];
   at: string;
   message_id?: string | null;
+  traceparent?: string | null;
 }
 
 export interface Candidate {
@@ -212,6 +218,7 @@ export interface ProposalRefused {
   at: string;
   message_id?: string | null;
   limit?: number | null;
+  traceparent?: string | null;
 }
 
 export interface ClaimUnverified {
@@ -230,6 +237,7 @@ export interface ClaimUnverified {
   checked: string[];
   at: string;
   message_id?: string | null;
+  traceparent?: string | null;
 }
 
 export interface Explanation {

@@ -26,6 +26,12 @@ Seq = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEQ)]
 
 Revision = Annotated[int, msgspec.Meta(ge=1)]
 
+# W3C trace context (https://www.w3.org/TR/trace-context/#traceparent-header), version
+# 00 in lowercase hex as the specification writes it: the span that wrote an input, or
+# the worker's span that committed an event, so a trace goes on from gateway to worker
+# to subscriber (docs/operations.md, "Traces"). Absent when nobody traces.
+Traceparent = Annotated[str, msgspec.Meta(pattern=r"^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")]
+
 
 class Role(enum.StrEnum):
     USER = "user"
