@@ -152,6 +152,25 @@ async def test_the_tool_name_memory_is_bounded_oldest_first() -> None:
     assert known == ["one", None, "three"]
 
 
+async def test_a_write_carries_the_trace_context_and_refuses_a_malformed_one(
+    aredis: redis.asyncio.Redis,
+) -> None:
+    """The input carries the gateway's `traceparent` (W3C trace context) when the client
+    has one to give; a malformed one is a typed error and nothing is written."""
+    context: list[str | None] = ["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"]
+    session = AccordClient(aredis, trace_context=lambda: context[0]).session("a", "u", "s")
+    await session.user("hello", message_id="m-1")
+    context[0] = None
+    await session.user("hello", message_id="m-2")
+    context[0] = "00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01"
+    with pytest.raises(InvalidInputError) as raised:
+        await session.user("hello", message_id="m-3")
+    assert raised.value.field == "$.traceparent"
+    traced, plain = await _entries(aredis, "chat-turn:{0}")
+    assert traced["traceparent"] == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    assert "traceparent" not in plain
+
+
 async def test_the_idempotency_memory_is_bounded(aredis: redis.asyncio.Redis) -> None:
     """Only the last `idempotency_window` keys are remembered, with a TTL: memory per
     session is bounded; the seq counter itself never expires."""

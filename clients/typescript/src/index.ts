@@ -283,7 +283,16 @@ export interface ClientOptions {
    * needs `+fcall`, not `+eval +evalsha` (deploy/redis/users-redis7.acl).
    */
   functions?: boolean;
+  /**
+   * Called at each write: the W3C `traceparent` of the gateway's current span, or null.
+   * The input carries it; a tracing worker and the subscribers continue that trace
+   * (docs/operations.md, "Traces"). The client depends on no tracing library.
+   */
+  traceContext?: () => string | null | undefined;
 }
+
+// contracts.common.Traceparent: W3C trace context, version 00, lowercase hex.
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 export interface Appended {
   seq: number;
@@ -336,6 +345,7 @@ export class AccordClient {
   readonly idempotencyWindow: number;
   readonly idempotencyTtlS: number;
   readonly functions: boolean;
+  readonly traceContext: (() => string | null | undefined) | undefined;
 
   constructor(readonly redis: AnyRedis, options: ClientOptions = {}) {
     this.partitions = options.partitions ?? 1;
@@ -348,6 +358,7 @@ export class AccordClient {
     this.idempotencyWindow = options.idempotencyWindow ?? 256;
     this.idempotencyTtlS = options.idempotencyTtlS ?? 7 * 24 * 3600;
     this.functions = options.functions ?? false;
+    this.traceContext = options.traceContext;
     // ioredis runs it by EVALSHA and falls back to EVAL on NOSCRIPT.
     if (!this.functions && !("accordAppend" in redis)) {
       redis.defineCommand("accordAppend", { numberOfKeys: 3, lua: APPEND_LUA });
@@ -535,12 +546,17 @@ export class Session {
     if (ts !== undefined && ts.getTime() > Date.now() + maxTsAheadS * 1000) {
       throw new InvalidInputError("$.ts", `more than ${maxTsAheadS} s after now`);
     }
+    const traceparent = this.client.traceContext?.() ?? null;
+    if (traceparent !== null && !TRACEPARENT.test(traceparent)) {
+      throw new InvalidInputError("$.traceparent", "must be W3C trace context 00-<32 hex>-<16 hex>-<2 hex>");
+    }
     const document = {
       ...body,
       agent_id: this.agentId,
       user_id: this.userId,
       session_id: this.sessionId,
       ts: (ts ?? new Date()).toISOString(),
+      ...(traceparent === null ? {} : { traceparent }),
     };
     const data = JSON.stringify(document);
     // The largest seq stands in for the real one: the worker's entry size check.

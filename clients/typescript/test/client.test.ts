@@ -292,6 +292,25 @@ describe("writes", () => {
     assert.deepEqual(["c-1", "c-2", "c-3"].map((k) => names.get(k)), ["one", undefined, "three"]);
   });
 
+  test("a write carries the gateway's trace context; a malformed one is refused before anything is written", async () => {
+    let traceparent: string | null = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const client = new AccordClient(redis, { partitions: PARTITIONS, traceContext: () => traceparent });
+    const session = client.session("a", `u-trace-${run}`, "s");
+    const traced = await session.user("hello", { messageId: "m-1" });
+    traceparent = null;
+    const plain = await session.user("hello", { messageId: "m-2" });
+    traceparent = "00-not-a-trace";
+    await assert.rejects(session.user("hello", { messageId: "m-3" }), (e: unknown) => e instanceof InvalidInputError && e.field === "$.traceparent");
+    const stored = async (id: string) => {
+      const [entry] = (await redis.xrange(traced.stream, id, id)) as [string, string[]][];
+      const fields = entry![1];
+      return JSON.parse(fields[fields.indexOf("__data__") + 1]!) as Record<string, unknown>;
+    };
+    assert.equal((await stored(traced.entryId)).traceparent, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    assert.equal("traceparent" in (await stored(plain.entryId)), false);
+    assert.equal(await redis.get(keys.gatewaySeq(session.partition, "a", `u-trace-${run}`, "s")), "2");
+  });
+
   test("a retry with the same message id gets the same seq", async () => {
     const session = new AccordClient(redis, { partitions: PARTITIONS }).session("a", `u-${run}`, "s");
     const first = await session.user("hello", { messageId: "m-1" });

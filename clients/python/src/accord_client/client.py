@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -32,6 +32,10 @@ class AccordClient:
     so an input they would dead-letter is refused here, before anything is written.
     `functions=True` appends by `FCALL` from the function library an operator loaded
     (Redis 7; docs/security.md, "Redis 6.2 and Redis 7") instead of EVALSHA/EVAL.
+    `trace_context`, called at each write, returns the W3C `traceparent` of the
+    gateway's current span (or None): the input carries it, and a tracing worker and the
+    subscribers continue that trace (docs/operations.md, "Traces"). The client itself
+    depends on no tracing library.
     """
 
     def __init__(  # noqa: PLR0913  (each knob is the deployment's)
@@ -45,6 +49,7 @@ class AccordClient:
         idempotency_window: int = 256,
         idempotency_ttl_s: int = 7 * 24 * 3600,
         functions: bool = False,
+        trace_context: Callable[[], str | None] | None = None,
     ) -> None:
         if not 1 <= partitions <= 16384:
             raise InvalidInputError("partitions", "must be 1 to 16384")
@@ -60,6 +65,7 @@ class AccordClient:
         # Redis 7 function mode: append by `FCALL accord_append` (loaded by an operator
         # with `accord functions load`), so the gateway's user needs no EVAL.
         self.functions = functions
+        self.trace_context = trace_context
         # The names of this client's tool calls: a tool result may omit its call's name.
         self.tool_names = ToolNames()
 

@@ -232,6 +232,10 @@ class Session:
             "session_id": self.session_id,
             "ts": ts or _now(),
         }
+        if self.client.trace_context is not None:
+            traceparent = self.client.trace_context()
+            if traceparent is not None:
+                document["traceparent"] = traceparent
         try:
             # The largest seq stands in for the real one, so the size checks are the
             # worker's for any seq the script may allocate.
