@@ -54,7 +54,19 @@ def core_for(settings: Settings) -> Engine:
 
 
 def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> PartitionPort:
-    """The production PartitionFactory: the store's processor over the real core."""
+    """The production PartitionFactory: the store's processor over the real core, traced
+    when `ACCORD_OTLP_ENDPOINT` is set (docs/operations.md, "Traces")."""
+    if settings.otlp_endpoint:
+        # Imported only then: a worker that does not trace never loads OpenTelemetry.
+        try:
+            from worker.tracing import otlp_provider, traced_factory  # noqa: PLC0415
+        except ImportError as error:
+            raise RuntimeError(
+                "ACCORD_OTLP_ENDPOINT is set but OpenTelemetry is not installed:"
+                " install the otel extra (pip install 'accord[otel]'), or unset it"
+            ) from error
+
+        return traced_factory(otlp_provider(settings.otlp_endpoint))(redis, partition, settings)
     processor: PartitionPort = PartitionProcessor(
         redis, partition, core_for(settings), settings.store
     )

@@ -112,6 +112,9 @@ class Settings:
     # Prometheus; elsewhere nothing outside the host should reach /metrics).
     metrics_port: int = 9108
     metrics_host: str = "127.0.0.1"
+    # Traces: where to send them by OTLP over HTTP (e.g. http://collector:4318/v1/traces).
+    # Unset (the default), the worker does not trace and never imports OpenTelemetry.
+    otlp_endpoint: str | None = None
     # A REDIS_URL that turns TLS certificate or host-name verification off is refused
     # unless this is set (a test rig with a throwaway certificate, never production).
     redis_insecure_tls: bool = False

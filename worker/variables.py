@@ -114,6 +114,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("ACCORD_LOG_LEVEL", "log_level", _log_level),
     _int("ACCORD_METRICS_PORT", "metrics_port"),
     Variable("ACCORD_METRICS_HOST", "metrics_host", _string),
+    Variable("ACCORD_OTLP_ENDPOINT", "otlp_endpoint", _string),
     # The budget first: an explicit length below overrides what it derives.
     Variable(
         "ACCORD_STREAMS_MEMORY_MB",
