@@ -34,6 +34,18 @@ from worker.engine import Engine
 _DOC = msgspec.json.Decoder(ScopeViewDocument)
 
 
+async def _settled_document(
+    aredis: redis.asyncio.Redis, redis_url: str, scope: tuple[str, str], documents: Any
+) -> Any:
+    """The scope's stored document (raw JSON) after one partition delivered `documents`
+    in order, without duplicates, and settled."""
+    await deliver_and_settle(
+        aredis, lambda: redis.asyncio.Redis.from_url(redis_url), Engine(), documents, 1,
+        random.Random(1), duplicate_rate=0.0,
+    )  # fmt: skip
+    return await aredis.hget(keys.view_key(0, *scope), keys.VIEW_DOC_FIELD)
+
+
 @pytest.mark.redis
 @pytest.mark.asyncio
 @pytest.mark.parametrize("seed", [5, 6])
@@ -85,11 +97,7 @@ async def test_view_document_drops_a_deadline_at_read_time(
     the document is unchanged, only the reader's instant moves."""
     scope, session = ("agent-mira", "user-view"), "s1"
     documents = [chat(scope, session, 1, "Let's agree: within 2 hours, send me a summary.")]
-    await deliver_and_settle(
-        aredis, lambda: redis.asyncio.Redis.from_url(redis_url), Engine(), documents, 1,
-        random.Random(1), duplicate_rate=0.0,
-    )  # fmt: skip
-    raw: Any = await aredis.hget(keys.view_key(0, *scope), keys.VIEW_DOC_FIELD)
+    raw = await _settled_document(aredis, redis_url, scope, documents)
     document = _DOC.decode(raw)
     [proposal] = document.proposals
     assert proposal.deadline_at is not None
@@ -114,11 +122,7 @@ async def test_a_view_as_of_an_instant_shows_only_what_was_so_then(
     talk.accept(plan, 1)  # +120 s
     talk.say("I accept this agreement.")  # +180 s: open
     tea = talk.say("Let's agree: offer green tea first.")  # +240 s
-    await deliver_and_settle(
-        aredis, lambda: redis.asyncio.Redis.from_url(redis_url), Engine(), talk.documents, 1,
-        random.Random(1), duplicate_rate=0.0,
-    )  # fmt: skip
-    raw: Any = await aredis.hget(keys.view_key(0, *scope), keys.VIEW_DOC_FIELD)
+    raw = await _settled_document(aredis, redis_url, scope, talk.documents)
     document = _DOC.decode(raw)
     plan_id, tea_id = (record_id_for(*scope, "s1", seq) for seq in (plan, tea))
     shown: dict[int, tuple[list[str], list[str]]] = {}
@@ -211,11 +215,7 @@ async def test_the_written_document_has_every_field_even_empty_lists(
     empty `agreements` and `amendments`, not missing ones."""
     scope = ("agent-whole", "user-whole")
     documents = [chat(scope, "s1", 1, "Let's agree: start with the conclusion.")]
-    await deliver_and_settle(
-        aredis, lambda: redis.asyncio.Redis.from_url(redis_url), Engine(), documents, 1,
-        random.Random(1), duplicate_rate=0.0,
-    )  # fmt: skip
-    raw: Any = await aredis.hget(keys.view_key(0, *scope), keys.VIEW_DOC_FIELD)
+    raw = await _settled_document(aredis, redis_url, scope, documents)
     written = json.loads(raw)
     assert list(written) == [
         "schema_version", "agent_id", "user_id", "agreements", "proposals", "amendments"
