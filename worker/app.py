@@ -58,13 +58,8 @@ def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> Part
     when `ACCORD_OTLP_ENDPOINT` is set (docs/operations.md, "Traces")."""
     if settings.otlp_endpoint:
         # Imported only then: a worker that does not trace never loads OpenTelemetry.
-        try:
-            from worker.tracing import otlp_provider, traced_factory  # noqa: PLC0415
-        except ImportError as error:
-            raise RuntimeError(
-                "ACCORD_OTLP_ENDPOINT is set but OpenTelemetry is not installed:"
-                " install the otel extra (pip install 'accord[otel]'), or unset it"
-            ) from error
+        # (Settings refuse the variable when the otel extra is missing.)
+        from worker.tracing import otlp_provider, traced_factory  # noqa: PLC0415
 
         return traced_factory(otlp_provider(settings.otlp_endpoint))(redis, partition, settings)
     processor: PartitionPort = PartitionProcessor(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import os
 import socket
 import zoneinfo
@@ -162,7 +163,7 @@ class Settings:
 
     def checked(self) -> Self:
         """These settings, or ValueError naming the first variable (or pair) that is wrong."""
-        for problem in (_least(self), _single(self), _paired(self)):
+        for problem in (_least(self), _single(self), _tracing(self), _paired(self)):
             if problem:
                 raise ValueError(problem)
         return self
@@ -252,6 +253,32 @@ def _single(s: Settings) -> str | None:
     if s.metrics_port > 65535:
         return f"ACCORD_METRICS_PORT must be a TCP port (0-65535; 0: off), got {s.metrics_port}"
     return None
+
+
+def _tracing(s: Settings) -> str | None:
+    """What stops the worker sending the traces it is asked for (one line), or None."""
+    if not s.otlp_endpoint:
+        return None
+    if urlsplit(s.otlp_endpoint).scheme not in {"http", "https"}:
+        return f"ACCORD_OTLP_ENDPOINT must be an http:// or https:// URL, got {s.otlp_endpoint!r}"
+    if not tracing_installed():
+        return (
+            "ACCORD_OTLP_ENDPOINT is set but OpenTelemetry is not installed: install the"
+            " otel extra (pip install 'accord[otel]'), or unset it"
+        )
+    return None
+
+
+def tracing_installed() -> bool:
+    """The `otel` extra's SDK and OTLP exporter can be imported (only looked up, not
+    imported: asked only when ACCORD_OTLP_ENDPOINT is set)."""
+    try:
+        return all(
+            importlib.util.find_spec(name) is not None
+            for name in ("opentelemetry.sdk.trace", "opentelemetry.exporter.otlp.proto.http")
+        )
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
 
 
 def _paired(s: Settings) -> str | None:

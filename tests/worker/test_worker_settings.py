@@ -20,6 +20,7 @@ from contracts.codec import Limits
 from core.lifecycle.context import Policy
 from store.config import StoreConfig
 from tests.support.paths import ROOT
+from worker import settings as settings_module
 from worker.settings import Settings
 from worker.variables import REMOVED, VARIABLES, Variable
 
@@ -101,6 +102,7 @@ def test_an_empty_variable_is_unset() -> None:
         ({"ACCORD_LOG_LEVEL": "LOUD"}, "ACCORD_LOG_LEVEL must be one of DEBUG"),
         ({"ACCORD_SERVE_PARTITIONS": "0;1"}, "ACCORD_SERVE_PARTITIONS must be partition"),
         ({"ACCORD_METRICS_PORT": "70000"}, "ACCORD_METRICS_PORT must be a TCP port"),
+        ({"ACCORD_OTLP_ENDPOINT": "collector:4318"}, "ACCORD_OTLP_ENDPOINT must be an http"),
         ({"ACCORD_READER": "faststream"}, "ACCORD_READER=faststream: the FastStream"),
         (
             {"ACCORD_MAX_TODO_STATE_BYTES": "0"},
@@ -120,6 +122,19 @@ def test_a_value_the_worker_must_not_run_with_is_refused_naming_the_variable(
     env: dict[str, str], message: str
 ) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
+        Settings.from_env(env)
+
+
+def test_tracing_without_the_otel_extra_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ACCORD_OTLP_ENDPOINT asks for traces the worker could not send without the `otel`
+    extra: refused at start (one line), not a traceback when the first partition is
+    built; with the extra (the dev environment) the same URL is accepted."""
+    env = {"ACCORD_OTLP_ENDPOINT": "http://collector:4318/v1/traces"}
+    assert Settings.from_env(env).otlp_endpoint == env["ACCORD_OTLP_ENDPOINT"]
+    monkeypatch.setattr(settings_module, "tracing_installed", lambda: False)
+    with pytest.raises(ValueError, match="pip install 'accord\\[otel\\]'"):
         Settings.from_env(env)
 
 
