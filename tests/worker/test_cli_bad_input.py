@@ -28,6 +28,7 @@ from worker.cli import DEV_COMMANDS, INTERNAL_ERROR, application, run
 from worker.commands._shared import refused_line, unreachable_line
 from worker.commands.recognize import run as recognize_lines
 from worker.settings import Settings
+from worker.variables import VARIABLES
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -282,3 +283,47 @@ def test_the_acl_and_dev_commands_answer_bad_arguments_in_one_line(
     ran = accord_here(*args, env=command_env(None))
     assert ran.returncode == 2, ran
     assert said in one_line(ran)
+
+
+# Commands that read the settings, each with arguments it accepts: only the environment
+# is random, so what is tested is how each setting's bad value is answered.
+_READERS = {
+    "check": [], "status": [], "view": ["--agent", "a", "--user", "u", "s"],
+    "events": ["--last", "1"], "dlq": ["list"], "records": [], "history": ["agr-1"],
+    "explain": ["agr-1"], "trim": ["--dry-run"],
+}  # fmt: skip
+_NAMES = sorted({variable.name for variable in VARIABLES} | {"REDIS_URL"})
+_VALUES = st.one_of(
+    st.sampled_from([
+        "", " ", "0", "-1", "1", "yes", "no", "true", "abc", "1e309", "nan", "inf",
+        "99999999999999999999", "0x10", "1_000", "Mars/Base", "redis://", "redis://:@",
+        "rediss://127.0.0.1:1/0", "redis://127.0.0.1:1/99999", "unix:///nonexistent",
+        "http://127.0.0.1:1", "é約定", "\u202e",
+    ]),
+    st.text(string.printable.replace("\x00", ""), max_size=12),
+)  # fmt: skip
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,  # the same cases on every run
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    command=st.sampled_from(sorted(_READERS)),
+    changes=st.dictionaries(st.sampled_from(_NAMES), _VALUES, max_size=4),
+)
+def test_random_environment_values_never_give_a_traceback(
+    cli_env: dict[str, str], command: str, changes: dict[str, str]
+) -> None:
+    """Any value of any setting (docs/cli.md's variables and REDIS_URL): exit 0, 1 or 2,
+    and on failure one line on stderr, naming the setting when its value is refused."""
+    ran = accord_here(
+        command, *_READERS[command], "--timeout", "0.2", env={**cli_env, **changes}, stdin=""
+    )
+    assert ran.returncode in {0, 1, 2}, ran
+    assert "Traceback" not in ran.stderr + ran.stdout
+    if ran.returncode != 0:
+        lines = [line for line in ran.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1, ran
