@@ -80,11 +80,24 @@ async def _lag(redis: AnyRedis, stream: str, group: str) -> int | None:
     found = next((g for g in groups if as_text(g["name"]) == group), None)
     if found is None:
         return 0
-    if "lag" in found:  # Redis 7
-        lag = found["lag"]
-        return None if lag is None else int(lag)
+    return await undelivered(redis, stream, found, LAG_CAP, count_unknown=False)
+
+
+async def undelivered(
+    redis: AnyRedis, stream: str, group: dict[str, Any], cap: int, *, count_unknown: bool
+) -> int | None:
+    """Entries of `stream` not yet delivered to `group` (its XINFO GROUPS entry): Redis
+    7's `lag`, else the entries after its last delivered id, counted up to `cap` by one
+    XRANGE. Where Redis 7 has no count (entries removed before the group read them) they
+    are counted only with `count_unknown` (the worker, which may read its inputs), else
+    None (status and the console, whose user may not)."""
+    lag = group.get("lag")
+    if lag is not None:
+        return int(lag)
+    if "lag" in group and not count_unknown:
+        return None
     after: Any = await redis.xrange(
-        stream, min="(" + as_text(found["last-delivered-id"]), count=LAG_CAP
+        stream, min="(" + as_text(group["last-delivered-id"]), count=cap
     )
     return len(after)
 

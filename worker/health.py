@@ -29,6 +29,7 @@ from contracts.streams import as_text, input_streams
 from store.intake import read_groups
 from store.keys import heartbeat_key, heartbeats_key
 from store.scripts import AnyRedis
+from store.status import undelivered
 from store.unread import RemovedUnread, removed_unread
 from worker.consumer import sleep_or_stop, wall_ms
 from worker.observability import Metrics
@@ -205,13 +206,8 @@ class Watchdog:
         if groups is None:
             groups = (await read_groups(self.redis, self.partitions, self.group)).found
         for stream, group in groups.items():
-            lag = group.get("lag")
-            if lag is None:
-                after: Any = await self.redis.xrange(
-                    stream, min="(" + as_text(group["last-delivered-id"]), count=_LAG_CAP
-                )
-                lag = len(after)
-            self.metrics.lag.labels(stream).set(int(lag) + int(group["pending"]))
+            lag = await undelivered(self.redis, stream, group, _LAG_CAP, count_unknown=True)
+            self.metrics.lag.labels(stream).set((lag or 0) + int(group["pending"]))
 
     async def beat(self, ttl_ms: int) -> None:
         now = wall_ms()

@@ -98,15 +98,18 @@ def accord_process(
 
 
 @contextlib.contextmanager
-def accord_running(*args: str, env: Mapping[str, str]) -> Iterator[subprocess.Popen[str]]:
-    """`accord ARGS` as a subprocess left running (`events --follow`), its streams piped
-    as text; stopped with SIGTERM and its pipes closed at the end."""
+def accord_running(
+    *args: str, env: Mapping[str, str], merged: bool = False
+) -> Iterator[subprocess.Popen[str]]:
+    """`accord ARGS` as a subprocess left running (`events --follow`, `mcp`), its streams
+    piped as text (`merged`: stderr into stdout, one stream in order); stopped with
+    SIGTERM and its pipes closed at the end."""
     process = subprocess.Popen(  # noqa: S603  (our own CLI)
         [*ENTRY, *args],
         cwd=ROOT,
         env=dict(env),
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merged else subprocess.PIPE,
         text=True,
     )
     try:

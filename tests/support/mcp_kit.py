@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import queue
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters
 from redis.asyncio import Redis
 
 from accord_client import AccordClient
-from tests.support.cli_kit import ENTRY, command_env, lines_of
+from tests.support.cli_kit import ENTRY, accord_running, command_env, lines_of
 from tests.support.paths import ROOT
 from worker.mcp_server import Binding, build_server
 
@@ -42,15 +41,8 @@ def fresh_scope() -> Scope:
 @contextlib.contextmanager
 def http_server(url: str, scope: Scope, *extra: str, **env: str) -> Iterator[str]:
     """`accord mcp --transport http --port 0` as a process: the endpoint it prints."""
-    process = subprocess.Popen(  # noqa: S603  (our own CLI)
-        [*ENTRY, *scope.args(), "--transport", "http", "--port", "0", *extra],
-        cwd=ROOT,
-        env=command_env(url, **env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
+    args = [*scope.args(), "--transport", "http", "--port", "0", *extra]
+    with accord_running(*args, env=command_env(url, **env), merged=True) as process:
         assert process.stdout is not None
         lines = lines_of(process.stdout)
         try:
@@ -59,15 +51,6 @@ def http_server(url: str, scope: Scope, *extra: str, **env: str) -> Iterator[str
             pytest.fail(f"accord mcp printed nothing within {WAIT_S} s")
         assert line.startswith("accord mcp on http://127.0.0.1:"), line
         yield line.split()[3]
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=WAIT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 @contextlib.asynccontextmanager
