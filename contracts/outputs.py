@@ -1,12 +1,18 @@
 """Output events on `agreement-events:{p}` and `dead-letters:{p}`.
 
-Every event has a deterministic `event_id`, so a subscriber drops duplicates by id.
+Every event has a deterministic `event_id`, so a subscriber drops duplicates by id: what
+it describes (`{record_id}@{revision}`, `{session_id}#{seq}:{kind}`, `dlq:{stream}:{entry_id}`)
+and a digest of its content after a `~` (`sealed`). The same input processed again gives
+the same id; an id never names two different contents, even when a Redis failover lost
+a commit that a subscriber had already read and a later input made that revision again
+otherwise (DESIGN 5): the second one has an id of its own.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Annotated
+import hashlib
+from typing import Annotated, TypeVar
 
 import msgspec
 
@@ -29,7 +35,7 @@ _OUTPUT = {"tag_field": "type", "frozen": True, "kw_only": True}
 
 
 class StateChanged(msgspec.Struct, tag="agreement.state_changed", **_OUTPUT):
-    """A committed change of one record. `event_id = "{record_id}@{revision}"`."""
+    """A committed change of one record. `event_id = "{record_id}@{revision}~{digest}"`."""
 
     event_id: str
     record_id: Ident
@@ -188,7 +194,7 @@ class DeadLetterReason(enum.StrEnum):
 class DeadLetter(msgspec.Struct, tag="agreement.dead_letter", **_OUTPUT):
     """An input entry that could not be applied, kept with everything needed to replay it.
 
-    `event_id = "dlq:{stream}:{entry_id}"`.
+    `event_id = "dlq:{stream}:{entry_id}~{digest}"`.
     """
 
     event_id: str
@@ -205,6 +211,15 @@ class DeadLetter(msgspec.Struct, tag="agreement.dead_letter", **_OUTPUT):
 
 
 OutputEvent = AgreementEvent | DeadLetter
+Sealable = TypeVar("Sealable", bound=OutputEvent)
+
+# What separates an id's description from its content digest; a description's own `~`
+# (an id may hold one) is never the last one.
+SEAL = "~"
+# 48 bits of BLAKE2b: ids of one record revision or one input collide by chance about
+# once in 2**24 differing contents, and only one revision or input ever has a few.
+_DIGEST_BYTES = 6
+_SEAL_ENCODER = msgspec.msgpack.Encoder()
 
 
 def state_changed_event_id(record_id: str, revision: int) -> str:
@@ -218,3 +233,26 @@ def input_event_id(session_id: str, seq: int, kind: str) -> str:
 
 def dead_letter_event_id(stream: str, entry_id: str) -> str:
     return f"dlq:{stream}:{entry_id}"
+
+
+def sealed(event: Sealable) -> Sealable:
+    """`event` with `~{digest}` of its content appended to its id.
+
+    The digest covers every field but the trace context (a `traceparent` names the
+    worker's span, which a second processing of the same input changes, not what the
+    event says), the described id included, so an `event_id` never names two contents.
+    Called once per event where it is made; sealing twice is a caller's bug.
+    """
+    bare = (
+        event
+        if isinstance(event, DeadLetter) or event.traceparent is None
+        else msgspec.structs.replace(event, traceparent=None)
+    )
+    digest = hashlib.blake2b(_SEAL_ENCODER.encode(bare), digest_size=_DIGEST_BYTES).hexdigest()
+    return msgspec.structs.replace(event, event_id=f"{event.event_id}{SEAL}{digest}")
+
+
+def described(event_id: str) -> str:
+    """What an event id describes, without its content digest (`sealed`)."""
+    head, seal, _ = event_id.rpartition(SEAL)
+    return head if seal else event_id

@@ -20,7 +20,7 @@ import msgspec
 from contracts.codec import ContractError, decode_entry, decode_envelope
 from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
-from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id
+from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id, sealed
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, Entry, as_text, family_of
 from store.config import StoreConfig
@@ -147,7 +147,7 @@ class Admission:
         fields = {as_text(k): v.decode("utf-8", "replace") for k, v in entry.fields.items()}
         if not self.config.dead_letter_keep_text:
             fields = _redact(fields)
-        return DeadLetter(
+        letter = DeadLetter(
             event_id=dead_letter_event_id(entry.stream, entry.entry_id),
             stream=entry.stream,
             entry_id=entry.entry_id,
@@ -159,6 +159,7 @@ class Admission:
             session_id=event.session_id if event else None,
             seq=event.seq if event else None,
         )
+        return sealed(letter)
 
     def letter_of(
         self, source: Arrival | ParkedEntry, reason: DeadLetterReason, detail: str

@@ -2,7 +2,8 @@
 
 Every answer to an input (a tool outcome, a clarification, a refused proposal, an
 unverified claim) shares its id, addressing and time with the others: `envelope`
-makes them in one place (`event_id = "{session}#{seq}:{kind}"`).
+makes them in one place (`event_id = "{session}#{seq}:{kind}"`, sealed with its content
+digest by the reducer, `contracts.outputs.sealed`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from contracts.common import Cause, Provenance
-from contracts.outputs import StateChanged
+from contracts.outputs import StateChanged, sealed
 from contracts.records import Evidence, PassedBy
 from contracts.step import CoreStep
 from core.lifecycle.acceptance import past_deadline
@@ -57,7 +57,7 @@ def expire_due(scope: ScopeState, now: datetime) -> CoreStep[ScopeState, None]:
     return CoreStep(
         scope=after,
         session=None,
-        events=changes,
+        events=tuple(map(sealed, changes)),
         records=tuple(changed.values()),
         scope_changed=bool(changes),
         session_changed=False,

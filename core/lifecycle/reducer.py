@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from contracts.common import Provenance, Role
 from contracts.inputs import ChatTurn, InputEvent, ToolCall
+from contracts.outputs import sealed
 from contracts.step import CoreStep
 from core.intents import (
     Acceptance,
@@ -91,7 +92,7 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     return CoreStep(
         scope=after,
         session=new_session,
-        events=changes + outcome.answers,
+        events=tuple(map(sealed, changes + outcome.answers)),
         # A record both expired and acted on keeps its place from its expiry.
         records=tuple((changed | acted).values()),
         scope_changed=bool(changes),

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from contracts.common import AgreementState, Role
-from contracts.outputs import ClaimKind, ClaimUnverified, StateChanged
+from contracts.outputs import ClaimKind, ClaimUnverified, StateChanged, described
 from core.intents import NO_INTENT, Claims
 from core.lifecycle.claims import claims_in
 from core.lifecycle.state import empty_session
@@ -60,7 +60,7 @@ def test_an_agreement_claim_with_no_agreement_is_flagged_r18(text: str, phrase: 
     assert (event.session_id, event.seq, event.kind) == ("s1", 1, ClaimKind.AGREEMENT)
     assert text[event.span[0] : event.span[1]] == phrase
     assert event.checked == ()
-    assert event.event_id == f"s1#1:claim_unverified@{event.span[0]}"
+    assert described(event.event_id) == f"s1#1:claim_unverified@{event.span[0]}"
     assert event.message_id == "m-s1-1"
 
 

@@ -23,6 +23,8 @@ from contracts.outputs import (
     OutputEvent,
     StateChanged,
     dead_letter_event_id,
+    described,
+    sealed,
     state_changed_event_id,
 )
 from contracts.schema import SUFFIX, WIRE_TYPE_BY_NAME, WIRE_TYPES, WireType
@@ -123,17 +125,20 @@ def test_example_round_trips_through_msgspec(path: Path) -> None:
 )
 def test_output_example_event_id_follows_the_published_rule(path: Path) -> None:
     """State changes are `{record_id}@{revision}`, dead letters `dlq:{stream}:{entry_id}`,
-    everything else `{session_id}#{seq}:{kind}`: subscribers drop duplicates by id."""
+    everything else `{session_id}#{seq}:{kind}`, each then `~` and the digest of its
+    content: subscribers drop duplicates by id, and an id names one content (DESIGN 5)."""
     document = _load(path)
+    event_id = document["event_id"]
     if document["type"] == "agreement.state_changed":
-        expected = state_changed_event_id(document["record_id"], document["revision"])
+        assert described(event_id) == state_changed_event_id(
+            document["record_id"], document["revision"]
+        )
     elif document["type"] == "agreement.dead_letter":
-        expected = dead_letter_event_id(document["stream"], document["entry_id"])
+        assert described(event_id) == dead_letter_event_id(document["stream"], document["entry_id"])
     else:
-        expected = f"{document['session_id']}#{document['seq']}:"
-        assert document["event_id"].startswith(expected)
-        return
-    assert document["event_id"] == expected
+        assert described(event_id).startswith(f"{document['session_id']}#{document['seq']}:")
+    event = msgspec.json.decode(path.read_bytes(), type=_wire(path).type)
+    assert sealed(msgspec.structs.replace(event, event_id=described(event_id))) == event
 
 
 def _admits(schema: dict[str, Any], defs: dict[str, Any], json_type: str) -> bool:

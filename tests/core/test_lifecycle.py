@@ -16,6 +16,7 @@ from contracts.outputs import (
     RefusalReason,
     StateChanged,
     ToolOutcome,
+    described,
 )
 from contracts.records import Acceptances
 from contracts.tools import ACCEPT_TOOL_NAME, RejectionReason
@@ -89,7 +90,7 @@ def test_proposal_creates_proposed_revision_one_without_acceptance_r2_r14() -> N
     assert change.cause == Cause.PROPOSED
     assert change.acceptances == Acceptances(agent=False, user=False)
     assert change.terms == PLAN.terms
-    assert change.event_id == f"{change.record_id}@1"
+    assert described(change.event_id) == f"{change.record_id}@1"
     assert change.provenance.message_id == "m-s1-1"
     assert change.provenance.seq == 1
     record = talk.record(change.record_id)
@@ -314,7 +315,7 @@ def test_confirmation_with_two_candidates_asks_and_changes_nothing_r4() -> None:
     asked = only(step.events, ClarificationRequested)
     assert asked.kind == ClarificationKind.CONFIRMATION
     assert [c.record_id for c in asked.candidates] == [plan, tea]
-    assert asked.event_id == "s1#3:clarification"
+    assert described(asked.event_id) == "s1#3:clarification"
     assert not step.scope_changed
 
 
@@ -563,7 +564,7 @@ def test_terms_too_long_are_refused_without_a_record() -> None:
     step = talk.turn(Proposal(terms="x" * 11))
     refused = only(step.events, ProposalRefused)
     assert (refused.reason, refused.limit) == (RefusalReason.TERMS_TOO_LONG, 10)
-    assert refused.event_id == "s1#1:proposal_refused"
+    assert described(refused.event_id) == "s1#1:proposal_refused"
     assert talk.scope.records == ()
 
 

@@ -29,6 +29,7 @@ from accord_harness.store_harness import (
 )
 from redis.asyncio.cluster import RedisCluster
 
+from contracts.outputs import described
 from contracts.partition import partition_of
 from contracts.streams import stream_name
 from store.config import StoreConfig
@@ -152,7 +153,7 @@ async def test_gate_expiry_and_dead_letters_run_on_every_shard(
         assert (report.outcomes["applied"], report.outcomes["parked"]) == (1, 1)
         assert await processor.skip_stale_gaps() == 1, "seq 2 never came"
         expired = await processor.sweep_expired()
-        assert [e.event_id for e in expired] == ["s/1@2"]
+        assert [described(e.event_id) for e in expired] == ["s/1@2"]
         [(letter_id, _)] = await list_dead_letters(client, p)
         assert await requeue(client, p, letter_id) is not None
         assert await watermark_ms(client, p, "accord") > 0

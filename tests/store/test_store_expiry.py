@@ -18,6 +18,7 @@ from accord_harness.store_harness import chat
 
 from contracts.codec import Limits
 from contracts.common import AgreementState, Cause
+from contracts.outputs import described
 from contracts.streams import GROUP
 from store import keys
 from store.config import StoreConfig
@@ -72,7 +73,7 @@ async def test_sweep_expires_once_with_the_deadline_as_history_time(
     """R9: the record becomes expired exactly once; its history time is the deadline."""
     processor = await propose(client)
     events = await processor.sweep_expired()
-    assert [e.event_id for e in events] == ["s/1@2"]
+    assert [described(e.event_id) for e in events] == ["s/1@2"]
     assert await processor.sweep_expired() == [], "a second sweep finds nothing"
     assert await client.zcard(keys.deadlines_key(0)) == 0
     assert await client.xlen(keys.events_stream(0)) == 2
@@ -96,7 +97,7 @@ async def test_no_expiry_while_an_input_written_before_the_deadline_is_pending(
     assert await processor.sweep_expired() == []
     await processor.process(entries)
     assert await watermark_ms(client, 0, GROUP) >= await server_ms(client) - 1_000
-    assert [e.event_id for e in await processor.sweep_expired()] == ["s/1@2"]
+    assert [described(e.event_id) for e in await processor.sweep_expired()] == ["s/1@2"]
 
 
 async def test_undelivered_and_parked_entries_hold_the_watermark_too(
@@ -133,5 +134,5 @@ async def test_two_workers_sweeping_at_once_expire_a_record_once(
     first = await propose(client)
     second = store(client)
     results = await asyncio.gather(*(p.sweep_expired() for p in (first, second, first, second)))
-    assert sorted(e.event_id for events in results for e in events) == ["s/1@2"]
+    assert sorted(described(e.event_id) for events in results for e in events) == ["s/1@2"]
     assert await client.xlen(keys.events_stream(0)) == 2

@@ -27,5 +27,8 @@ def assert_turn_ran(out: str) -> None:
 
 
 def assert_subscriber_ran(out: str) -> None:
-    """The subscriber example followed the events up to an agreement's opening revision."""
-    assert out.strip().splitlines()[-1].endswith("@3 StateChanged")
+    """The subscriber example followed the events up to an agreement's opening revision
+    (its id: `{record_id}@3~{digest}`, docs/contracts.md)."""
+    event_id, kind = out.strip().splitlines()[-1].split()
+    assert kind == "StateChanged"
+    assert re.fullmatch(r"agr-[0-9a-f]+@3~[0-9a-f]{12}", event_id), event_id

@@ -9,4 +9,4 @@ type never changes, a tag value is never reused.
 # Python client in clients/python and the TypeScript client in clients/typescript carry
 # it; scripts/sync_client.py --check keeps them equal). A new optional field raises the
 # minor number, a change a reader of the previous version cannot read raises the major.
-CONTRACTS_VERSION = "0.2.0"
+CONTRACTS_VERSION = "0.3.0"
