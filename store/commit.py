@@ -21,6 +21,7 @@ from store import keys
 from store.admission import REASON_CHARS, error_text
 from store.commit_plan import CommitPlan, KeyTable, UnitPlan, index_records, script_args
 from store.config import StoreConfig
+from store.durability import Replication
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
 from store.scripts import COMMIT, AnyRedis
 from store.work import ScopeId, ScopeWork
@@ -52,6 +53,7 @@ class Committer:
         self.partition = partition
         self.config = config
         self.input_streams = sorted(input_streams(partition))
+        self.replication = Replication(redis, partition, config)
         # The commit mark this committer's last fenced commit wrote to the lease (None:
         # unknown). Units planned from the cache pass unchecked only while Redis holds it.
         self.mark: str | None = None
@@ -115,17 +117,27 @@ class Committer:
         lease no longer holds its token.
         """
         plan = self.plan(table, units, token, letters, fence)
+        durable = self.config.wait_replicas > 0
+        if durable:
+            plan.outbox_key = table(keys.outbox_stream(self.partition))
         # Unknown until the script answers: one that failed half-way has written its mark.
         self.mark = None
         try:
-            moved, refused, distrusted = await COMMIT.run(
-                self.redis, table.names, script_args(table, plan)
-            )
+            if durable:
+                # Done only once replicas have it; its events wait in the outbox until then.
+                reply = await self.replication.run_then_wait(
+                    COMMIT, table.names, script_args(table, plan)
+                )
+            else:
+                reply = await COMMIT.run(self.redis, table.names, script_args(table, plan))
         except ResponseError as error:
             if FENCED_ERROR in str(error):
                 raise LeaseLost(self.partition, str(error)) from error
             raise
+        moved, refused, distrusted, held = reply
         self.mark = plan.new_mark if fence is not None else None
+        if int(held):
+            await self.replication.publish(fence)
         reasons = {
             int(refused[i]): as_text(refused[i + 1])[:REASON_CHARS]
             for i in range(0, len(refused), 2)

@@ -168,6 +168,9 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     records_key: int | None = msgspec.field(default=None, name="rk")
     state_keys: list[int | str] = msgspec.field(default_factory=list, name="rs")
     records_ttl_key: int | None = msgspec.field(default=None, name="rx")
+    # Durable commits (StoreConfig.wait_replicas): events and dead letters go to this
+    # outbox instead of their streams, published after the wait (store/lua/publish.lua).
+    outbox_key: int | None = msgspec.field(default=None, name="ob")
 
 
 class _Revision(msgspec.Struct):

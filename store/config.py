@@ -90,6 +90,18 @@ class StoreConfig:
     # sweeper to its ordering watermark (next expected seq, skipped ranges): its core
     # state goes, unless a live record of its scope is bound to one of its todos.
     session_retention_ms: int = 0
+    # Durability across a failover (docs/operations.md, "Durability across failover"):
+    # with N > 0 a commit counts as done only once N replicas acknowledged it (WAIT), and
+    # its agreement events and dead letters reach subscribers only then: the commit
+    # writes them to `outbox:{p}`, and they move to the output streams after the wait
+    # (store/lua/publish.lua). 0: off, commits publish at once and do not wait.
+    wait_replicas: int = 0
+    # How long one WAIT blocks; a shortfall is waited for again, the partition held.
+    wait_timeout_ms: int = 1_000
+    # Also wait until the primary and those replicas wrote the commit to their AOF
+    # (WAITAOF 1 N; Redis 7.2 and later, Valkey): it then survives a restart of all of
+    # them too, not only the loss of the primary.
+    wait_aof: bool = False
     # The sweeper trims the input streams below what every group finished this often
     # (store/retention.py); trimming gives up rebuilding by replay (R15).
     trim_interval_ms: int = 0

@@ -100,6 +100,11 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while it runs (tests stop and resume it)."""
+        return None if self._process is None else self._process.pid
+
     def start(self) -> Self:
         if self.port == 0:
             self.port = free_port()

@@ -155,6 +155,14 @@ def dead_letters_stream(partition: int) -> str:
     return stream_name(DEAD_LETTERS, partition)
 
 
+def outbox_stream(partition: int) -> str:
+    """Stream of what durable commits hold back (StoreConfig.wait_replicas): each entry
+    `t` (`e`: an agreement event, `d`: a dead letter) and `__data__` (its JSON), moved to
+    its output stream once replicas acknowledged the commit (store/lua/publish.lua).
+    Empty, or absent, when the durability setting is off."""
+    return f"outbox:{hash_tag(partition)}"
+
+
 # Not partition data: the deployment's layout, one key outside every hash tag.
 CONFIG_KEY = "accord:config"
 """String: `{"partitions": P, "group": name}` JSON, set by the first worker to start

@@ -226,6 +226,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             done = msgspec.structs.replace(done, trimmed=sum(removed.values()))
         return done
 
+    # ---------------------------------------------------------------- outbox
+    async def publish_held(self) -> int:
+        """Publish what commits left in the outbox (store/durability.py); how many."""
+        async with self._turn:
+            return await self.committer.replication.publish_held(self.fence)
+
     # ------------------------------------------------------------ gap timeout
     async def skip_stale_gaps(self, now_ms: int | None = None) -> int:
         async with self._turn:

@@ -21,6 +21,7 @@ from importlib import resources
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
+from redis.asyncio.client import Pipeline
 from redis.exceptions import NoScriptError
 
 AnyRedis = Redis | RedisCluster
@@ -61,6 +62,27 @@ class LuaScript:
         """Its name in the function library."""
         return f"accord_{self.name}"
 
+    def runs_as_function(self, redis: AnyRedis) -> bool:
+        return redis in _FUNCTION_CLIENTS
+
+    def queue(
+        self,
+        pipe: Pipeline,
+        keys: list[str],
+        args: list[Any],
+        *,
+        functions: bool,
+        by_source: bool = False,
+    ) -> None:
+        """Add this script's call to `pipe` as `run` makes it: FCALL, EVALSHA, or EVAL
+        (`by_source`, after a NOSCRIPT)."""
+        if functions:
+            pipe.fcall(self.function, len(keys), *keys, *args)
+        elif by_source:
+            pipe.eval(self.source, len(keys), *keys, *args)
+        else:
+            pipe.evalsha(self.sha, len(keys), *keys, *args)
+
     async def run(self, redis: AnyRedis, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (Lua replies are untyped)
         if redis in _FUNCTION_CLIENTS:
             return await redis.fcall(self.function, len(keys), *keys, *args)
@@ -77,5 +99,6 @@ RECLAIM = LuaScript.load("reclaim")
 LEASE = LuaScript.load("lease")
 MEMBERS = LuaScript.load("members")
 COMPACT = LuaScript.load("compact", frees_memory=True)
+PUBLISH = LuaScript.load("publish")
 # Every script above: the function library is made of these (and the client's append).
-SCRIPTS = (LOAD, COMMIT, REQUEUE, RECLAIM, LEASE, MEMBERS, COMPACT)
+SCRIPTS = (LOAD, COMMIT, REQUEUE, RECLAIM, LEASE, MEMBERS, COMPACT, PUBLISH)

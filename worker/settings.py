@@ -163,7 +163,13 @@ class Settings:
 
     def checked(self) -> Self:
         """These settings, or ValueError naming the first variable (or pair) that is wrong."""
-        for problem in (_least(self), _single(self), _tracing(self), _paired(self)):
+        for problem in (
+            _least(self),
+            _single(self),
+            _tracing(self),
+            _paired(self),
+            _durability(self),
+        ):
             if problem:
                 raise ValueError(problem)
         return self
@@ -265,6 +271,24 @@ def _tracing(s: Settings) -> str | None:
         return (
             "ACCORD_OTLP_ENDPOINT is set but OpenTelemetry is not installed: install the"
             " otel extra (pip install 'accord[otel]'), or unset it"
+        )
+    return None
+
+
+def _durability(s: Settings) -> str | None:
+    """What the durability setting cannot do as configured (one line), or None."""
+    store = s.store
+    if store.wait_aof and not store.wait_replicas:
+        return (
+            "ACCORD_WAIT_AOF waits for the replicas of ACCORD_WAIT_REPLICAS, which is 0 (off):"
+            " set ACCORD_WAIT_REPLICAS to at least 1"
+        )
+    if store.wait_replicas and s.redis_cluster:
+        # WAIT names no key: a cluster pipeline cannot send it after the commit on the
+        # commit's connection, which is what it counts (store/durability.py).
+        return (
+            "ACCORD_WAIT_REPLICAS is not supported with ACCORD_REDIS_CLUSTER yet: unset one"
+            " (docs/operations.md, 'Durability across failover')"
         )
     return None
 

@@ -35,6 +35,9 @@ class SweepTarget(Protocol):
     # Session compaction and input trimming, as configured (both off by default).
     async def retain(self) -> Compaction: ...
 
+    # Agreement events and dead letters durable commits left held (store/durability.py).
+    async def publish_held(self) -> int: ...
+
     # Scopes the two calls above passed over since the last call, with why.
     def take_isolated(self) -> dict[tuple[str, str], str]: ...
 
@@ -96,6 +99,9 @@ class Sweeper:
             self.metrics.expired.inc(len(events))
             self.metrics.count_events(events)
             log_events(self.log, events)
+        published = await self._step("publish_failed", partition, target.publish_held)
+        if published:
+            self.log.warning("held_events_published", partition=partition, count=published)
         retained = await self._step("retention_failed", partition, target.retain)
         if retained and (
             retained.compacted or retained.trimmed or retained.stale or retained.unindexed

@@ -128,6 +128,10 @@ VARIABLES: tuple[Variable, ...] = (
     _int("ACCORD_RECORD_RETENTION_MS", "store.record_retention_ms"),
     _int("ACCORD_SESSION_RETENTION_MS", "store.session_retention_ms"),
     _int("ACCORD_TRIM_INTERVAL_MS", "store.trim_interval_ms"),
+    # Durability across failover (docs/operations.md): 0, the default, waits for nothing.
+    _int("ACCORD_WAIT_REPLICAS", "store.wait_replicas"),
+    _int("ACCORD_WAIT_TIMEOUT_MS", "store.wait_timeout_ms", least=1),
+    Variable("ACCORD_WAIT_AOF", "store.wait_aof", _flag),
     _int("ACCORD_MAX_RECORDS_PER_SCOPE", "policy.max_records_per_scope", least=1),
     _int("ACCORD_MAX_TERMS_CHARS", "policy.max_terms_chars", least=1),
     _int("ACCORD_MAX_TODO_STATE_BYTES", "policy.max_todo_state_bytes"),

@@ -16,8 +16,12 @@
 -- bounded by its C stack, about 8,000 values), so no size of a unit makes a write fail.
 -- Units touch disjoint scopes and sessions, so one unit's writes never invalidate
 -- another unit's checks.
--- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}, distrusted}
--- (0-based; distrusted 1 when a unit planned from the cache found the mark moved).
+-- Returns {{index of a unit whose versions moved, ...}, {index, reason, ...}, distrusted,
+-- held} (0-based; distrusted 1 when a unit planned from the cache found the mark moved;
+-- held: the entries the outbox holds after a durable commit, else 0).
+-- A durable commit (`ob`, StoreConfig.wait_replicas) writes its agreement events and
+-- dead letters to the outbox, not to the streams subscribers read: the worker moves
+-- them there after replicas acknowledged the commit (store/lua/publish.lua).
 -- Dead letters carry their reason as a 4th item, counted in stats as `dl:<reason>`.
 local plan = cmsgpack.unpack(ARGV[1])
 local failed = {}
@@ -99,6 +103,7 @@ local function shared_ok()
   local shared = {{plan.ek, 'stream'}, {plan.dk, 'stream'}, {plan.tk, 'hash'},
     {plan.gk, 'zset'}, {plan.xk, 'zset'}}
   if plan.yk then shared[#shared + 1] = {plan.yk, 'zset'} end
+  if plan.ob then shared[#shared + 1] = {plan.ob, 'stream'} end
   -- The records index is named only by a commit that writes a record.
   if plan.rk then
     shared[#shared + 1] = {plan.rk, 'zset'}
@@ -162,6 +167,18 @@ local function xadd(key, maxlen, data)
   end
 end
 
+-- An output entry (`kind` e: an agreement event, d: a dead letter): to its stream, or,
+-- in a durable commit, to the outbox until replicas have the commit.
+local function emit(kind, data)
+  if plan.ob then
+    redis.call('XADD', KEYS[plan.ob], '*', 't', kind, '__data__', data)
+  elseif kind == 'e' then
+    xadd(KEYS[plan.ek], plan.em, data)
+  else
+    xadd(KEYS[plan.dk], plan.dm, data)
+  end
+end
+
 -- The passing units' acks, gathered per stream and sent as one XACK each at the end
 -- (one call per entry was most of the script's cost per entry).
 local acks = {}
@@ -185,7 +202,7 @@ local function flush_acks()
 end
 
 local function dead_letter(data, reason)
-  xadd(KEYS[plan.dk], plan.dm, data)
+  emit('d', data)
   redis.call('HINCRBY', KEYS[plan.tk], 'dead_letters', 1)
   if reason then redis.call('HINCRBY', KEYS[plan.tk], 'dl:' .. reason, 1) end
 end
@@ -334,7 +351,7 @@ local function write(unit)
   chunked('ZREM', KEYS[plan.xk], nil, unit.xr or NONE, 1)
   chunked('ZADD', KEYS[plan.xk], nil, unit.xa or NONE, 2)
   for _, data in ipairs(unit.ev or NONE) do
-    xadd(KEYS[plan.ek], plan.em, ARGV[data])
+    emit('e', ARGV[data])
   end
   gather_acks(unit.a)
   dead_letters(unit.d)
@@ -379,4 +396,6 @@ end
 
 flush_acks()
 dead_letters(plan.d)
-return {failed, refused, distrusted}
+local held = 0
+if plan.ob then held = redis.call('XLEN', KEYS[plan.ob]) end
+return {failed, refused, distrusted, held}

@@ -139,6 +139,7 @@ def test_the_variant_differs_from_users_acl_only_where_redis7_confines_more() ->
     assert root.split() == [
         *six["gateway"].split()[:2], "resetkeys", "resetchannels", *keys, "-@all", "+ping",
         "+hello", "+command", "+cluster|slots", "+cluster|nodes", "+cluster|info", "+fcall",
+        "+wait",
     ]  # fmt: skip
     assert [s.rstrip(")").split() for s in selectors] == [
         ["~chat-turn:{*}", "~tool-call:{*}", "~tool-result:{*}", "resetchannels", "-@all",

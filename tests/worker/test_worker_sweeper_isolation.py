@@ -179,6 +179,9 @@ class ReleasedDuringSweep:
     async def retain(self) -> Any:
         return await self.store.retain()
 
+    async def publish_held(self) -> int:
+        return await self.store.publish_held()
+
     def take_isolated(self) -> dict[tuple[str, str], str]:
         return self.store.take_isolated()
 

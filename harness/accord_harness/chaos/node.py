@@ -14,7 +14,9 @@
   so a crash between the two loses it. `trusted_ack_only`: the commit script acks the
   entries of a unit planned from the cache (trusted by the commit mark) without
   writing its sessions' state, so the next owner of the partition reads sessions
-  behind what was acked.
+  behind what was acked. `wait_skipped` (for runs with the durability setting on): a
+  commit does not wait for replicas before its held events are published, so a
+  failover can take back what subscribers read and lose what was acked.
 
 Everything else is the production worker (`worker.app.build_worker`): its readers,
 reclaimer, sweeper and watchdog, the store's processor over the real core.
@@ -33,6 +35,7 @@ import store.commit
 from contracts.streams import Entry
 from store.compaction import Compaction
 from store.crash import CRASH_POINTS, exit_at
+from store.durability import Replication
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 from store.scripts import COMMIT, AnyRedis, LuaScript
@@ -41,7 +44,7 @@ from worker.consumer import Outcome
 from worker.observability import configure_logging
 from worker.settings import Settings
 
-PLANTS = ("ack_before_commit", "trusted_ack_only")
+PLANTS = ("ack_before_commit", "trusted_ack_only", "wait_skipped")
 
 
 @dataclasses.dataclass
@@ -90,6 +93,9 @@ class ChaosPartition:
     async def retain(self) -> Compaction:
         return await self.inner.retain()
 
+    async def publish_held(self) -> int:
+        return await self.inner.publish_held()
+
     def take_isolated(self) -> dict[tuple[str, str], str]:
         return self.inner.take_isolated()
 
@@ -120,6 +126,18 @@ def _plant_trusted_ack_only() -> None:
     vars(store.commit)["COMMIT"] = LuaScript("commit", planted, sha)
 
 
+def _plant_wait_skipped() -> None:
+    """The planted bug: a durable commit runs its script and publishes without a WAIT."""
+
+    async def unwaited(
+        self: Replication, script: LuaScript, keys_: list[str], args: list[Any]
+    ) -> Any:  # noqa: ANN401  (the script's reply)
+        return await script.run(self.redis, keys_, args)
+
+    # Every committer's Replication runs this instead (a method looked up on the class).
+    Replication.run_then_wait = unwaited  # type: ignore[method-assign]
+
+
 def main() -> int:
     env = dict(os.environ)
     settings = Settings.from_env(env)
@@ -129,6 +147,8 @@ def main() -> int:
     config = settings.store
     if arming.plant == "trusted_ack_only":
         _plant_trusted_ack_only()
+    if arming.plant == "wait_skipped":
+        _plant_wait_skipped()
     if env.get("ACCORD_CHAOS_CACHE_SIZE"):
         config = dataclasses.replace(config, cache_size=int(env["ACCORD_CHAOS_CACHE_SIZE"]))
 

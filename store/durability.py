@@ -1,0 +1,152 @@
+"""Durable commits: done only once replicas have them, published only then (DESIGN 5).
+
+Redis replicates asynchronously: a primary acknowledges a write before any replica has
+it, and a failover to a replica loses whatever had not arrived. With the durability
+setting on (`StoreConfig.wait_replicas` N > 0, docs/operations.md "Durability across
+failover"):
+
+- a commit runs in one pipeline with `WAIT N timeout` (or `WAITAOF 1 N timeout` with
+  `wait_aof`) on the same connection: WAIT counts the replicas that acknowledged every
+  write the connection made, so it must follow the commit there. A shortfall is waited
+  for again (the partition is held; each try is counted in `stats:{p}` as
+  `replica_waits_short`), so the batch is done only when N replicas have it;
+- the commit writes its agreement events and dead letters to `outbox:{p}`, and they move
+  to the streams subscribers read (store/lua/publish.lua) only after that wait: a
+  subscriber never reads an event a failover can take back. A failover that loses the
+  move itself leaves the outbox entries on the new primary; they are moved again, with
+  the same event ids;
+- what a commit left in the outbox because its worker died, its wait failed or a
+  failover cut it short is published by the sweeper (`publish_held`), after a wait of
+  its own.
+
+Redis Cluster is not served yet (WAIT has no key for a cluster pipeline to route by):
+settings refuse the combination.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.asyncio import RedisCluster
+from redis.asyncio.client import Pipeline
+from redis.exceptions import NoScriptError, ResponseError
+
+from store import keys
+from store.config import StoreConfig
+from store.ownership import FENCED_ERROR, Fence, LeaseLost
+from store.scripts import PUBLISH, AnyRedis, LuaScript
+
+# Outbox entries one publish moves: a script holds Redis for its whole run.
+PUBLISH_BATCH = 500
+# `stats:{p}` counters: WAITs that came back short (each one waited for again), and the
+# times the sweeper published what a commit had left held.
+SHORT_WAITS = "replica_waits_short"
+LATE_PUBLISHES = "held_published_late"
+
+
+def acknowledged(reply: Any, config: StoreConfig) -> bool:  # noqa: ANN401  (a Redis reply)
+    """Whether a WAIT (replicas) or WAITAOF ([local, replicas]) reply meets the setting."""
+    if config.wait_aof:
+        local, replicas = int(reply[0]), int(reply[1])
+        return local >= 1 and replicas >= config.wait_replicas
+    return int(reply) >= config.wait_replicas
+
+
+def _queue_wait(pipe: Pipeline, config: StoreConfig) -> None:
+    if config.wait_aof:
+        pipe.execute_command("WAITAOF", 1, config.wait_replicas, config.wait_timeout_ms)
+    else:
+        pipe.execute_command("WAIT", config.wait_replicas, config.wait_timeout_ms)
+
+
+def _pipeline(redis: AnyRedis) -> Pipeline:
+    """A pipeline on one connection: what the WAIT after a write needs."""
+    if isinstance(redis, RedisCluster):
+        raise TypeError("durable commits need one Redis (or Sentinel), not Redis Cluster")
+    return redis.pipeline(transaction=False)
+
+
+class Replication:
+    """One partition's durable writes: commits that wait, and the outbox's publishing."""
+
+    def __init__(self, redis: AnyRedis, partition: int, config: StoreConfig) -> None:
+        self.redis = redis
+        self.partition = partition
+        self.config = config
+
+    async def run_then_wait(self, script: LuaScript, keys_: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (the script's reply)
+        """Run `script`, then wait until `config.wait_replicas` replicas have its writes.
+
+        Raises what the script raises (nothing waited for then), or a connection error:
+        the script may or may not have run, and its held events are the sweeper's to
+        publish.
+        """
+        functions = script.runs_as_function(self.redis)
+        for by_source in (False, True):
+            pipe = _pipeline(self.redis)
+            script.queue(pipe, keys_, args, functions=functions, by_source=by_source)
+            _queue_wait(pipe, self.config)
+            try:
+                reply, waited = await pipe.execute()
+            except NoScriptError:
+                if by_source or functions:
+                    raise
+                continue  # a restarted server: the same pipeline, by EVAL
+            await self.until_replicated(waited)
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def until_replicated(self, waited: Any) -> None:  # noqa: ANN401  (a WAIT reply)
+        """Wait again while `waited` falls short: each time after a counter's increment,
+        so that the new WAIT on that connection covers every earlier write of the
+        partition (replication is one ordered stream), and the count shows an operator
+        that the replicas lag or are gone."""
+        while not acknowledged(waited, self.config):
+            pipe = _pipeline(self.redis)
+            pipe.hincrby(keys.stats_key(self.partition), SHORT_WAITS, 1)
+            _queue_wait(pipe, self.config)
+            _, waited = await pipe.execute()
+
+    async def publish(self, fence: Fence | None) -> int:
+        """Move the outbox's entries to the output streams; returns the entries still
+        held (ones of a shape publish.lua does not know: left for an operator). Only
+        after a wait that covered the commits that wrote them. Raises LeaseLost when
+        fenced out."""
+        p, config = self.partition, self.config
+        names = [
+            keys.outbox_stream(p),
+            keys.events_stream(p),
+            keys.dead_letters_stream(p),
+            keys.lease_key(p),
+        ]
+        token = "" if fence is None else fence.token
+        args = [token, config.events_maxlen, config.dead_letters_maxlen, PUBLISH_BATCH]
+        while True:
+            try:
+                held, moved = await PUBLISH.run(self.redis, names, args)
+            except ResponseError as error:
+                if FENCED_ERROR in str(error):
+                    raise LeaseLost(p, str(error)) from error
+                raise
+            if not int(held) or not int(moved):
+                return int(held)
+
+    async def publish_held(self, fence: Fence | None) -> int:
+        """The sweeper's pass: publish what earlier commits left in the outbox (a worker
+        that died between its commit and the publish, a wait cut short by a failover);
+        returns the entries published. Nothing to do, the usual case, costs one XLEN."""
+        stats = keys.stats_key(self.partition)
+        before = int(await self.redis.xlen(keys.outbox_stream(self.partition)))
+        if not before:
+            return 0
+        if self.config.wait_replicas:
+            # Those entries may not be on the replicas yet (their commit's wait never
+            # returned): a write of this connection and a WAIT after it cover them.
+            pipe = _pipeline(self.redis)
+            pipe.hincrby(stats, LATE_PUBLISHES, 1)
+            _queue_wait(pipe, self.config)
+            _, waited = await pipe.execute()
+            await self.until_replicated(waited)
+        else:
+            await self.redis.hincrby(stats, LATE_PUBLISHES, 1)
+        return before - await self.publish(fence)

@@ -1,0 +1,234 @@
+"""Durable commits on a real primary with a real replica (R15, DESIGN 5).
+
+With `wait_replicas` a batch is done only once the replica has its commit, and its
+events reach the streams subscribers read only then: while the replica is stopped
+(SIGSTOP) the batch is held, nothing is published, and the shortfall is counted; once it
+runs again the batch finishes and the replica holds everything the primary said.
+What a commit left held (its worker died before publishing) is published by the
+sweeper's pass, by the lease's owner only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import redis.asyncio
+from accord_harness.reading import read_new
+from accord_harness.store_harness import chat
+
+from contracts.streams import GROUP
+from store import keys, ownership
+from store.config import StoreConfig
+from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication
+from store.embedded import EmbeddedRedis
+from store.intake import ensure_groups
+from store.ownership import Fence, LeaseLost
+from store.processor import PartitionProcessor
+from tests.support.fake_core import FakeCore
+
+pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
+
+SCOPE = ("agent", "user")
+# Short, so a stopped replica shows several shortfalls quickly.
+DURABLE = StoreConfig(wait_replicas=1, wait_timeout_ms=100)
+# Generous: a busy machine may be slow to replicate, never this slow.
+PATIENCE_S = 30.0
+
+
+class Pair:
+    """A primary and its replica, real redis-server processes on loopback."""
+
+    def __init__(self) -> None:
+        self.primary = EmbeddedRedis()
+        self.replica = EmbeddedRedis()
+
+    def start(self) -> None:
+        self.primary.start()
+        self.replica.extra_args = ("--replicaof", "127.0.0.1", str(self.primary.port))
+        self.replica.start()
+
+    def stop(self) -> None:
+        self.replica_signal(signal.SIGCONT)
+        self.replica.stop()
+        self.primary.stop()
+
+    def replica_signal(self, sig: signal.Signals) -> None:
+        if self.replica.pid is not None:
+            os.kill(self.replica.pid, sig)
+
+
+@pytest.fixture
+def pair() -> Iterator[Pair]:
+    servers = Pair()
+    servers.start()
+    yield servers
+    servers.stop()
+
+
+@pytest_asyncio.fixture
+async def clients(pair: Pair) -> AsyncIterator[tuple[redis.asyncio.Redis, redis.asyncio.Redis]]:
+    primary = redis.asyncio.Redis.from_url(pair.primary.url)
+    replica = redis.asyncio.Redis.from_url(pair.replica.url)
+    await until(lambda: _linked(primary), "the replica linked")
+    await ensure_groups(primary, [0], GROUP)
+    yield primary, replica
+    await primary.aclose()
+    await replica.aclose()
+
+
+async def _linked(primary: redis.asyncio.Redis) -> bool:
+    info: Any = await primary.info("replication")
+    return int(info.get("connected_slaves", 0)) == 1 and "online" in str(info.get("slave0", ""))
+
+
+async def until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + PATIENCE_S
+    while not await condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not within {PATIENCE_S} s: {what}")
+        await asyncio.sleep(0.02)
+
+
+async def _stat(client: redis.asyncio.Redis, field: str) -> int:
+    return int(await client.hget(keys.stats_key(0), field) or 0)
+
+
+async def _propose(client: redis.asyncio.Redis, session: str) -> None:
+    document = chat(SCOPE, session, 1, "propose tea")
+    await client.xadd("chat-turn:{0}", {"__data__": json.dumps(document)})
+
+
+async def test_a_durable_batch_is_on_the_replica_when_it_returns_r15(
+    clients: tuple[redis.asyncio.Redis, redis.asyncio.Redis],
+) -> None:
+    """R15 across a failover: when `process` returns, the replica already holds the
+    batch's state, acks and events, read from the replica with no wait at all."""
+    primary, replica = clients
+    processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+    await _propose(primary, "s")
+    report = await processor.process(await read_new(primary, 0, GROUP, "c"))
+    assert report.outcomes["applied"] == 1
+    assert len(report.events) == 1
+    # No sleep, no poll: WAIT returned only once the replica acknowledged all of it.
+    assert await replica.xlen(keys.events_stream(0)) == 1
+    assert await replica.xlen(keys.outbox_stream(0)) == 0
+    assert await replica.exists(keys.session_key(0, *SCOPE, "s")) == 1
+    pending: Any = await replica.xpending("chat-turn:{0}", GROUP)
+    assert pending["pending"] == 0
+    assert await _stat(primary, SHORT_WAITS) == 0
+
+
+async def test_a_stopped_replica_holds_the_batch_and_its_events(
+    pair: Pair, clients: tuple[redis.asyncio.Redis, redis.asyncio.Redis]
+) -> None:
+    """While the replica cannot acknowledge, the batch does not finish and subscribers
+    see nothing of it (the events wait in the outbox); the shortfalls are counted. Once
+    the replica runs again the batch finishes and its events are published."""
+    primary, replica = clients
+    processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+    await _propose(primary, "s")
+    entries = await read_new(primary, 0, GROUP, "c")
+    pair.replica_signal(signal.SIGSTOP)
+    batch = asyncio.create_task(processor.process(entries))
+
+    async def short_twice() -> bool:
+        return await _stat(primary, SHORT_WAITS) >= 2
+
+    await until(short_twice, "two short waits counted")
+    assert not batch.done()
+    assert await primary.xlen(keys.events_stream(0)) == 0
+    assert await primary.xlen(keys.outbox_stream(0)) == 1
+
+    pair.replica_signal(signal.SIGCONT)
+    report = await asyncio.wait_for(batch, PATIENCE_S)
+    assert len(report.events) == 1
+    assert await primary.xlen(keys.events_stream(0)) == 1
+    assert await primary.xlen(keys.outbox_stream(0)) == 0
+    assert await replica.exists(keys.session_key(0, *SCOPE, "s")) == 1
+
+
+async def test_without_the_setting_events_are_published_at_once_and_nothing_waits(
+    pair: Pair, clients: tuple[redis.asyncio.Redis, redis.asyncio.Redis]
+) -> None:
+    """The default (`wait_replicas` 0): the commit publishes directly, with the replica
+    stopped too; the outbox is never written."""
+    primary, _ = clients
+    processor = PartitionProcessor(primary, 0, FakeCore(), StoreConfig())
+    await _propose(primary, "s")
+    pair.replica_signal(signal.SIGSTOP)
+    report = await asyncio.wait_for(
+        processor.process(await read_new(primary, 0, GROUP, "c")), PATIENCE_S
+    )
+    assert len(report.events) == 1
+    assert await primary.xlen(keys.events_stream(0)) == 1
+    assert await primary.exists(keys.outbox_stream(0)) == 0
+    assert await _stat(primary, SHORT_WAITS) == 0
+
+
+async def test_what_a_dead_worker_left_held_is_published_by_the_sweeper_pass(
+    clients: tuple[redis.asyncio.Redis, redis.asyncio.Redis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker that dies between its commit and the publish leaves its events in the
+    outbox: the next sweeper pass publishes them (after a wait), once, and counts it."""
+    primary, replica = clients
+    processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+
+    async def dies(self: Replication, fence: Fence | None) -> int:  # noqa: ARG001
+        raise ConnectionError("the worker died here")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Replication, "publish", dies)
+        await _propose(primary, "s")
+        with pytest.raises(ConnectionError):
+            await processor.process(await read_new(primary, 0, GROUP, "c"))
+    assert await primary.xlen(keys.events_stream(0)) == 0
+    assert await replica.xlen(keys.outbox_stream(0)) == 1  # the commit was waited for
+
+    assert await processor.publish_held() == 1
+    assert await primary.xlen(keys.events_stream(0)) == 1
+    assert await primary.xlen(keys.outbox_stream(0)) == 0
+    assert await _stat(primary, LATE_PUBLISHES) == 1
+    assert await processor.publish_held() == 0  # nothing left: one XLEN, no write
+    assert await _stat(primary, LATE_PUBLISHES) == 1
+
+
+async def test_a_worker_fenced_out_publishes_nothing(
+    clients: tuple[redis.asyncio.Redis, redis.asyncio.Redis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Held events belong to the partition's owner: a worker whose lease was taken over
+    gets LeaseLost from the publish and moves nothing; the owner publishes them."""
+    primary, _ = clients
+    first = await ownership.acquire(primary, 0, "w1", 10_000)
+    assert first.held
+    fence = Fence(0, first.owner)
+    processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+    processor.set_fence(fence)
+
+    async def dies(self: Replication, fence: Fence | None) -> int:  # noqa: ARG001
+        raise ConnectionError("the worker died here")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Replication, "publish", dies)
+        await _propose(primary, "s")
+        with pytest.raises(ConnectionError):
+            await processor.process(await read_new(primary, 0, GROUP, "c"))
+
+    await ownership.release(primary, fence)
+    second = await ownership.acquire(primary, 0, "w2", 10_000)
+    assert second.held
+    with pytest.raises(LeaseLost):
+        await processor.publish_held()
+    assert await primary.xlen(keys.events_stream(0)) == 0
+    owner = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+    owner.set_fence(Fence(0, second.owner))
+    assert await owner.publish_held() == 1
+    assert await primary.xlen(keys.events_stream(0)) == 1
