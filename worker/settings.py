@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from contracts.redis_url import SENTINEL_SCHEMES, is_sentinel_url, parse_sentinel_url
 from core.lifecycle.context import Policy
 from core.lifecycle.todo import ITEM_OVERHEAD_BYTES
 from store.config import StoreConfig
@@ -54,7 +55,12 @@ def redacted_url(url: str | None) -> str | None:
     """`url` with its password replaced by `***`: the only form of it fit to print."""
     if url is None:
         return None
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        # An unbalanced IPv6 bracket (a mistyped Sentinel URL): nothing after the scheme
+        # can be trusted to be split right, so none of it is shown.
+        return f"{url.partition('://')[0]}://***"
     if parts.password is not None:
         user = f"{parts.username}:***" if parts.username else ":***"
         parts = parts._replace(netloc=f"{user}@{parts.netloc.rpartition('@')[2]}")
@@ -220,7 +226,7 @@ def _path_of(name: str) -> str:
     raise TypeError(f"no setting named {name!r}")
 
 
-REDIS_SCHEMES = ("redis", "rediss", "unix")
+REDIS_SCHEMES = ("redis", "rediss", "unix", *SENTINEL_SCHEMES)
 
 
 def _least(s: Settings) -> str | None:
@@ -245,11 +251,8 @@ def _single(s: Settings) -> str | None:
         zoneinfo.ZoneInfo(s.default_timezone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return f"ACCORD_DEFAULT_TIMEZONE: unknown IANA time zone {s.default_timezone!r}"
-    if s.redis_url is not None and urlsplit(s.redis_url).scheme not in REDIS_SCHEMES:
-        return (
-            f"REDIS_URL must start with redis://, rediss:// or unix://,"
-            f" got {redacted_url(s.redis_url)!r}"
-        )
+    if s.redis_url is not None and (problem := _url_problem(s)):
+        return problem
     unverified = _unverified_tls(s.redis_url or "")
     if unverified and not s.redis_insecure_tls:
         return (
@@ -258,6 +261,30 @@ def _single(s: Settings) -> str | None:
         )
     if s.metrics_port > 65535:
         return f"ACCORD_METRICS_PORT must be a TCP port (0-65535; 0: off), got {s.metrics_port}"
+    return None
+
+
+def _url_problem(s: Settings) -> str | None:
+    """What is wrong with REDIS_URL on its own or beside ACCORD_REDIS_CLUSTER, or None."""
+    url = s.redis_url or ""
+    shown = redacted_url(url)
+    if is_sentinel_url(url):
+        try:
+            parse_sentinel_url(url)
+        except ValueError as error:
+            return f"REDIS_URL {error}, got {shown!r}"
+        if s.redis_cluster:
+            # A cluster fails over by itself; Sentinel watches primaries outside one.
+            return (
+                "REDIS_URL is a Sentinel URL and ACCORD_REDIS_CLUSTER is set: Redis Cluster"
+                " is not run under Sentinel; use one of the two"
+            )
+        return None
+    if urlsplit(url).scheme not in REDIS_SCHEMES:
+        return (
+            "REDIS_URL must start with redis://, rediss://, unix:// or redis+sentinel://,"
+            f" got {shown!r}"
+        )
     return None
 
 

@@ -21,7 +21,7 @@ from core.lifecycle.context import Policy
 from store.config import StoreConfig
 from tests.support.paths import ROOT
 from worker import settings as settings_module
-from worker.settings import Settings
+from worker.settings import Settings, redacted_url
 from worker.variables import REMOVED, VARIABLES, Variable
 
 INTEGERS = [v for v in VARIABLES if v.least is not None]
@@ -116,6 +116,19 @@ def test_an_empty_variable_is_unset() -> None:
             {"REDIS_URL": "rediss://h:1/0?ssl_cert_reqs=none"},
             "REDIS_URL turns TLS verification off (ssl_cert_reqs=none)",
         ),
+        (
+            {"REDIS_URL": "redis+sentinel://u:pw@s1,s2/"},
+            "REDIS_URL names no service: the path is the name the sentinels monitor",
+        ),
+        ({"REDIS_URL": "redis+sentinel://s1:x/svc"}, "REDIS_URL has a bad sentinel port 'x'"),
+        (
+            {"REDIS_URL": "redis+sentinel://s1/svc", "ACCORD_REDIS_CLUSTER": "1"},
+            "REDIS_URL is a Sentinel URL and ACCORD_REDIS_CLUSTER is set",
+        ),
+        (
+            {"REDIS_URL": "rediss+sentinel://s1/svc?ssl_check_hostname=false"},
+            "REDIS_URL turns TLS verification off (ssl_check_hostname=false)",
+        ),
     ],
 )
 def test_a_value_the_worker_must_not_run_with_is_refused_naming_the_variable(
@@ -162,3 +175,18 @@ def test_the_documented_variables_are_the_table() -> None:
     section = page.split("## Settings (environment variables)", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"`((?:ACCORD|REDIS)_[A-Z_]+)`", section))
     assert documented - set(REMOVED) == {v.name for v in VARIABLES}
+
+
+def test_a_sentinel_url_is_accepted_and_shown_without_either_password() -> None:
+    """redis+sentinel:// and rediss+sentinel:// are REDIS_URL forms (docs/cli.md); the
+    data nodes' password and the sentinels' (`sentinel_password=`) are both redacted
+    wherever the settings are shown."""
+    url = "redis+sentinel://accord:pa55-word@s1:26379,s2/accord/0?sentinel_password=w4tch"
+    settings = Settings.from_env({"REDIS_URL": url})
+    assert settings.redis_url == url
+    shown = redacted_url(url)
+    assert shown == "redis+sentinel://accord:***@s1:26379,s2/accord/0?sentinel_password=***"
+    assert "pa55-word" not in repr(settings)
+    assert "w4tch" not in repr(settings)
+    # A mistyped IPv6 bracket: nothing after the scheme can be split right, so none is shown.
+    assert redacted_url("redis+sentinel://u:pw@[::1/accord") == "redis+sentinel://***"
