@@ -21,14 +21,22 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from faststream import FastStream
-from faststream.redis import RedisBroker, RedisClusterBroker
+from faststream.redis import RedisBroker, RedisClusterBroker, RedisSentinelBroker
+from faststream.redis.configs.state import ConnectionState, RedisSentinelConnectionState
+from redis.asyncio.sentinel import SentinelConnectionPool
 
+from contracts.redis_url import is_sentinel_url
 from core import native
 from store.intake import ensure_groups, missing_groups
 from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
-from worker.connection import DEFAULT_URL, broker_connection_options, connect
+from worker.connection import (
+    DEFAULT_URL,
+    broker_connection_options,
+    connect,
+    sentinel_broker_options,
+)
 from worker.consumer import Dispatcher, Processor
 from worker.engine import Engine
 from worker.functions import LibraryMismatch, check_library
@@ -68,6 +76,31 @@ def store_partition(redis: AnyRedis, partition: int, settings: Settings) -> Part
     return processor
 
 
+class _SentinelState(RedisSentinelConnectionState):
+    """FastStream's Sentinel connection, closing the sentinels' clients with the primary's
+    (FastStream closes only the primary's and leaves the others' connections open)."""
+
+    async def disconnect(self) -> None:
+        pool = self._client.connection_pool if self._client is not None else None
+        await super().disconnect()
+        if isinstance(pool, SentinelConnectionPool):
+            await pool.sentinel_manager.aclose()
+
+
+class SentinelBroker(RedisSentinelBroker):
+    """FastStream's Sentinel broker over `_SentinelState` (the hook FastStream offers)."""
+
+    def _make_connection_state(
+        self, connection_options: dict[str, Any], kwargs: dict[str, Any]
+    ) -> ConnectionState[Any]:
+        return _SentinelState(
+            connection_options,
+            sentinels=list(kwargs["sentinels"]),
+            master_name=kwargs["sentinel_master_name"],
+            sentinel_kwargs=kwargs.get("sentinel_kwargs"),
+        )
+
+
 def make_broker(settings: Settings) -> RedisBroker:
     url = settings.redis_url or DEFAULT_URL
     # FastStream's own lines (connection errors, start and stop) go through the
@@ -76,6 +109,10 @@ def make_broker(settings: Settings) -> RedisBroker:
         "logger": logging.getLogger(FRAMEWORK_LOGGER),
         "log_level": logging.DEBUG,
     }
+    if is_sentinel_url(url):
+        # The broker only hosts the app (the worker reads with its own client); it is
+        # FastStream's own Sentinel broker, asking the same sentinels for the same primary.
+        return SentinelBroker(**(options | sentinel_broker_options(url)))
     if settings.redis_cluster:
         return RedisClusterBroker(url, **options)
     options |= broker_connection_options(url)

@@ -1,4 +1,5 @@
-"""The store's Redis client from settings: one Redis, or Redis Cluster when configured.
+"""The store's Redis client from settings: one Redis, its primary under Sentinel (a
+redis+sentinel:// URL, contracts/redis_url.py), or Redis Cluster when configured.
 
 Kept apart from the composition root so CLI reads (check, view, events) do not pay
 for importing FastStream.
@@ -21,14 +22,18 @@ import hiredis
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import Connection, SSLConnection
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
 from redis.typing import EncodableT
 
+from accord_client.contracts.redis_url import parse_sentinel_url
+from accord_client.sentinel import primary_options, sentinel_options, sentinel_redis
+from contracts.redis_url import is_sentinel_url
 from store.scripts import AnyRedis, use_functions
-from worker.settings import Settings
+from worker.settings import Settings, redacted_url
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
@@ -136,6 +141,55 @@ class QuietSSLConnection(HiredisPacking, SSLConnection):
         super().__init__(**(kwargs | quiet_options()))
 
 
+class QuietSentinelConnection(HiredisPacking, SentinelManagedConnection):
+    """A TCP connection to the primary the sentinels name, packed by hiredis, that sends
+    no CLIENT command on connect (redis-py's own class finds the primary and drops a
+    connection to one demoted; the packing and the quiet handshake are the same as above).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)
+        # redis-py's sentinel module is unannotated.
+        super().__init__(**(kwargs | quiet_options()))  # type: ignore[no-untyped-call]
+
+
+class QuietSentinelSSLConnection(HiredisPacking, SentinelManagedSSLConnection):
+    """The same over TLS (rediss+sentinel://)."""
+
+    def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)
+        super().__init__(**(kwargs | quiet_options()))  # type: ignore[no-untyped-call]
+
+
+def sentinel_client(url: str, options: dict[str, Any]) -> Redis:
+    """The client of the primary the sentinels of `url` name (accord_client.sentinel),
+    over the connection classes above: hiredis packing and no CLIENT command, on the
+    primary as on the sentinels."""
+    tls = parse_sentinel_url(url).tls
+    return sentinel_redis(
+        url,
+        timeout_s=options.get("socket_timeout"),
+        sentinel_extra=quiet_options(),
+        connection_class=QuietSentinelSSLConnection if tls else QuietSentinelConnection,
+        **options,
+    )
+
+
+def sentinel_broker_options(url: str) -> dict[str, Any]:
+    """FastStream's RedisSentinelBroker keywords for a redis+sentinel:// `url`: the same
+    sentinels, primary and connection classes as `connect`'s client."""
+    target = parse_sentinel_url(url)
+    primary = primary_options(target)
+    tls = primary.pop("ssl", False)
+    return {
+        # Shown in the AsyncAPI document only: never the password.
+        "specification_url": redacted_url(url),
+        "sentinels": target.sentinels,
+        "sentinel_master_name": target.service,
+        "sentinel_kwargs": sentinel_options(target) | quiet_options(),
+        "connection_class": QuietSentinelSSLConnection if tls else QuietSentinelConnection,
+        **primary,
+    }
+
+
 def broker_connection_options(url: str) -> dict[str, type[Connection]]:
     """FastStream's broker sets the library name itself; a connection class that drops
     it keeps CLIENT SETINFO off the wire (TCP and TLS; a `unix://` URL keeps the default)."""
@@ -167,7 +221,9 @@ def connect(settings: Settings, *, timeout_s: float | None = None) -> AnyRedis:
     url = settings.redis_url or DEFAULT_URL
     options = quiet_options() | (answer_options(timeout_s) if timeout_s is not None else {})
     redis: AnyRedis = (
-        RedisCluster.from_url(url, **options)
+        sentinel_client(url, options)
+        if is_sentinel_url(url)
+        else RedisCluster.from_url(url, **options)
         if settings.redis_cluster
         # The broker's connection class: commands packed by hiredis (a commit's arguments).
         else Redis.from_url(url, **(options | broker_connection_options(url)))

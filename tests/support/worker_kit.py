@@ -274,8 +274,12 @@ def worker_env(url: str, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def worker_processes(count: int, env: dict[str, str]) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """`count` processes of `accord worker`, stopped with SIGTERM (graceful) at the end."""
+def worker_processes(
+    count: int, env: dict[str, str], *, probe_url: str | None = None
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`count` processes of `accord worker`, stopped with SIGTERM (graceful) at the end.
+    Ready once each has a heartbeat, read at `probe_url` (default: their REDIS_URL; a
+    node's own URL where theirs is a Sentinel URL)."""
     command = [sys.executable, "-c", "from worker.cli import main; main()", "worker"]
     logs = [tempfile.TemporaryFile() for _ in range(count)]  # noqa: SIM115  (closed below)
     procs = [
@@ -290,7 +294,7 @@ def worker_processes(count: int, env: dict[str, str]) -> Iterator[list[subproces
         for log in logs
     ]
     try:
-        _wait_ready(procs, env, count)
+        _wait_ready(procs, {**env, "REDIS_URL": probe_url or env["REDIS_URL"]}, count)
         yield procs
     finally:
         for proc in procs:

@@ -298,7 +298,8 @@ _VALUES = st.one_of(
         "", " ", "0", "-1", "1", "yes", "no", "true", "abc", "1e309", "nan", "inf",
         "99999999999999999999", "0x10", "1_000", "Mars/Base", "redis://", "redis://:@",
         "rediss://127.0.0.1:1/0", "redis://127.0.0.1:1/99999", "unix:///nonexistent",
-        "http://127.0.0.1:1", "é約定", "\u202e",
+        "http://127.0.0.1:1", "é約定", "\u202e", "redis+sentinel://127.0.0.1:1/accord",
+        "redis+sentinel://[::1/[/db]", "rediss+sentinel://h:x/s?bad=[red]",
     ]),
     st.text(string.printable.replace("\x00", ""), max_size=12),
 )  # fmt: skip

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import tzinfo
 from typing import Any, NoReturn, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import msgspec
 import typer
@@ -66,8 +66,9 @@ def settings_or_exit() -> Settings:
     try:
         return Settings.from_env()
     except ValueError as error:
-        # One line whatever the terminal width: it is grepped from logs.
-        err_console.print(f"[red]configuration error:[/] {error}", soft_wrap=True)
+        # One line whatever the terminal width: it is grepped from logs. Escaped: a value
+        # or a form in brackets ("[user:password@]") is text, not Rich markup.
+        err_console.print(f"[red]configuration error:[/] {escape(str(error))}", soft_wrap=True)
         raise typer.Exit(2) from error
 
 
@@ -155,14 +156,22 @@ def unreachable_line(
     """One line naming the URL (password redacted) and the cause, fit for any log; for a
     timeout, the bound that ran out too."""
     cause = " ".join(str(error).split()) or type(error).__name__
-    password = urlsplit(settings.redis_url or "").password
-    if password:
+    for secret in _passwords(settings.redis_url or ""):
         # redis-py does not echo passwords, but a cause is printed, so be sure.
-        cause = cause.replace(password, "***")
+        cause = cause.replace(secret, "***")
     if isinstance(error, RedisTimeoutError) and timeout_s is not None:
         cause = f"no answer within {timeout_s:g} s (--timeout): {cause}"
     url = redacted_url(settings.redis_url or DEFAULT_URL)
     return f"accord: cannot reach Redis at {url}: {cause}{_hint(settings, error)}"
+
+
+def _passwords(url: str) -> list[str]:
+    """The passwords `url` carries: the data nodes' and, in the query, any other
+    (`password=`, a Sentinel URL's `sentinel_password=`)."""
+    parts = urlsplit(url)
+    found = [parts.password or ""]
+    found += [v for k, v in parse_qsl(parts.query) if "password" in k]
+    return [secret for secret in found if secret]
 
 
 def refused_line(settings: Settings, error: ResponseError) -> str:

@@ -14,9 +14,11 @@ from accord_client.contracts.explain import Explanation, explain
 from accord_client.contracts.keys import VIEW_DOC_FIELD, record_key, view_key
 from accord_client.contracts.partition import partition_of
 from accord_client.contracts.records import AgreementRecord
+from accord_client.contracts.redis_url import is_sentinel_url
 from accord_client.contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
 from accord_client.errors import InvalidInputError, UnknownRecordError
 from accord_client.scripts import AnyRedis
+from accord_client.sentinel import sentinel_redis
 from accord_client.session import Session, ToolNames
 from accord_client.subscription import Subscription
 
@@ -71,7 +73,14 @@ class AccordClient:
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, **options: Any) -> AccordClient:  # noqa: ANN401  (AccordClient's keyword options)
-        redis: AnyRedis = RedisCluster.from_url(url) if cluster else Redis.from_url(url)
+        """A client on `url`: redis://, rediss://, unix://, or the primary a Sentinel names
+        (redis+sentinel://, accord_client.sentinel), which it follows across failovers."""
+        if is_sentinel_url(url):
+            if cluster:
+                raise InvalidInputError("cluster", "a Sentinel URL names no Redis Cluster")
+            redis: AnyRedis = sentinel_redis(url)
+        else:
+            redis = RedisCluster.from_url(url) if cluster else Redis.from_url(url)
         return cls(redis, **options)
 
     async def aclose(self) -> None:
