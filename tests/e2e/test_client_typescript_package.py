@@ -31,7 +31,13 @@ PACKED = {
     "CHANGELOG.md",
     *(
         f"dist/src/{module}.{ext}"
-        for module in ("index", "generated/contracts", "generated/append-lua", "generated/tools")
+        for module in (
+            "index",
+            "sentinel",
+            "generated/contracts",
+            "generated/append-lua",
+            "generated/tools",
+        )
         for ext in ("js", "d.ts")
     ),
 }

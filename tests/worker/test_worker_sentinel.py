@@ -13,7 +13,7 @@ import pytest
 import redis.asyncio
 from faststream.redis import RedisSentinelBroker
 
-from accord_client import AccordClient
+from accord_client import AccordClient, InvalidInputError
 from store.embedded import free_port
 from tests.support.cli_kit import accord_here, command_env
 from tests.support.sentinel_kit import SentinelTopology, sentinel_topology
@@ -157,3 +157,10 @@ async def test_the_worker_clients_reach_the_primary_quietly(topology: SentinelTo
         await broker.stop()
         await store_client.aclose()
         await primary.aclose()
+
+
+def test_the_python_client_refuses_a_sentinel_url_for_a_cluster() -> None:
+    """A Redis Cluster is not run under Sentinel: `from_url` says so before connecting,
+    as the worker's settings do (ACCORD_REDIS_CLUSTER with a Sentinel URL)."""
+    with pytest.raises(InvalidInputError, match="cluster: a Sentinel URL names no Redis Cluster"):
+        AccordClient.from_url("redis+sentinel://127.0.0.1/accord", cluster=True)

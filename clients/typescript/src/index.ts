@@ -29,6 +29,7 @@ import type {
 
 export type * from "./generated/contracts.js";
 export { SCOPE_VIEW_SCHEMA_VERSION };
+export { isSentinelUrl, sentinelOptions } from "./sentinel.js";
 
 export type AnyRedis = Redis | Cluster;
 
