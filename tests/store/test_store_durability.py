@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -27,73 +26,34 @@ from contracts.streams import GROUP
 from store import keys, ownership
 from store.config import StoreConfig
 from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication
-from store.embedded import EmbeddedRedis
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
+from tests.support.replica_kit import PATIENCE_S, Pair, linked, pair, until
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
+__all__ = ["pair"]  # the fixture, imported to be found by pytest
 
 SCOPE = ("agent", "user")
 # Short, so a stopped replica shows several shortfalls quickly.
 DURABLE = StoreConfig(wait_replicas=1, wait_timeout_ms=100)
-# Generous: a busy machine may be slow to replicate, never this slow.
-PATIENCE_S = 30.0
-
-
-class Pair:
-    """A primary and its replica, real redis-server processes on loopback."""
-
-    def __init__(self) -> None:
-        self.primary = EmbeddedRedis()
-        self.replica = EmbeddedRedis()
-
-    def start(self) -> None:
-        self.primary.start()
-        self.replica.extra_args = ("--replicaof", "127.0.0.1", str(self.primary.port))
-        self.replica.start()
-
-    def stop(self) -> None:
-        self.replica_signal(signal.SIGCONT)
-        self.replica.stop()
-        self.primary.stop()
-
-    def replica_signal(self, sig: signal.Signals) -> None:
-        if self.replica.pid is not None:
-            os.kill(self.replica.pid, sig)
-
-
-@pytest.fixture
-def pair() -> Iterator[Pair]:
-    servers = Pair()
-    servers.start()
-    yield servers
-    servers.stop()
 
 
 @pytest_asyncio.fixture
 async def clients(pair: Pair) -> AsyncIterator[tuple[redis.asyncio.Redis, redis.asyncio.Redis]]:
     primary = redis.asyncio.Redis.from_url(pair.primary.url)
     replica = redis.asyncio.Redis.from_url(pair.replica.url)
-    await until(lambda: _linked(primary), "the replica linked")
+    await until(lambda: linked(primary), "the replica linked")
     await ensure_groups(primary, [0], GROUP)
     yield primary, replica
     await primary.aclose()
     await replica.aclose()
 
 
-async def _linked(primary: redis.asyncio.Redis) -> bool:
-    info: Any = await primary.info("replication")
-    return int(info.get("connected_slaves", 0)) == 1 and "online" in str(info.get("slave0", ""))
-
-
-async def until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + PATIENCE_S
-    while not await condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"not within {PATIENCE_S} s: {what}")
-        await asyncio.sleep(0.02)
+async def _dies(self: Replication, fence: Fence | None) -> int:  # noqa: ARG001
+    """A worker dying between its commit and the publish (Replication.publish)."""
+    raise ConnectionError("the worker died here")
 
 
 async def _stat(client: redis.asyncio.Redis, field: str) -> int:
@@ -181,11 +141,8 @@ async def test_what_a_dead_worker_left_held_is_published_by_the_sweeper_pass(
     primary, replica = clients
     processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
 
-    async def dies(self: Replication, fence: Fence | None) -> int:  # noqa: ARG001
-        raise ConnectionError("the worker died here")
-
     with monkeypatch.context() as patch:
-        patch.setattr(Replication, "publish", dies)
+        patch.setattr(Replication, "publish", _dies)
         await _propose(primary, "s")
         with pytest.raises(ConnectionError):
             await processor.process(await read_new(primary, 0, GROUP, "c"))
@@ -213,11 +170,8 @@ async def test_a_worker_fenced_out_publishes_nothing(
     processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
     processor.set_fence(fence)
 
-    async def dies(self: Replication, fence: Fence | None) -> int:  # noqa: ARG001
-        raise ConnectionError("the worker died here")
-
     with monkeypatch.context() as patch:
-        patch.setattr(Replication, "publish", dies)
+        patch.setattr(Replication, "publish", _dies)
         await _propose(primary, "s")
         with pytest.raises(ConnectionError):
             await processor.process(await read_new(primary, 0, GROUP, "c"))

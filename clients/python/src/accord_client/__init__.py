@@ -20,6 +20,7 @@ from accord_client.errors import (
     AppendUnavailableError,
     AppliedTimeoutError,
     InvalidInputError,
+    NotReplicatedError,
     UnknownRecordError,
 )
 from accord_client.session import Appended, Session
@@ -38,6 +39,7 @@ __all__ = [
     "AppliedTimeoutError",
     "Delivery",
     "InvalidInputError",
+    "NotReplicatedError",
     "Session",
     "Subscription",
     "UnknownEvent",

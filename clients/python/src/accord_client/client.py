@@ -52,6 +52,8 @@ class AccordClient:
         idempotency_ttl_s: int = 7 * 24 * 3600,
         functions: bool = False,
         trace_context: Callable[[], str | None] | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1_000,
     ) -> None:
         if not 1 <= partitions <= 16384:
             raise InvalidInputError("partitions", "must be 1 to 16384")
@@ -68,6 +70,14 @@ class AccordClient:
         # with `accord functions load`), so the gateway's user needs no EVAL.
         self.functions = functions
         self.trace_context = trace_context
+        # Durability across failover (docs/gateway.md): an append returns its seq only
+        # once this many replicas acknowledged it (WAIT), like the workers' setting.
+        if wait_replicas < 0 or wait_timeout_ms < 1:
+            raise InvalidInputError("wait_replicas", "must be >= 0, with wait_timeout_ms >= 1")
+        if wait_replicas and isinstance(redis, RedisCluster):
+            raise InvalidInputError("wait_replicas", "is not supported with Redis Cluster yet")
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
         # The names of this client's tool calls: a tool result may omit its call's name.
         self.tool_names = ToolNames()
 

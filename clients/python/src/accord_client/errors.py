@@ -33,6 +33,18 @@ class AppendUnavailableError(AccordClientError):
         self.idempotency_key = idempotency_key
 
 
+class NotReplicatedError(ConnectionError):
+    """Fewer replicas than `wait_replicas` acknowledged an append within the wait: the
+    primary has it, a failover could lose it. Retried like a lost connection (the
+    idempotency key keeps the retry from appending twice); past the retries it becomes
+    an `AppendUnavailableError`."""
+
+    def __init__(self, acknowledged: int, wanted: int) -> None:
+        super().__init__(f"{acknowledged} of {wanted} replicas acknowledged the append")
+        self.acknowledged = acknowledged
+        self.wanted = wanted
+
+
 class AcceptTimeoutError(AccordClientError, TimeoutError):
     """No tool outcome for the accept call in time (is a worker running?).
 

@@ -36,3 +36,34 @@ async def run_append(
         return await redis.evalsha(APPEND_SHA, len(keys), *keys, *args)
     except NoScriptError:
         return await redis.eval(APPEND_SOURCE, len(keys), *keys, *args)
+
+
+async def run_append_waiting(  # noqa: PLR0913  (the call and the wait's two knobs)
+    redis: Redis,
+    keys: list[str],
+    args: list[Any],
+    *,
+    functions: bool,
+    replicas: int,
+    timeout_ms: int,
+) -> tuple[Any, int]:
+    """The append and `WAIT replicas timeout_ms` in one pipeline, so on one connection
+    (WAIT counts the replicas that have that connection's writes): (reply, replicas
+    that acknowledged it)."""
+    for by_source in (False, True):
+        pipe = redis.pipeline(transaction=False)
+        if functions:
+            pipe.fcall(APPEND_FUNCTION, len(keys), *keys, *args)
+        elif by_source:
+            pipe.eval(APPEND_SOURCE, len(keys), *keys, *args)
+        else:
+            pipe.evalsha(APPEND_SHA, len(keys), *keys, *args)
+        pipe.execute_command("WAIT", replicas, timeout_ms)
+        try:
+            reply, acked = await pipe.execute()
+        except NoScriptError:
+            if by_source or functions:
+                raise
+            continue  # a restarted server: the same pipeline, by EVAL
+        return reply, int(acked)
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from redis.asyncio import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -36,8 +37,9 @@ from accord_client.errors import (
     AppendUnavailableError,
     AppliedTimeoutError,
     InvalidInputError,
+    NotReplicatedError,
 )
-from accord_client.scripts import run_append
+from accord_client.scripts import run_append, run_append_waiting
 
 if TYPE_CHECKING:
     from accord_client.client import AccordClient
@@ -47,8 +49,10 @@ _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
 _OUTCOME = msgspec.json.Decoder(ToolOutcome)
 _DATA = b"__data__"
 _TOOL_OUTCOME = "agreement.tool_outcome"
-# Retried: the request may or may not have reached Redis; the idempotency key decides.
+# Retried: the request may or may not have reached Redis (or not its replicas:
+# NotReplicatedError is a ConnectionError); the idempotency key decides.
 RETRYABLE = (RedisTimeoutError, RedisConnectionError, ConnectionError, TimeoutError)
+_NO_CLUSTER_WAIT = "is not supported with Redis Cluster yet"
 
 
 class _Probe(msgspec.Struct):
@@ -260,9 +264,7 @@ class Session:
         attempt = 0
         while True:
             try:
-                reply = await run_append(
-                    self.client.redis, keys, args, functions=self.client.functions
-                )
+                reply = await self._run_append(keys, args)
                 break
             except RETRYABLE as error:
                 attempt += 1
@@ -271,6 +273,27 @@ class Session:
                 await asyncio.sleep(self.client.retry_backoff_s * 2 ** (attempt - 1))
         seq, entry_id, repeated = reply
         return Appended(int(seq), as_text(entry_id), stream, repeated=bool(int(repeated)))
+
+    async def _run_append(self, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (a Lua reply)
+        """One try of the append; with `wait_replicas`, one that counts only once that
+        many replicas have it (raises NotReplicatedError, retried, otherwise)."""
+        client = self.client
+        if not client.wait_replicas:
+            return await run_append(client.redis, keys, args, functions=client.functions)
+        redis = client.redis
+        if isinstance(redis, RedisCluster):  # refused by AccordClient; for the type
+            raise InvalidInputError("wait_replicas", _NO_CLUSTER_WAIT)
+        reply, acknowledged = await run_append_waiting(
+            redis,
+            keys,
+            [*args, "1"],
+            functions=client.functions,
+            replicas=client.wait_replicas,
+            timeout_ms=client.wait_timeout_ms,
+        )
+        if acknowledged < client.wait_replicas:
+            raise NotReplicatedError(acknowledged, client.wait_replicas)
+        return reply
 
     # ------------------------------------------------------------------ accept
     async def accept(

@@ -7,6 +7,9 @@
 -- ARGV[2] the event's JSON object without `seq`, starting with '{'
 -- ARGV[3] how many recent keys to remember per session (>= 1)
 -- ARGV[4] seconds the remembered keys live after the session's last append (0: forever)
+-- ARGV[5] optional, '1': the caller WAITs for replicas after this call (the durability
+--         setting), so a repeated key is written again, unchanged: the WAIT counts this
+--         connection's writes, and must cover the first append, made on another one
 -- Reply: {seq, entry id, 1 if this key was appended before (nothing written), else 0}
 --
 -- All keys carry the partition's hash tag {p}: one slot, so this runs on Redis Cluster.
@@ -14,6 +17,7 @@
 -- failed call never consumes a seq: the session's seqs stay 1, 2, 3, ... with no gap.
 local known = redis.call('HGET', KEYS[2], 'i:' .. ARGV[1])
 if known then
+  if ARGV[5] == '1' then redis.call('HSET', KEYS[2], 'i:' .. ARGV[1], known) end
   local space = string.find(known, ' ', 1, true)
   return {tonumber(string.sub(known, 1, space - 1)), string.sub(known, space + 1), 1}
 end

@@ -1,0 +1,64 @@
+"""A primary and its replica: real redis-server processes on loopback, for the tests of
+the durability setting (the store's commits and the gateway client's appends)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+import redis.asyncio
+
+from store.embedded import EmbeddedRedis
+
+# Generous: a busy machine may be slow to replicate, never this slow.
+PATIENCE_S = 30.0
+
+
+class Pair:
+    """A primary and its replica; the replica can be stopped (SIGSTOP) and resumed."""
+
+    def __init__(self) -> None:
+        self.primary = EmbeddedRedis()
+        self.replica = EmbeddedRedis()
+
+    def start(self) -> None:
+        self.primary.start()
+        self.replica.extra_args = ("--replicaof", "127.0.0.1", str(self.primary.port))
+        self.replica.start()
+
+    def stop(self) -> None:
+        self.replica_signal(signal.SIGCONT)
+        self.replica.stop()
+        self.primary.stop()
+
+    def replica_signal(self, sig: signal.Signals) -> None:
+        if self.replica.pid is not None:
+            os.kill(self.replica.pid, sig)
+
+
+async def linked(primary: redis.asyncio.Redis) -> bool:
+    """Whether the primary has its one replica online."""
+    info: Any = await primary.info("replication")
+    return int(info.get("connected_slaves", 0)) == 1 and "online" in str(info.get("slave0", ""))
+
+
+async def until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Wait for `condition`, failing after PATIENCE_S with what was awaited."""
+    deadline = asyncio.get_running_loop().time() + PATIENCE_S
+    while not await condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not within {PATIENCE_S} s: {what}")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+def pair() -> Iterator[Pair]:
+    """A running primary and replica, stopped after the test (import it as a fixture)."""
+    servers = Pair()
+    servers.start()
+    yield servers
+    servers.stop()
