@@ -54,6 +54,18 @@ export class AppendUnavailableError extends AccordClientError {
 }
 
 /**
+ * Fewer replicas than `waitReplicas` acknowledged an append within the wait: the primary
+ * has it, a failover could lose it. Retried like a lost connection (the idempotency key
+ * keeps the retry from appending twice); past the retries, an AppendUnavailableError.
+ */
+export class NotReplicatedError extends AccordClientError {
+  constructor(readonly acknowledged: number, readonly wanted: number) {
+    super(`${acknowledged} of ${wanted} replicas acknowledged the append`);
+    this.name = "NotReplicatedError";
+  }
+}
+
+/**
  * Function mode (`functions: true`), but Redis has no `accord_append` to call: the library
  * is not loaded (or is a release without it). Nothing was written and nothing is retried:
  * an operator loads it with `accord functions load`.
@@ -290,6 +302,15 @@ export interface ClientOptions {
    * (docs/operations.md, "Traces"). The client depends on no tracing library.
    */
   traceContext?: () => string | null | undefined;
+  /**
+   * Durability across failover (docs/gateway.md): an append returns its seq only once
+   * this many replicas acknowledged it (`WAIT` on the client's connection after the
+   * append), like the workers' ACCORD_WAIT_REPLICAS. 0, the default: no wait. Not with
+   * Redis Cluster yet.
+   */
+  waitReplicas?: number;
+  /** How long one wait blocks (ms); a shortfall raises NotReplicatedError, retried. */
+  waitTimeoutMs?: number;
 }
 
 // contracts.common.Traceparent: W3C trace context, version 00, lowercase hex.
@@ -311,6 +332,7 @@ type AppendCommand = (
   data: string,
   window: number,
   ttl: number,
+  touch?: string,
 ) => Promise<[number, string, number]>;
 
 /** The tool names of a client's recent calls, by session and call id, so a tool result can
@@ -347,6 +369,8 @@ export class AccordClient {
   readonly idempotencyTtlS: number;
   readonly functions: boolean;
   readonly traceContext: (() => string | null | undefined) | undefined;
+  readonly waitReplicas: number;
+  readonly waitTimeoutMs: number;
 
   constructor(readonly redis: AnyRedis, options: ClientOptions = {}) {
     this.partitions = options.partitions ?? 1;
@@ -360,6 +384,15 @@ export class AccordClient {
     this.idempotencyTtlS = options.idempotencyTtlS ?? 7 * 24 * 3600;
     this.functions = options.functions ?? false;
     this.traceContext = options.traceContext;
+    this.waitReplicas = options.waitReplicas ?? 0;
+    this.waitTimeoutMs = options.waitTimeoutMs ?? 1000;
+    if (!Number.isInteger(this.waitReplicas) || this.waitReplicas < 0 || this.waitTimeoutMs < 1) {
+      throw new InvalidInputError("waitReplicas", "must be >= 0, with waitTimeoutMs >= 1");
+    }
+    if (this.waitReplicas > 0 && "nodes" in redis) {
+      // WAIT names no key: a cluster client cannot send it to the append's node.
+      throw new InvalidInputError("waitReplicas", "is not supported with Redis Cluster yet");
+    }
     // ioredis runs it by EVALSHA and falls back to EVAL on NOSCRIPT.
     if (!this.functions && !("accordAppend" in redis)) {
       redis.defineCommand("accordAppend", { numberOfKeys: 3, lua: APPEND_LUA });
@@ -374,7 +407,8 @@ export class AccordClient {
 
   private async callAppend(args: Parameters<AppendCommand>): Promise<[number, string, number]> {
     try {
-      return (await this.redis.fcall(APPEND_FUNCTION, 3, ...args)) as [number, string, number];
+      const sent = args.filter((arg): arg is string | number => arg !== undefined);
+      return (await this.redis.fcall(APPEND_FUNCTION, 3, ...sent)) as [number, string, number];
     } catch (error) {
       // Redis 7's answer to an FCALL of a name no loaded library registers.
       if ((error as Error).name === "ReplyError" && /function not found/i.test((error as Error).message)) {
@@ -572,7 +606,7 @@ export class Session {
     const c = this.client;
     for (let attempt = 0; ; attempt++) {
       try {
-        const [seq, entryId, repeated] = await c.append(
+        const args: Parameters<AppendCommand> = [
           keys.gatewaySeq(this.partition, this.agentId, this.userId, this.sessionId),
           keys.gatewayIdem(this.partition, this.agentId, this.userId, this.sessionId),
           stream,
@@ -580,7 +614,16 @@ export class Session {
           data,
           c.idempotencyWindow,
           c.idempotencyTtlS,
-        );
+        ];
+        // With the wait, a repeated key is written again (unchanged): the WAIT counts this
+        // connection's writes, and the first append may have gone out on an earlier one.
+        if (c.waitReplicas > 0) args.push("1");
+        const [seq, entryId, repeated] = await c.append(...args);
+        if (c.waitReplicas > 0) {
+          // ioredis sends every command of a client on its one connection, in order.
+          const acknowledged = Number(await (c.redis as Redis).wait(c.waitReplicas, c.waitTimeoutMs));
+          if (acknowledged < c.waitReplicas) throw new NotReplicatedError(acknowledged, c.waitReplicas);
+        }
         return { seq: Number(seq), entryId: String(entryId), stream, repeated: Number(repeated) === 1 };
       } catch (error) {
         // A reply error is the server's answer (WRONGTYPE, NOPERM, a missing function):
