@@ -19,8 +19,8 @@ failover"):
   failover cut it short is published by the sweeper (`publish_held`), after a wait of
   its own.
 
-Redis Cluster is not served yet (WAIT has no key for a cluster pipeline to route by):
-settings refuse the combination.
+On Redis Cluster the commit and its WAIT go to the partition's primary node as one
+batch on one of its connections (`on_one_connection`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,15 @@ from __future__ import annotations
 from typing import Any
 
 from redis.asyncio import RedisCluster
-from redis.asyncio.client import Pipeline
-from redis.exceptions import NoScriptError, ResponseError
+from redis.asyncio.cluster import PipelineCommand
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    NoScriptError,
+    ResponseError,
+    TryAgainError,
+)
 
 from store import keys
 from store.config import StoreConfig
@@ -52,18 +59,52 @@ def acknowledged(reply: Any, config: StoreConfig) -> bool:  # noqa: ANN401  (a R
     return int(reply) >= config.wait_replicas
 
 
-def _queue_wait(pipe: Pipeline, config: StoreConfig) -> None:
+def _wait(config: StoreConfig) -> tuple[Any, ...]:
     if config.wait_aof:
-        pipe.execute_command("WAITAOF", 1, config.wait_replicas, config.wait_timeout_ms)
-    else:
-        pipe.execute_command("WAIT", config.wait_replicas, config.wait_timeout_ms)
+        return ("WAITAOF", 1, config.wait_replicas, config.wait_timeout_ms)
+    return ("WAIT", config.wait_replicas, config.wait_timeout_ms)
 
 
-def _pipeline(redis: AnyRedis) -> Pipeline:
-    """A pipeline on one connection: what the WAIT after a write needs."""
+# Answers that mean the cluster's layout changed (a failover promoted a replica, a slot
+# moved): the client relearns it before the caller's retry.
+_LAYOUT_CHANGED = (MovedError, AskError, TryAgainError, ClusterDownError)
+
+
+async def on_one_connection(redis: AnyRedis, route: str, calls: list[tuple[Any, ...]]) -> list[Any]:
+    """Send `calls` in order on one connection, to the primary of `route`'s slot, and
+    return their answers; raise the first error among them.
+
+    WAIT counts the replicas that have every write of the connection it is sent on, so it
+    must follow the write there: a pipeline of one Redis holds one connection; a cluster
+    pipeline routes each command on its own (WAIT has no key), so on Redis Cluster the
+    calls go to the slot's primary node as one batch of that node's (redis-py's
+    `ClusterNode.execute_pipeline`, as its own cluster pipeline does).
+    """
     if isinstance(redis, RedisCluster):
-        raise TypeError("durable commits need one Redis (or Sentinel), not Redis Cluster")
-    return redis.pipeline(transaction=False)
+        await redis.initialize()  # (a no-op once the layout is known)
+        node = redis.get_node_from_key(route)
+        if node is None:  # a slot no node serves: the cluster is incomplete
+            await redis.nodes_manager.initialize()
+            raise ClusterDownError(f"no node serves the slot of {route}")
+        commands = [PipelineCommand(i, *call) for i, call in enumerate(calls)]
+        try:
+            await node.execute_pipeline(commands)
+        except (ConnectionError, TimeoutError):
+            # The node is gone or unreachable: a failover may be promoting its replica.
+            await redis.nodes_manager.initialize()
+            raise
+        answers = [command.result for command in commands]
+    else:
+        pipe = redis.pipeline(transaction=False)
+        for call in calls:
+            pipe.execute_command(*call)
+        answers = await pipe.execute(raise_on_error=False)
+    for answer in answers:
+        if isinstance(answer, Exception):
+            if isinstance(answer, _LAYOUT_CHANGED) and isinstance(redis, RedisCluster):
+                await redis.nodes_manager.initialize()
+            raise answer
+    return answers
 
 
 class Replication:
@@ -73,6 +114,8 @@ class Replication:
         self.redis = redis
         self.partition = partition
         self.config = config
+        # Every call of the partition routes by its hash tag: one slot, one node.
+        self.route = keys.stats_key(partition)
 
     async def run_then_wait(self, script: LuaScript, keys_: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (the script's reply)
         """Run `script`, then wait until `config.wait_replicas` replicas have its writes.
@@ -83,15 +126,15 @@ class Replication:
         """
         functions = script.runs_as_function(self.redis)
         for by_source in (False, True):
-            pipe = _pipeline(self.redis)
-            script.queue(pipe, keys_, args, functions=functions, by_source=by_source)
-            _queue_wait(pipe, self.config)
+            call = script.call(keys_, args, functions=functions, by_source=by_source)
             try:
-                reply, waited = await pipe.execute()
+                reply, waited = await on_one_connection(
+                    self.redis, self.route, [call, _wait(self.config)]
+                )
             except NoScriptError:
                 if by_source or functions:
                     raise
-                continue  # a restarted server: the same pipeline, by EVAL
+                continue  # a restarted server or a new primary: the same calls, by EVAL
             await self.until_replicated(waited)
             return reply
         raise AssertionError("unreachable")  # pragma: no cover
@@ -102,10 +145,8 @@ class Replication:
         partition (replication is one ordered stream), and the count shows an operator
         that the replicas lag or are gone."""
         while not acknowledged(waited, self.config):
-            pipe = _pipeline(self.redis)
-            pipe.hincrby(keys.stats_key(self.partition), SHORT_WAITS, 1)
-            _queue_wait(pipe, self.config)
-            _, waited = await pipe.execute()
+            touch = ("HINCRBY", keys.stats_key(self.partition), SHORT_WAITS, 1)
+            _, waited = await on_one_connection(self.redis, self.route, [touch, _wait(self.config)])
 
     async def publish(self, fence: Fence | None) -> int:
         """Move the outbox's entries to the output streams; returns the entries still
@@ -142,10 +183,8 @@ class Replication:
         if self.config.wait_replicas:
             # Those entries may not be on the replicas yet (their commit's wait never
             # returned): a write of this connection and a WAIT after it cover them.
-            pipe = _pipeline(self.redis)
-            pipe.hincrby(stats, LATE_PUBLISHES, 1)
-            _queue_wait(pipe, self.config)
-            _, waited = await pipe.execute()
+            touch = ("HINCRBY", stats, LATE_PUBLISHES, 1)
+            _, waited = await on_one_connection(self.redis, self.route, [touch, _wait(self.config)])
             await self.until_replicated(waited)
         else:
             await self.redis.hincrby(stats, LATE_PUBLISHES, 1)

@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import redis
 
@@ -185,17 +185,18 @@ def redis_cli_binary() -> Path:
 
 
 _CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
-_CREATE_ARGS = ("--cluster-replicas", "0", "--cluster-yes")
 
 
 @dataclass
 class EmbeddedCluster:
-    """Three `redis-server --cluster-enabled yes` masters on loopback, joined by redis-cli.
+    """Three `redis-server --cluster-enabled yes` masters on loopback, joined by redis-cli,
+    each with `replicas` replicas (none by default).
 
     `with EmbeddedCluster() as cluster: cluster.url` gives a URL for `RedisCluster`.
     """
 
     masters: int = 3
+    replicas: int = 0
     startup_timeout: float = 20.0
     nodes: list[EmbeddedRedis] = field(default_factory=list, init=False)
 
@@ -209,15 +210,16 @@ class EmbeddedCluster:
 
     def start(self) -> Self:
         try:
-            for _ in range(self.masters):
+            for _ in range(self.masters * (1 + self.replicas)):
                 node = EmbeddedRedis(
                     port=_cluster_port(),
                     extra_args=_CLUSTER_ARGS,
                 )
                 self.nodes.append(node.start())
             addresses = [f"127.0.0.1:{port}" for port in self.ports]
+            create = ["--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas)]
             subprocess.run(  # noqa: S603  (our own binary, our own arguments)
-                [str(redis_cli_binary()), "--cluster", "create", *addresses, *_CREATE_ARGS],
+                [str(redis_cli_binary()), *create, "--cluster-yes"],
                 check=True,
                 capture_output=True,
                 timeout=self.startup_timeout,
@@ -234,13 +236,24 @@ class EmbeddedCluster:
         try:
             while time.monotonic() < deadline:
                 infos = [client.cluster("INFO") for client in clients]
-                if all(_cluster_ok(info) for info in infos):
+                if all(_cluster_ok(info) for info in infos) and self._replicas_linked(clients):
                     return
                 time.sleep(0.05)
         finally:
             for client in clients:
                 client.close()
         raise EmbeddedRedisError(f"cluster not ok within {self.startup_timeout}s")
+
+    def _replicas_linked(self, clients: list[redis.Redis]) -> bool:
+        """Every master has its replicas online (always true without replicas)."""
+        online = 0
+        for client in clients:
+            info: Any = client.info("replication")
+            if info.get("role") == "master":
+                online += sum(
+                    "online" in str(info.get(f"slave{i}", "")) for i in range(self.replicas)
+                )
+        return online == self.masters * self.replicas
 
     def stop(self) -> None:
         nodes, self.nodes = self.nodes, []

@@ -21,7 +21,6 @@ from importlib import resources
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
-from redis.asyncio.client import Pipeline
 from redis.exceptions import NoScriptError
 
 AnyRedis = Redis | RedisCluster
@@ -65,23 +64,16 @@ class LuaScript:
     def runs_as_function(self, redis: AnyRedis) -> bool:
         return redis in _FUNCTION_CLIENTS
 
-    def queue(
-        self,
-        pipe: Pipeline,
-        keys: list[str],
-        args: list[Any],
-        *,
-        functions: bool,
-        by_source: bool = False,
-    ) -> None:
-        """Add this script's call to `pipe` as `run` makes it: FCALL, EVALSHA, or EVAL
-        (`by_source`, after a NOSCRIPT)."""
+    def call(
+        self, keys: list[str], args: list[Any], *, functions: bool, by_source: bool = False
+    ) -> tuple[Any, ...]:
+        """This script's call as `run` sends it, as a command's arguments: FCALL, EVALSHA,
+        or EVAL (`by_source`, after a NOSCRIPT)."""
         if functions:
-            pipe.fcall(self.function, len(keys), *keys, *args)
-        elif by_source:
-            pipe.eval(self.source, len(keys), *keys, *args)
-        else:
-            pipe.evalsha(self.sha, len(keys), *keys, *args)
+            return ("FCALL", self.function, len(keys), *keys, *args)
+        if by_source:
+            return ("EVAL", self.source, len(keys), *keys, *args)
+        return ("EVALSHA", self.sha, len(keys), *keys, *args)
 
     async def run(self, redis: AnyRedis, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (Lua replies are untyped)
         if redis in _FUNCTION_CLIENTS:

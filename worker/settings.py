@@ -310,13 +310,6 @@ def _durability(s: Settings) -> str | None:
             "ACCORD_WAIT_AOF waits for the replicas of ACCORD_WAIT_REPLICAS, which is 0 (off):"
             " set ACCORD_WAIT_REPLICAS to at least 1"
         )
-    if store.wait_replicas and s.redis_cluster:
-        # WAIT names no key: a cluster pipeline cannot send it after the commit on the
-        # commit's connection, which is what it counts (store/durability.py).
-        return (
-            "ACCORD_WAIT_REPLICAS is not supported with ACCORD_REDIS_CLUSTER yet: unset one"
-            " (docs/operations.md, 'Durability across failover')"
-        )
     return None
 
 

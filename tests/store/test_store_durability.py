@@ -12,20 +12,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
+import redis
 import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
+from redis.asyncio import RedisCluster
 
 from contracts.streams import GROUP
 from store import keys, ownership
 from store.config import StoreConfig
 from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication
+from store.embedded import EmbeddedCluster, EmbeddedRedis
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
@@ -56,11 +60,21 @@ async def _dies(self: Replication, fence: Fence | None) -> int:  # noqa: ARG001
     raise ConnectionError("the worker died here")
 
 
-async def _stat(client: redis.asyncio.Redis, field: str) -> int:
+async def _events_anywhere(client: redis.asyncio.Redis) -> int:
+    """Events held in the outbox or published: what a durable commit guarantees. Both
+    read in one MULTI: a publish replicating between two reads would count one twice."""
+    pipe = client.pipeline(transaction=True)
+    pipe.xlen(keys.outbox_stream(0))
+    pipe.xlen(keys.events_stream(0))
+    held, published = await pipe.execute()
+    return int(held) + int(published)
+
+
+async def _stat(client: redis.asyncio.Redis | RedisCluster, field: str) -> int:
     return int(await client.hget(keys.stats_key(0), field) or 0)
 
 
-async def _propose(client: redis.asyncio.Redis, session: str) -> None:
+async def _propose(client: redis.asyncio.Redis | RedisCluster, session: str) -> None:
     document = chat(SCOPE, session, 1, "propose tea")
     await client.xadd("chat-turn:{0}", {"__data__": json.dumps(document)})
 
@@ -77,8 +91,9 @@ async def test_a_durable_batch_is_on_the_replica_when_it_returns_r15(
     assert report.outcomes["applied"] == 1
     assert len(report.events) == 1
     # No sleep, no poll: WAIT returned only once the replica acknowledged all of it.
-    assert await replica.xlen(keys.events_stream(0)) == 1
-    assert await replica.xlen(keys.outbox_stream(0)) == 0
+    # The commit's event is there, held or already published (the publish after the
+    # wait is not waited for: a lost publish is redone from the outbox).
+    assert await _events_anywhere(replica) == 1
     assert await replica.exists(keys.session_key(0, *SCOPE, "s")) == 1
     pending: Any = await replica.xpending("chat-turn:{0}", GROUP)
     assert pending["pending"] == 0
@@ -186,3 +201,68 @@ async def test_a_worker_fenced_out_publishes_nothing(
     owner.set_fence(Fence(0, second.owner))
     assert await owner.publish_held() == 1
     assert await primary.xlen(keys.events_stream(0)) == 1
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[EmbeddedCluster]:
+    with EmbeddedCluster(replicas=1) as servers:
+        yield servers
+
+
+def _replica_of(cluster: EmbeddedCluster, key: str) -> EmbeddedRedis:
+    """The replica of the shard that serves `key` (asked of each node itself: the
+    cluster's gossip may not have spread the replicas' roles yet)."""
+    sync = redis.RedisCluster.from_url(cluster.url)
+    try:
+        primary: Any = sync.get_node_from_key(key)  # type: ignore[no-untyped-call]
+        port = primary.port
+    finally:
+        sync.close()
+    for node in cluster.nodes:
+        with redis.Redis(port=node.port) as plain:
+            info: Any = plain.info("replication")
+        if info.get("role") == "slave" and int(info.get("master_port", 0)) == port:
+            return node
+    raise AssertionError(f"no replica of the node on port {port}")
+
+
+async def test_on_redis_cluster_the_wait_follows_the_commit_to_its_shard_r15(
+    cluster: EmbeddedCluster,
+) -> None:
+    """R15 on a sharded deployment: the commit and its WAIT reach the partition's primary
+    on one connection, so when `process` returns that shard's replica holds the batch;
+    with that replica stopped the next batch is held and publishes nothing."""
+    client = RedisCluster.from_url(cluster.url)
+    await client.flushall()
+    await ensure_groups(client, [0], GROUP)
+    shard_replica = _replica_of(cluster, keys.stats_key(0))
+    replica = redis.asyncio.Redis(port=shard_replica.port)
+    await replica.readonly()
+    processor = PartitionProcessor(client, 0, FakeCore(), DURABLE)
+    try:
+        await _propose(client, "s")
+        report = await processor.process(await read_new(client, 0, GROUP, "c"))
+        assert len(report.events) == 1
+        assert await _events_anywhere(replica) == 1  # no wait: it is there
+
+        await _propose(client, "t")
+        entries = await read_new(client, 0, GROUP, "c")
+        assert shard_replica.pid is not None
+        os.kill(shard_replica.pid, signal.SIGSTOP)
+        try:
+            batch = asyncio.create_task(processor.process(entries))
+
+            async def short_twice() -> bool:
+                return await _stat(client, SHORT_WAITS) >= 2
+
+            await until(short_twice, "two short waits counted")
+            assert not batch.done()
+            assert await client.xlen(keys.events_stream(0)) == 1
+        finally:
+            os.kill(shard_replica.pid, signal.SIGCONT)
+        report = await asyncio.wait_for(batch, PATIENCE_S)
+        assert len(report.events) == 1
+        assert await _events_anywhere(replica) == 2
+    finally:
+        await client.aclose()
+        await replica.aclose()

@@ -60,10 +60,6 @@ def _one_line_exit_2(done: subprocess.CompletedProcess[bytes], *names: str) -> N
         ({"ACCORD_REDIS_CLUSTER": "maybe"}, ["ACCORD_REDIS_CLUSTER", "'maybe'"]),
         ({"ACCORD_READER": "faststream"}, ["ACCORD_READER=faststream", "merged reader"]),
         ({"ACCORD_WAIT_AOF": "1"}, ["ACCORD_WAIT_AOF", "ACCORD_WAIT_REPLICAS"]),
-        (
-            {"ACCORD_WAIT_REPLICAS": "1", "ACCORD_REDIS_CLUSTER": "1"},
-            ["ACCORD_WAIT_REPLICAS", "ACCORD_REDIS_CLUSTER"],
-        ),
         ({"ACCORD_WAIT_TIMEOUT_MS": "0"}, ["ACCORD_WAIT_TIMEOUT_MS", "at least 1"]),
     ],
 )
