@@ -29,12 +29,12 @@ from contracts.streams import GROUP
 from store import keys, ownership
 from store.config import StoreConfig
 from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication
-from store.embedded import EmbeddedCluster, EmbeddedRedis
+from store.embedded import EmbeddedCluster
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
-from tests.support.replica_kit import PATIENCE_S, Pair, linked, pair, until
+from tests.support.replica_kit import PATIENCE_S, Pair, linked, pair, replica_of, until
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 __all__ = ["pair"]  # the fixture, imported to be found by pytest
@@ -209,23 +209,6 @@ def cluster() -> Iterator[EmbeddedCluster]:
         yield servers
 
 
-def _replica_of(cluster: EmbeddedCluster, key: str) -> EmbeddedRedis:
-    """The replica of the shard that serves `key` (asked of each node itself: the
-    cluster's gossip may not have spread the replicas' roles yet)."""
-    sync = redis.RedisCluster.from_url(cluster.url)
-    try:
-        primary: Any = sync.get_node_from_key(key)  # type: ignore[no-untyped-call]
-        port = primary.port
-    finally:
-        sync.close()
-    for node in cluster.nodes:
-        with redis.Redis(port=node.port) as plain:
-            info: Any = plain.info("replication")
-        if info.get("role") == "slave" and int(info.get("master_port", 0)) == port:
-            return node
-    raise AssertionError(f"no replica of the node on port {port}")
-
-
 async def test_on_redis_cluster_the_wait_follows_the_commit_to_its_shard_r15(
     cluster: EmbeddedCluster,
 ) -> None:
@@ -235,7 +218,7 @@ async def test_on_redis_cluster_the_wait_follows_the_commit_to_its_shard_r15(
     client = RedisCluster.from_url(cluster.url)
     await client.flushall()
     await ensure_groups(client, [0], GROUP)
-    shard_replica = _replica_of(cluster, keys.stats_key(0))
+    shard_replica = replica_of(cluster, keys.stats_key(0))
     replica = redis.asyncio.Redis(port=shard_replica.port)
     await replica.readonly()
     processor = PartitionProcessor(client, 0, FakeCore(), DURABLE)

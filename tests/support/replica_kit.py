@@ -10,9 +10,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+import redis
 import redis.asyncio
 
-from store.embedded import EmbeddedRedis
+from store.embedded import EmbeddedCluster, EmbeddedRedis
 
 # Generous: a busy machine may be slow to replicate, never this slow.
 PATIENCE_S = 30.0
@@ -62,3 +63,20 @@ def pair() -> Iterator[Pair]:
     servers.start()
     yield servers
     servers.stop()
+
+
+def replica_of(cluster: EmbeddedCluster, key: str) -> EmbeddedRedis:
+    """The replica of the shard that serves `key` (asked of each node itself: the
+    cluster's gossip may not have spread the replicas' roles yet)."""
+    sync = redis.RedisCluster.from_url(cluster.url)
+    try:
+        primary: Any = sync.get_node_from_key(key)  # type: ignore[no-untyped-call]
+        port = primary.port
+    finally:
+        sync.close()
+    for node in cluster.nodes:
+        with redis.Redis(port=node.port) as plain:
+            info: Any = plain.info("replication")
+        if info.get("role") == "slave" and int(info.get("master_port", 0)) == port:
+            return node
+    raise AssertionError(f"no replica of the node on port {port}")

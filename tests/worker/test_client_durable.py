@@ -6,17 +6,18 @@ message id once it answers returns the same seq, the replica then holding it."""
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
 import redis.asyncio
-from redis.asyncio import RedisCluster
 
 from accord_client import AccordClient, AppendUnavailableError, InvalidInputError
 from accord_client.errors import NotReplicatedError
-from tests.support.replica_kit import Pair, linked, pair, until
+from store.embedded import EmbeddedCluster
+from tests.support.replica_kit import Pair, linked, pair, replica_of, until
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 __all__ = ["pair"]  # the fixture, imported to be found by pytest
@@ -71,9 +72,36 @@ async def test_without_the_setting_an_append_does_not_wait(pair: Pair) -> None:
     assert (appended.seq, appended.repeated) == (1, False)
 
 
-async def test_the_setting_is_refused_on_redis_cluster_and_below_zero() -> None:
-    """A Redis Cluster pipeline cannot send WAIT on the append's connection (not yet)."""
-    with pytest.raises(InvalidInputError, match="wait_replicas"):
-        AccordClient(RedisCluster(host="127.0.0.1", port=1), wait_replicas=1)
+async def test_the_setting_below_zero_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="wait_replicas"):
         AccordClient(redis.asyncio.Redis(), wait_replicas=-1)
+
+
+async def test_on_redis_cluster_the_wait_follows_the_append_to_its_shard_r15() -> None:
+    """R15 on a sharded deployment: the append and its WAIT go to the primary of the
+    session's slot on one connection, so when the seq comes back that shard's replica
+    holds the entry; with the replica stopped the append is not confirmed."""
+    with EmbeddedCluster(replicas=1) as cluster:
+        async with AccordClient.from_url(
+            cluster.url, cluster=True, wait_replicas=1, wait_timeout_ms=100, retries=1
+        ) as client:
+            session = client.session("a", "u", "s")
+            appended = await session.user("hello there", message_id="m1")
+            shard = replica_of(cluster, appended.stream)
+            replica = redis.asyncio.Redis(port=shard.port)
+            try:
+                await replica.readonly()
+                assert await replica.xlen(appended.stream) == 1
+                assert shard.pid is not None
+                os.kill(shard.pid, signal.SIGSTOP)
+                try:
+                    with pytest.raises(AppendUnavailableError) as failed:
+                        await session.user("second turn", message_id="m2")
+                    assert isinstance(failed.value.__cause__, NotReplicatedError)
+                finally:
+                    os.kill(shard.pid, signal.SIGCONT)
+                again = await session.user("second turn", message_id="m2")
+                assert (again.seq, again.repeated) == (2, True)
+                assert await replica.xlen(again.stream) == 2
+            finally:
+                await replica.aclose()

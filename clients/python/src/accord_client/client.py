@@ -74,8 +74,6 @@ class AccordClient:
         # once this many replicas acknowledged it (WAIT), like the workers' setting.
         if wait_replicas < 0 or wait_timeout_ms < 1:
             raise InvalidInputError("wait_replicas", "must be >= 0, with wait_timeout_ms >= 1")
-        if wait_replicas and isinstance(redis, RedisCluster):
-            raise InvalidInputError("wait_replicas", "is not supported with Redis Cluster yet")
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         # The names of this client's tool calls: a tool result may omit its call's name.

@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from redis.asyncio import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -52,7 +51,6 @@ _TOOL_OUTCOME = "agreement.tool_outcome"
 # Retried: the request may or may not have reached Redis (or not its replicas:
 # NotReplicatedError is a ConnectionError); the idempotency key decides.
 RETRYABLE = (RedisTimeoutError, RedisConnectionError, ConnectionError, TimeoutError)
-_NO_CLUSTER_WAIT = "is not supported with Redis Cluster yet"
 
 
 class _Probe(msgspec.Struct):
@@ -280,11 +278,8 @@ class Session:
         client = self.client
         if not client.wait_replicas:
             return await run_append(client.redis, keys, args, functions=client.functions)
-        redis = client.redis
-        if isinstance(redis, RedisCluster):  # refused by AccordClient; for the type
-            raise InvalidInputError("wait_replicas", _NO_CLUSTER_WAIT)
         reply, acknowledged = await run_append_waiting(
-            redis,
+            client.redis,
             keys,
             [*args, "1"],
             functions=client.functions,
