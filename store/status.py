@@ -22,6 +22,7 @@ import msgspec
 
 from contracts.streams import as_text, input_streams
 from store import keys, ownership
+from store.durability import SHORT_WAITS
 from store.scripts import AnyRedis
 
 # On Redis 6.2 (no `lag` in XINFO GROUPS) undelivered entries are counted up to this.
@@ -44,6 +45,11 @@ class PartitionStatus(msgspec.Struct, frozen=True):
     # Dead letters by reason (stats:{p} counts them as they are written).
     dead_letters: dict[str, int]
     dead_letters_total: int
+    # The durability setting (docs/store.md, "The outbox"): agreement events and dead
+    # letters committed and not yet published (held until replicas have their commit),
+    # and the WAITs that came back short (replicas lagging or gone) so far.
+    held: int = 0
+    short_waits: int = 0
 
 
 class ConsumerStatus(msgspec.Struct, frozen=True):
@@ -151,6 +157,8 @@ async def fleet_status(
                 parked_gaps=int(await redis.zcard(keys.gaps_key(partition))),
                 dead_letters={k[3:]: n for k, n in sorted(counts.items()) if k.startswith("dl:")},
                 dead_letters_total=counts.get("dead_letters", 0),
+                held=int(await redis.xlen(keys.outbox_stream(partition))),
+                short_waits=counts.get(SHORT_WAITS, 0),
             )
         )
     for consumer in pending_of:

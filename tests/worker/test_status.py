@@ -15,7 +15,8 @@ from redis.asyncio import Redis
 
 from contracts.partition import partition_of
 from contracts.streams import GROUP, stream_name
-from store.keys import heartbeat_key
+from store.durability import SHORT_WAITS
+from store.keys import heartbeat_key, outbox_stream, stats_key
 from store.status import fleet_status
 from tests.support.cli_kit import Ran, accord_process, command_env
 from tests.support.input_kit import user_turn
@@ -133,3 +134,23 @@ async def test_status_without_workers_or_streams_is_empty_not_an_error(client: R
         (1, None, 0, 0, 0),
     ]
     assert status.consumers == []
+
+
+async def test_status_shows_events_held_for_replicas_and_short_waits(
+    client: Redis, redis_url: str
+) -> None:
+    """With the durability setting, a partition's events held in `outbox:{p}` (not yet
+    on a replica) and the WAITs that came back short are shown, in the table and JSON:
+    the first thing an operator asks when lag grows on a replicated deployment."""
+    await client.xadd(outbox_stream(2), {"t": "e", "__data__": "{}"})
+    await client.hincrby(stats_key(2), SHORT_WAITS, 3)
+    status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
+    assert [(row.held, row.short_waits) for row in status.partitions] == [
+        (0, 0), (0, 0), (1, 3), (0, 0)
+    ]  # fmt: skip
+    shown = accord_status(redis_url)
+    assert shown.returncode == 0, shown.stderr
+    assert "1 (3 short waits)" in shown.stdout
+    rows = json.loads(accord_status(redis_url, "--json").stdout)["partitions"]
+    (row,) = [r for r in rows if r["partition"] == 2]
+    assert (row["held"], row["short_waits"]) == (1, 3)

@@ -1,5 +1,6 @@
-"""`accord status`: partitions with owner, lag, pending, parked gaps and dead letters by
-reason; consumers with their partitions, pending entries and heartbeat age.
+"""`accord status`: partitions with owner, lag, pending, parked gaps, events held for
+replicas (the durability setting, with its short waits) and dead letters by reason;
+consumers with their partitions, pending entries and heartbeat age.
 
 The data comes from `store.status.fleet_status` (the console reads the same).
 """
@@ -23,7 +24,7 @@ def _age(ms: int | None) -> str:
 def render(status: FleetStatus) -> tuple[Table, Table]:
     """The two tables `accord status` prints (names escaped: they are Redis data)."""
     parts = Table(title=f"partitions (group {escape(status.group)})")
-    for column in ("partition", "owner", "lease left", "lag", "pending", "parked gaps"):
+    for column in ("partition", "owner", "lease left", "lag", "pending", "parked gaps", "held"):
         parts.add_column(column, justify="left" if column == "owner" else "right")
     parts.add_column("dead letters")
     for row in status.partitions:
@@ -35,6 +36,7 @@ def render(status: FleetStatus) -> tuple[Table, Table]:
             "?" if row.lag is None else str(row.lag),
             str(row.pending),
             str(row.parked_gaps),
+            str(row.held) + (f" ({row.short_waits} short waits)" if row.short_waits else ""),
             f"{row.dead_letters_total}" + (f" ({letters})" if letters else ""),
         )
     consumers = Table(title="consumers")
