@@ -19,7 +19,9 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option(
                 help="small (CI, about a minute; tuned settings), full, kills (20 SIGKILLs and "
-                "a Redis restart) or outage (40 s without workers, then three catch up)."
+                "a Redis restart), outage (40 s without workers, then three catch up), "
+                "failover or failover-small (a primary, two lagging replicas and three "
+                "Sentinels; three failovers; the loss counted in the report's `failover`)."
             ),
         ] = "small",
         fsync: Annotated[str, typer.Option(help="Redis appendfsync: always or everysec.")] = (
@@ -35,6 +37,24 @@ def register(app: typer.Typer) -> None:
         cache_size: Annotated[
             int | None, typer.Option(help="The store's state cache size (0: off).")
         ] = None,
+        gateway_wait: Annotated[
+            int | None,
+            typer.Option(
+                help="Replicated sizes: the gateway WAITs for this many replicas after its "
+                "XADDs (default 0: no WAIT)."
+            ),
+        ] = None,
+        durability: Annotated[
+            str | None,
+            typer.Option(help="Replicated sizes: ACCORD_DURABILITY for the workers."),
+        ] = None,
+        resend_lost: Annotated[  # noqa: FBT002  (a CLI flag)
+            bool,
+            typer.Option(
+                help="Replicated sizes: the gateway writes again the acknowledged appends a "
+                "failover lost (an outbox)."
+            ),
+        ] = False,
         workdir: Annotated[
             Path | None, typer.Option(help="Keep Redis files and worker logs here.")
         ] = None,
@@ -43,6 +63,7 @@ def register(app: typer.Typer) -> None:
         """Real workers on a real Redis under faults; exit 1 on any difference from the oracle.
 
         Starts its own redis-server (appendonly yes) and worker processes; needs no REDIS_URL.
+        The failover sizes start redis-server from PATH, as primary, replicas and Sentinels.
         """
         from accord_harness.chaos.node import PLANTS  # noqa: PLC0415  (heavy; on use)
         from accord_harness.chaos.run import PLANS, run_chaos  # noqa: PLC0415  (heavy; on use)
@@ -55,7 +76,12 @@ def register(app: typer.Typer) -> None:
                 f"[red]--size {'|'.join(PLANS)}, --fsync always|everysec[/]", markup=True
             )
             raise typer.Exit(2)
-        plan = dataclasses.replace(PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size)
+        plan = dataclasses.replace(
+            PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size, durability=durability,
+            resend_lost=resend_lost,
+        )  # fmt: skip
+        if gateway_wait is not None:
+            plan = dataclasses.replace(plan, gateway_wait=gateway_wait)
         if seed is not None:
             plan = dataclasses.replace(plan, seed=seed)
         result = asyncio.run(run_chaos(plan, workdir, say=console.print))

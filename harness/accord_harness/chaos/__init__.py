@@ -9,5 +9,8 @@
   armed from the environment and, for the demonstration only, a planted bug;
 - `faults`: the Redis server it restarts, the client killer, the worker supervisor;
 - `check`: reads what the run left in Redis and lists every difference from the oracle;
-- `run`: puts it together (`accord chaos --size small|full`).
+- `run`: puts it together (`accord chaos --size small|full`);
+- `replicated`: a primary, two replicas and three Sentinels, replication lagging through
+  the proxy's `LagProxy`; `failover`: the run on it, with failovers as faults and the
+  loss counted (`accord chaos --size failover|failover-small`).
 """

