@@ -61,7 +61,11 @@ def test_command_names_reads_complete_commands_and_says_when_one_is_cut() -> Non
 def event(event_id: str, to_state: str, entry_id: str = "1-0") -> dict[str, Any]:
     return {
         "event_id": event_id,
+        "type": "agreement.transitioned",
+        "from_state": "proposed",
         "to_state": to_state,
+        "cause": "test",
+        "revision": 3,
         "provenance": {"stream": "chat-turn:{0}", "entry_id": entry_id, "seq": 3,
                        "session_id": "s"},
     }  # fmt: skip
@@ -91,6 +95,10 @@ def test_an_event_read_and_gone_is_taken_back_and_a_reused_id_has_two_contents()
     assert result.seen == 5
     assert result.taken_back == ["agr-1@2"]
     assert result.two_contents == ["agr-2@3", "agr-3@1"]
+    assert result.contents["agr-2@3"] == [
+        "transitioned proposed->open (test) r3",
+        "transitioned proposed->expired (test) r3",
+    ]
 
 
 def test_nothing_taken_back_when_the_streams_hold_what_was_read() -> None:

@@ -86,7 +86,7 @@ def _provenances(node: Any) -> Iterator[dict[str, Any]]:  # noqa: ANN401  (JSON-
             yield from _provenances(value)
 
 
-def _describe(event: Any) -> str:  # noqa: ANN401  (JSON-shaped)
+def describe(event: Any) -> str:  # noqa: ANN401  (JSON-shaped)
     if event is None:
         return "nothing"
     kind = str(event.get("type", "?")).removeprefix("agreement.")
@@ -220,8 +220,8 @@ class Checker:
             self.findings.add(
                 "event_order",
                 f"event #{index + 1}",
-                f"expected {_describe(want[index] if index < len(want) else None)}, "
-                f"got {_describe(got[index] if index < len(got) else None)} "
+                f"expected {describe(want[index] if index < len(want) else None)}, "
+                f"got {describe(got[index] if index < len(got) else None)} "
                 f"({len(got)} events, oracle {len(want)})",
                 session,
                 seq,
@@ -326,6 +326,8 @@ class TakenBack:
     seen: int  # distinct event ids the subscriber read
     taken_back: list[str]  # ids it read that the final streams do not hold
     two_contents: list[str]  # ids it read whose contents were not all the same
+    # Each of those ids' contents, described (`describe`), first read first.
+    contents: dict[str, list[str]] = field(default_factory=dict)
 
 
 def taken_back(seen: Iterable[tuple[str, Any]], final: Iterable[tuple[str, Any]]) -> TakenBack:
@@ -337,20 +339,23 @@ def taken_back(seen: Iterable[tuple[str, Any]], final: Iterable[tuple[str, Any]]
     timing fields are left out of the comparison: a redo from another copy of the same
     input is the same event.
     """
-    contents: dict[str, set[str]] = defaultdict(set)
+    # Per id, its distinct contents in the order met (canonical JSON -> the event).
+    contents: dict[str, dict[str, Any]] = defaultdict(dict)
     read: set[str] = set()
     for event_id, event in seen:
         read.add(event_id)
-        contents[event_id].add(_canonical(event))
+        contents[event_id].setdefault(_canonical(event), event)
     held: set[str] = set()
     for event_id, event in final:
         held.add(event_id)
         if event_id in read:
-            contents[event_id].add(_canonical(event))
+            contents[event_id].setdefault(_canonical(event), event)
+    two = sorted(i for i in read if len(contents[i]) > 1)
     return TakenBack(
         seen=len(read),
         taken_back=sorted(read - held),
-        two_contents=sorted(i for i in read if len(contents[i]) > 1),
+        two_contents=two,
+        contents={i: [describe(e) for e in contents[i].values()] for i in two},
     )
 
 

@@ -302,7 +302,10 @@ class FailoverChaos(Chaos):
             subscriber_events_seen=back.seen,
             events_taken_back=len(back.taken_back),
             ids_with_two_contents=len(back.two_contents),
-            examples={"taken_back": back.taken_back[:5], "two_contents": back.two_contents[:5]},
+            examples={
+                "taken_back": back.taken_back[:5],
+                "two_contents": {i: back.contents[i] for i in back.two_contents[:5]},
+            },
             sessions_skipped_seq=len(skipped),
             gateway_wait=self.plan.gateway_wait,
             durability=self.plan.durability,
