@@ -213,6 +213,7 @@ class LagProxy:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        self.release()  # a held sender would keep its connection's task waiting forever
         self.reset_all()
         if self._server is not None:
             await self._server.wait_closed()

@@ -97,6 +97,9 @@ class Node:
 
 @dataclass
 class ReplicatedRedis:
+    """The topology (module docstring): Sentinel's master name is `accord`; each node and
+    Sentinel keeps its files under `directory`."""
+
     directory: Path
     replicas: int = 2
     sentinels: int = 3
@@ -134,6 +137,7 @@ class ReplicatedRedis:
             _terminate(process)
         for node in self.nodes:
             if node.process is not None:
+                node.proxy.release()
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(node.pid, signal.SIGCONT)  # a paused node cannot stop
                 _terminate(node.process)
