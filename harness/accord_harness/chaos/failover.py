@@ -42,7 +42,7 @@ from accord_harness.chaos.check import (
     xrange_all,
 )
 from accord_harness.chaos.faults import HARNESS, Workers
-from accord_harness.chaos.replicated import ReplicatedRedis
+from accord_harness.chaos.replicated import Node, ReplicatedRedis
 from accord_harness.chaos.run import (
     RETRYABLE,
     Chaos,
@@ -124,6 +124,11 @@ class FailoverChaos(Chaos):
             self.workdir / "redis", delay_ms=plan.replication_delay_ms, fsync=plan.fsync
         )
         self.failovers: list[dict[str, Any]] = []
+        # Failovers Sentinel made by itself (`_watch`), and the lock that keeps the watch
+        # out of a planned failover; `following` is the address every client uses.
+        self.unplanned: list[dict[str, Any]] = []
+        self.following_lock = asyncio.Lock()
+        self.following = 0
         await self.topology.start()
         try:
             findings = await self._run(workload, expected)
@@ -141,6 +146,7 @@ class FailoverChaos(Chaos):
         self.report.failover["lag"] = lag
         self.say(f"replication lag {lag}")
         primary = await self.topology.primary()
+        self.following = primary.address
         self.admin = client(primary.url, timeout_s=10.0)
         self.report.server = await server_name(self.admin)
         self.gateway = Gateway(
@@ -153,11 +159,15 @@ class FailoverChaos(Chaos):
             crash_share=plan.crash_share, crash_after=plan.crash_after,
         )  # fmt: skip
         stop_reading = asyncio.Event()
+        background: list[asyncio.Task[None]] = []
         try:
             await ensure_groups(self.admin, tuple(range(plan.partitions)), GROUP)
             await plant_keys(self.admin, workload)
             self.workers.start()
-            tender = asyncio.create_task(self._tend(self.workers))
+            background += [
+                asyncio.create_task(self._tend(self.workers)),
+                asyncio.create_task(self._watch()),
+            ]
             reader = asyncio.create_task(self.subscriber.run(stop_reading))
             await self._await_workers(self.admin, plan.workers)
             span = len(workload.writes) / plan.write_rate
@@ -173,15 +183,15 @@ class FailoverChaos(Chaos):
             await reader
             while await self.subscriber.read():  # what was committed before the stop
                 pass
-            tender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await tender
-            self.workers.stop()
+            await _cancel(background)
+            # In a thread: stopping workers waits on them, and they on Redis.
+            await asyncio.to_thread(self.workers.stop)
             findings = await self._check(self.admin, workload, expected, self.gateway)
             await self._count_losses(expected)
         finally:
             stop_reading.set()
-            self.workers.stop()
+            await _cancel(background)
+            await asyncio.to_thread(self.workers.stop)
             for each in (self.admin, self.gateway.redis, self.subscriber.redis):
                 await each.aclose()
         self._faults()
@@ -197,6 +207,10 @@ class FailoverChaos(Chaos):
             await self._failover(how)
 
     async def _failover(self, how: str) -> None:
+        async with self.following_lock:
+            await self._fail_over(how)
+
+    async def _fail_over(self, how: str) -> None:
         topology = self.topology
         old = await topology.primary()
         # Land right after an acknowledged burst: its writes are on the old primary and,
@@ -206,19 +220,19 @@ class FailoverChaos(Chaos):
         await asyncio.sleep(self.rng.uniform(0.002, 0.008))
         down_at = time.monotonic()
         if how == "kill9":
-            topology.kill9(old)
+            await topology.kill9(old)
         else:
-            topology.pause(old)
+            await topology.pause(old)
         if self.workers.kill_random():
             self._count("worker_kill_during_failover")
         new = await topology.await_failover(old)
         promoted_ms = round((time.monotonic() - down_at) * 1000)
-        await self._follow(new.url)
+        await self._follow(new)
         loss = await self.gateway.recover_lost(down_at, resend=self.plan.resend_lost)
         if how == "kill9":
             await topology.restart(old)
         else:
-            topology.resume(old)
+            await topology.resume(old)
         await self._kill_holding()
         await topology.await_replicas(topology.replicas)
         record = {
@@ -229,7 +243,7 @@ class FailoverChaos(Chaos):
         self.failovers.append(record)
         self.say(f"failover {record}")
 
-    async def _follow(self, url: str) -> None:
+    async def _follow(self, primary: Node) -> None:
         """Point every client at the primary Sentinel just named.
 
         The one place that knows a failover happened: the workers are restarted with the
@@ -238,6 +252,7 @@ class FailoverChaos(Chaos):
         (a `redis+sentinel://` URL) make this step a no-op.
         """
         stale = (self.admin, self.gateway.redis, self.subscriber.redis)
+        url, self.following = primary.url, primary.address
         self.admin = client(url, timeout_s=10.0)
         self.gateway.redis = client(url)
         self.subscriber.redis = client(url)
@@ -245,6 +260,24 @@ class FailoverChaos(Chaos):
         for each in stale:
             with contextlib.suppress(*RETRYABLE):
                 await each.aclose()
+
+    async def _watch(self) -> None:
+        """Follow a failover Sentinel made by itself, and count it: a node slower to answer
+        than down-after-milliseconds on a busy machine is failed over like a dead one,
+        and clients that stayed on the demoted node would write where nobody reads."""
+        while True:
+            await asyncio.sleep(0.25)
+            async with self.following_lock:
+                address = await self.topology.sentinel_primary()
+                if address is None or address == self.following:
+                    continue
+                with contextlib.suppress(RuntimeError):  # (not settled yet: next round)
+                    new = await self.topology.primary()
+                    if new.address != self.following:
+                        record = {"to": new.name, "at_s": round(time.monotonic(), 1)}
+                        self.unplanned.append(record)
+                        self.say(f"unplanned failover {record}")
+                        await self._follow(new)
 
     async def _kill_holding(self) -> None:
         """SIGKILL a worker holding entries while the fleet takes over the new primary."""
@@ -296,6 +329,7 @@ class FailoverChaos(Chaos):
         skipped = await _sessions_skipped(self.admin, expected, self.plan.partitions)
         self.report.failover.update(
             failovers=self.failovers,
+            unplanned_failovers=self.unplanned,
             acknowledged_appends_lost=len(lost),
             inputs_without_copy=len(no_copy),
             records=compare_records(expected.records, checker_view.records),
@@ -335,6 +369,14 @@ class FailoverChaos(Chaos):
             "subscriber_errors": self.subscriber.errors,
             "replication_links": sum(n.proxy.replication_links for n in self.topology.nodes),
         }
+
+
+async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    tasks.clear()
 
 
 def _events(entries: list[tuple[str, dict[bytes, bytes]]]) -> Iterator[Any]:

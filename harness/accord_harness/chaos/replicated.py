@@ -7,12 +7,14 @@ must lag as it does across a network, or a failover test proves nothing: every n
 behind a `LagProxy` that delays the replication links through it (and nothing else), every
 node announces its proxy's port, and the Sentinels monitor proxy ports, so the links a
 failover creates lag too. Clients reach a node through its proxy as well (the address
-Sentinel gives them), without delay.
+Sentinel gives them), without delay. The proxies run on an event loop in a thread of their
+own (`ProxyLoop`): a harness that blocks its own loop for a second (a synchronous wait, a
+long check) must not make every node look down to the Sentinels and fail them over.
 
     topology = ReplicatedRedis(directory, delay_ms=10)
     await topology.start()
     primary = await topology.primary()            # as Sentinel says, confirmed by the node
-    topology.kill9(primary)                       # or pause(primary) ... resume(primary)
+    await topology.kill9(primary)                 # or pause(primary) ... resume(primary)
     new = await topology.await_failover(primary)
     await topology.restart(primary)               # rejoins as a replica of `new`
     await topology.await_replicas(2)
@@ -27,10 +29,12 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio
 
@@ -39,6 +43,7 @@ from accord_harness.chaos.proxy import LagProxy
 from store.embedded import SERVER_VARIABLE, free_port
 
 MASTER_NAME = "accord"
+T = TypeVar("T")
 RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError)
 
 
@@ -66,6 +71,35 @@ def _version(binary: str) -> tuple[int, ...]:
     ).stdout
     match = re.search(r"v=(\d+)\.(\d+)\.(\d+)", out)
     return tuple(int(part) for part in match.groups()) if match else (0,)
+
+
+class ProxyLoop:
+    """An asyncio loop in a daemon thread, for the nodes' proxies (module docstring)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="lag-proxies",
+                                       daemon=True)  # fmt: skip
+        self.thread.start()
+
+    async def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run `coroutine` on the proxies' loop; await its result from any other loop."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, self.loop))
+
+    async def call(self, function: Callable[[], T]) -> T:
+        """Call `function` on the proxies' loop, between two of its steps: no byte moves
+        through a proxy while it runs."""
+
+        async def step() -> T:
+            return function()
+
+        return await self.run(step())
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 @dataclass
@@ -111,6 +145,7 @@ class ReplicatedRedis:
     startup_timeout_s: float = 60.0
     nodes: list[Node] = field(default_factory=list)
     sentinel_ports: list[int] = field(default_factory=list)
+    proxies: ProxyLoop = field(default_factory=ProxyLoop)
     _sentinel_processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     # One client per port (nodes by their own port, Sentinels), closed by stop().
     _clients: dict[int, redis.asyncio.Redis] = field(default_factory=dict)
@@ -119,7 +154,7 @@ class ReplicatedRedis:
         binary = server_binary()
         for index in range(1 + self.replicas):
             proxy = LagProxy(target_port=free_port(), delay_s=self.delay_ms / 1000)
-            await proxy.start()
+            await self.proxies.run(proxy.start())
             node = Node(f"node-{index}", self.directory / f"node-{index}", proxy.target_port,
                         proxy)  # fmt: skip
             node.directory.mkdir(parents=True, exist_ok=True)
@@ -137,13 +172,14 @@ class ReplicatedRedis:
             _terminate(process)
         for node in self.nodes:
             if node.process is not None:
-                node.proxy.release()
+                await self.proxies.call(node.proxy.release)
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(node.pid, signal.SIGCONT)  # a paused node cannot stop
                 _terminate(node.process)
-            await node.proxy.close()
+            await self.proxies.run(node.proxy.close())
         for client in self._clients.values():
             await client.aclose()
+        self.proxies.stop()
 
     # -- who is primary ----------------------------------------------------------------
 
@@ -212,29 +248,41 @@ class ReplicatedRedis:
 
     # -- faults ------------------------------------------------------------------------
 
-    def kill9(self, node: Node) -> None:
+    async def kill9(self, node: Node) -> None:
         """The node's host dies: SIGKILL, and what its links still had in flight to the
-        replicas is dropped with every connection (`LagProxy`). Whatever it acknowledged
-        that no replica had yet is gone (its own AOF still has it, but it comes back as a
-        replica and drops it)."""
-        assert node.process is not None
-        node.process.kill()
-        node.process.wait()
-        node.process = None
-        node.proxy.reset_all()
+        replicas is dropped with every connection (`LagProxy`), in one step of the
+        proxies' loop. Whatever it acknowledged that no replica had yet is gone (its own
+        AOF still has it, but it comes back as a replica and drops it)."""
 
-    def pause(self, node: Node) -> None:
+        def die() -> None:
+            assert node.process is not None
+            node.process.kill()
+            node.process.wait()  # (a SIGKILLed process is reaped at once)
+            node.process = None
+            node.proxy.reset_all()
+
+        await self.proxies.call(die)
+
+    async def pause(self, node: Node) -> None:
         """The node freezes, as a paused VM: SIGSTOP, and its links hold what was in
         flight. It answers nothing and keeps its connections open."""
-        os.kill(node.pid, signal.SIGSTOP)
-        node.proxy.hold()
 
-    def resume(self, node: Node) -> None:
+        def freeze() -> None:
+            os.kill(node.pid, signal.SIGSTOP)
+            node.proxy.hold()
+
+        await self.proxies.call(freeze)
+
+    async def resume(self, node: Node) -> None:
         """SIGCONT: it still thinks it is the primary until Sentinel turns it into a replica
         of the new one (it then drops what the new primary lacks); what its links held
         goes on to replicas that by then follow the new primary and have hung up."""
-        node.proxy.release()
-        os.kill(node.pid, signal.SIGCONT)
+
+        def thaw() -> None:
+            node.proxy.release()
+            os.kill(node.pid, signal.SIGCONT)
+
+        await self.proxies.call(thaw)
 
     async def restart(self, node: Node) -> None:
         """Start a killed node on its files as a replica of the current primary, as an
