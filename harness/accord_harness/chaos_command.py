@@ -44,10 +44,20 @@ def register(app: typer.Typer) -> None:
                 "XADDs (default 0: no WAIT)."
             ),
         ] = None,
-        durability: Annotated[
-            str | None,
-            typer.Option(help="Replicated sizes: ACCORD_DURABILITY for the workers."),
+        wait_replicas: Annotated[
+            int | None,
+            typer.Option(
+                help="Replicated sizes: ACCORD_WAIT_REPLICAS for the workers, the durability "
+                "setting (default 0: off)."
+            ),
         ] = None,
+        sentinel_url: Annotated[  # noqa: FBT002  (a CLI flag)
+            bool,
+            typer.Option(
+                help="Replicated sizes: the workers get a redis+sentinel:// REDIS_URL and "
+                "find the primary themselves, instead of a restart on it."
+            ),
+        ] = False,
         resend_lost: Annotated[  # noqa: FBT002  (a CLI flag)
             bool,
             typer.Option(
@@ -77,11 +87,13 @@ def register(app: typer.Typer) -> None:
             )
             raise typer.Exit(2)
         plan = dataclasses.replace(
-            PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size, durability=durability,
-            resend_lost=resend_lost,
+            PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size,
+            resend_lost=resend_lost, sentinel_url=sentinel_url,
         )  # fmt: skip
         if gateway_wait is not None:
             plan = dataclasses.replace(plan, gateway_wait=gateway_wait)
+        if wait_replicas is not None:
+            plan = dataclasses.replace(plan, wait_replicas=wait_replicas)
         if seed is not None:
             plan = dataclasses.replace(plan, seed=seed)
         result = asyncio.run(run_chaos(plan, workdir, say=console.print))

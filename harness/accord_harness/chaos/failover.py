@@ -154,8 +154,9 @@ class FailoverChaos(Chaos):
             wait_replicas=plan.gateway_wait, wait_timeout_ms=plan.gateway_wait_timeout_ms,
         )  # fmt: skip
         self.subscriber = Subscriber(client(primary.url), plan.partitions)
+        workers_url = self.topology.sentinel_url if plan.sentinel_url else primary.url
         self.workers = Workers(
-            plan.workers, worker_env(primary.url, plan), self.rng, self.workdir,
+            plan.workers, worker_env(workers_url, plan), self.rng, self.workdir,
             crash_share=plan.crash_share, crash_after=plan.crash_after,
         )  # fmt: skip
         stop_reading = asyncio.Event()
@@ -187,7 +188,7 @@ class FailoverChaos(Chaos):
             # In a thread: stopping workers waits on them, and they on Redis.
             await asyncio.to_thread(self.workers.stop)
             findings = await self._check(self.admin, workload, expected, self.gateway)
-            await self._count_losses(expected)
+            await self._count_losses(expected, findings)
         finally:
             stop_reading.set()
             await _cancel(background)
@@ -227,6 +228,7 @@ class FailoverChaos(Chaos):
             self._count("worker_kill_during_failover")
         new = await topology.await_failover(old)
         promoted_ms = round((time.monotonic() - down_at) * 1000)
+        missing = await self._read_and_missing(new)
         await self._follow(new)
         loss = await self.gateway.recover_lost(down_at, resend=self.plan.resend_lost)
         if how == "kill9":
@@ -238,25 +240,43 @@ class FailoverChaos(Chaos):
         record = {
             "how": how, "from": old.name, "to": new.name, "promoted_after_ms": promoted_ms,
             "acknowledged_lost": loss["lost"], "lost_window_ms": loss["window_ms"],
+            "events_read_then_missing": missing,
             "healed_after_ms": round((time.monotonic() - down_at) * 1000),
         }  # fmt: skip
         self.failovers.append(record)
         self.say(f"failover {record}")
 
+    async def _read_and_missing(self, promoted: Node) -> int:
+        """Events the subscriber has read that the promoted replica lacks: what the failover
+        took back, even where a redo publishes the same event again later. Counted before
+        the harness restarts any worker on it (workers that follow Sentinel by themselves
+        may already be redoing)."""
+        probe = client(promoted.url, timeout_s=10.0)
+        try:
+            held = {
+                event["event_id"]
+                for p in range(self.plan.partitions)
+                for event in _events(await xrange_all(probe, keys.events_stream(p)))
+            }
+        finally:
+            await probe.aclose()
+        return len({event_id for event_id, _ in self.subscriber.seen} - held)
+
     async def _follow(self, primary: Node) -> None:
         """Point every client at the primary Sentinel just named.
 
-        The one place that knows a failover happened: the workers are restarted with the
-        new primary's URL and the gateway, the subscriber and the harness's own client
-        reconnect there. Clients that find the primary through Sentinel by themselves
-        (a `redis+sentinel://` URL) make this step a no-op.
+        The one place that knows a failover happened: the gateway, the subscriber and the
+        harness's own client reconnect there, and the workers are restarted with the new
+        primary's URL, unless they were given the Sentinel URL (`Plan.sentinel_url`) and
+        find the primary by themselves.
         """
         stale = (self.admin, self.gateway.redis, self.subscriber.redis)
         url, self.following = primary.url, primary.address
         self.admin = client(url, timeout_s=10.0)
         self.gateway.redis = client(url)
         self.subscriber.redis = client(url)
-        self.workers.restart_all({"REDIS_URL": url})
+        if not self.plan.sentinel_url:
+            self.workers.restart_all({"REDIS_URL": url})
         for each in stale:
             with contextlib.suppress(*RETRYABLE):
                 await each.aclose()
@@ -299,7 +319,13 @@ class FailoverChaos(Chaos):
         while time.monotonic() < deadline:
             calm = False
             with contextlib.suppress(*RETRYABLE):
-                calm = await settled(self.admin, self.plan.partitions)
+                calm = await settled(self.admin, self.plan.partitions) and not any(
+                    # What durable commits hold back until replicas have it.
+                    [
+                        await self.admin.xlen(keys.outbox_stream(p))
+                        for p in range(self.plan.partitions)
+                    ]
+                )
             now = time.monotonic()
             if not calm:
                 quiet_since = None
@@ -310,7 +336,7 @@ class FailoverChaos(Chaos):
             await asyncio.sleep(0.25)
         return False
 
-    async def _count_losses(self, expected: Outcome) -> None:
+    async def _count_losses(self, expected: Outcome, findings: Findings) -> None:
         checker_view = self.checker
         lost = [
             data for key, data in self.gateway.entries.items()
@@ -335,6 +361,9 @@ class FailoverChaos(Chaos):
             records=compare_records(expected.records, checker_view.records),
             subscriber_events_seen=back.seen,
             events_taken_back=len(back.taken_back),
+            events_read_then_missing_at_failover=sum(
+                f["events_read_then_missing"] for f in self.failovers
+            ),
             ids_with_two_contents=len(back.two_contents),
             examples={
                 "taken_back": back.taken_back[:5],
@@ -342,16 +371,33 @@ class FailoverChaos(Chaos):
             },
             sessions_skipped_seq=len(skipped),
             gateway_wait=self.plan.gateway_wait,
-            durability=self.plan.durability,
+            wait_replicas=self.plan.wait_replicas,
+            sentinel_url=self.plan.sentinel_url,
             resend_lost=self.plan.resend_lost,
         )
+        # What no other check sees: the subscriber's view (a take-back that a redo later
+        # hides is still one: it read an event that then did not exist).
+        for failover in self.failovers:
+            if failover["events_read_then_missing"]:
+                findings.add(
+                    "taken_back", "failover",
+                    f"{failover['events_read_then_missing']} events read were missing on "
+                    f"{failover['to']} right after it was promoted",
+                )  # fmt: skip
+        for event_id in back.taken_back:
+            findings.add("taken_back", "publish", f"{event_id} read, then gone")
+        for event_id in back.two_contents:
+            findings.add(
+                "two_contents", "publish", f"{event_id}: {' / '.join(back.contents[event_id])}"
+            )
         loss = self.report.failover
         records = loss["records"]
         self.say(
             f"failover loss: {loss['acknowledged_appends_lost']} acknowledged appends lost "
             f"({loss['inputs_without_copy']} inputs with no copy left); records lost "
             f"{records['lost']} / changed {records['changed']} of {records['expected']}; "
-            f"a subscriber saw {loss['events_taken_back']} events then taken back, "
+            f"a subscriber saw {loss['events_taken_back']} events then taken back "
+            f"({loss['events_read_then_missing_at_failover']} missing right after a failover), "
             f"{loss['ids_with_two_contents']} ids with two contents; "
             f"{loss['sessions_skipped_seq']} sessions skipped a seq"
         )

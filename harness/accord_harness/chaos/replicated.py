@@ -181,6 +181,12 @@ class ReplicatedRedis:
             await client.aclose()
         self.proxies.stop()
 
+    @property
+    def sentinel_url(self) -> str:
+        """The `redis+sentinel://` URL of the topology (docs/operations.md, "Sentinel")."""
+        hosts = ",".join(f"127.0.0.1:{port}" for port in self.sentinel_ports)
+        return f"redis+sentinel://{hosts}/{MASTER_NAME}/0"
+
     # -- who is primary ----------------------------------------------------------------
 
     async def primary(self) -> Node:

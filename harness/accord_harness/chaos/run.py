@@ -91,8 +91,12 @@ class Plan:
     # that must have an append before it counts as acknowledged (0: no WAIT).
     gateway_wait: int = 0
     gateway_wait_timeout_ms: int = 1_000
-    # ACCORD_DURABILITY for the workers (None: unset, the worker's default).
-    durability: str | None = None
+    # The durability setting of the workers, ACCORD_WAIT_REPLICAS (0: off, the default):
+    # a batch is done, and its events published, once this many replicas have it.
+    wait_replicas: int = 0
+    # Workers given a redis+sentinel:// REDIS_URL find the primary themselves; without,
+    # they are restarted on the new primary's address after each failover.
+    sentinel_url: bool = False
     # Acknowledged appends a failover lost, written again by the gateway (an outbox).
     resend_lost: bool = False
     # ACCORD_GAP_TIMEOUT_MS (None: the shipped or tuned value). A failover without the
@@ -275,8 +279,8 @@ def worker_env(url: str, plan: Plan) -> dict[str, str]:
         )
     if plan.gap_timeout_ms is not None:
         env["ACCORD_GAP_TIMEOUT_MS"] = str(plan.gap_timeout_ms)
-    if plan.durability is not None:
-        env["ACCORD_DURABILITY"] = plan.durability
+    if plan.wait_replicas:
+        env["ACCORD_WAIT_REPLICAS"] = str(plan.wait_replicas)
     if plan.plant:
         env["ACCORD_CHAOS_PLANT"] = plan.plant
     if plan.cache_size is not None:
