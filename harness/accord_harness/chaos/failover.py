@@ -5,11 +5,13 @@ a network, three Sentinels). The gateway writes the workload at the plan's rate,
 workers process it, and a subscriber follows `agreement-events:{p}` as any consumer of
 events would, remembering every event it read. Each failover of the plan:
 
-- `kill9`: SIGKILL of the primary a few milliseconds after a gateway burst was
-  acknowledged (its last writes may be on no replica yet); `sigstop`: the primary paused
-  until Sentinel has promoted a replica, then resumed (it comes back believing it is
-  the primary, and Sentinel turns it into a replica of the new one, dropping what that
-  one lacks);
+- `kill9` SIGKILLs the primary a few milliseconds after a gateway burst was acknowledged,
+  `sigstop` pauses it a few milliseconds after the subscriber read an event (either may be
+  on no replica yet) until Sentinel has promoted a replica, then resumes it (it comes back
+  believing it is the primary, and Sentinel turns it into a replica of the new one,
+  dropping what that one lacks);
+- the events the subscriber has read that the promoted replica lacks (in its streams
+  and its outbox) are counted before any worker is restarted on it;
 - a worker SIGKILLed while the primary is gone, and one holding entries soon after the
   fleet moved to the new primary;
 - every client follows the new primary (`_follow`), the killed node is started again as
@@ -80,6 +82,8 @@ class Subscriber:
     seen: list[tuple[str, Any]] = field(default_factory=list)
     errors: int = 0
     last: dict[str, str] = field(default_factory=dict)
+    # Set on every read that brought events (a failover lands right after one).
+    fresh: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
         self.last = {keys.events_stream(p): "0-0" for p in range(self.partitions)}
@@ -103,6 +107,8 @@ class Subscriber:
                 self.seen.append((event["event_id"], event))
                 self.last[as_text(stream)] = as_text(entry_id)
                 read += 1
+        if read:
+            self.fresh.set()
         return read
 
 
@@ -214,10 +220,16 @@ class FailoverChaos(Chaos):
     async def _fail_over(self, how: str) -> None:
         topology = self.topology
         old = await topology.primary()
-        # Land right after an acknowledged burst: its writes are on the old primary and,
-        # with replication a few ms behind, maybe on no replica.
+        # Land a few ms after the gateway's last writes were acknowledged (a kill), or
+        # after the subscriber read an event (a pause): with replication a few ms behind,
+        # those may be on no replica. Waiting for an event lets the burst replicate; a
+        # burst alone rarely meets a commit's window (and a skipped wait is caught there).
         self.burst_acked.clear()
         await self.burst_acked.wait()
+        if how == "sigstop":
+            self.subscriber.fresh.clear()
+            with contextlib.suppress(TimeoutError):  # (no event at all: the burst suffices)
+                await asyncio.wait_for(self.subscriber.fresh.wait(), timeout=2.0)
         await asyncio.sleep(self.rng.uniform(0.002, 0.008))
         down_at = time.monotonic()
         if how == "kill9":
@@ -250,14 +262,19 @@ class FailoverChaos(Chaos):
         """Events the subscriber has read that the promoted replica lacks: what the failover
         took back, even where a redo publishes the same event again later. Counted before
         the harness restarts any worker on it (workers that follow Sentinel by themselves
-        may already be redoing)."""
+        may already be redoing). An event still in the outbox there is not lacking: the
+        commit survived, only its publishing did not, and it is published again with the
+        same id (delivered twice, not taken back)."""
         probe = client(promoted.url, timeout_s=10.0)
         try:
-            held = {
-                event["event_id"]
-                for p in range(self.plan.partitions)
-                for event in _events(await xrange_all(probe, keys.events_stream(p)))
-            }
+            held: set[str] = set()
+            for p in range(self.plan.partitions):
+                for stream in (keys.events_stream(p), keys.outbox_stream(p)):
+                    held.update(
+                        event["event_id"]
+                        for event in _events(await xrange_all(probe, stream))
+                        if "event_id" in event
+                    )
         finally:
             await probe.aclose()
         return len({event_id for event_id, _ in self.subscriber.seen} - held)
