@@ -41,7 +41,7 @@ from redis.exceptions import (
 from store import keys
 from store.config import StoreConfig
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
-from store.scripts import PUBLISH, AnyRedis, LuaScript
+from store.scripts import PUBLISH, AnyRedis, LuaScript, uses_functions
 
 # Outbox entries one publish moves: a script holds Redis for its whole run.
 PUBLISH_BATCH = 500
@@ -124,7 +124,7 @@ class Replication:
         the script may or may not have run, and its held events are the sweeper's to
         publish.
         """
-        functions = script.runs_as_function(self.redis)
+        functions = uses_functions(self.redis)
         for by_source in (False, True):
             call = script.call(keys_, args, functions=functions, by_source=by_source)
             try:

