@@ -40,6 +40,7 @@ def register(app: typer.Typer) -> None:
         gateway_wait: Annotated[
             int | None,
             typer.Option(
+                min=0,
                 help="Replicated sizes: the gateway WAITs for this many replicas after its "
                 "XADDs (default 0: no WAIT)."
             ),
@@ -47,6 +48,7 @@ def register(app: typer.Typer) -> None:
         wait_replicas: Annotated[
             int | None,
             typer.Option(
+                min=0,
                 help="Replicated sizes: ACCORD_WAIT_REPLICAS for the workers, the durability "
                 "setting (default 0: off)."
             ),

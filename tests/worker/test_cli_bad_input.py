@@ -102,6 +102,10 @@ def test_events_last_zero_shows_none_and_a_negative_count_is_a_usage_error(
         (["console", "--port", "99999"], "Invalid value for '--port'"),
         (["events", "--nonsense"], "No such option: --nonsense"),
         (["no-such-command"], "No such command 'no-such-command'"),
+        # Refused before any server starts: a negative count would reach the workers.
+        (["chaos", "--size", "failover-small", "--wait-replicas", "-1"], "'--wait-replicas'"),
+        (["chaos", "--size", "failover-small", "--gateway-wait", "-2"], "'--gateway-wait'"),
+        (["chaos", "--size", "failover", "--plant", "nope"], "--plant must be one of"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args: list[str], said: str) -> None:
