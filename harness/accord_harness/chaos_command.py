@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 min=0,
                 help="Replicated sizes: the gateway WAITs for this many replicas after its "
-                "XADDs (default 0: no WAIT)."
+                "XADDs (default 0: no WAIT).",
             ),
         ] = None,
         wait_replicas: Annotated[
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 min=0,
                 help="Replicated sizes: ACCORD_WAIT_REPLICAS for the workers, the durability "
-                "setting (default 0: off)."
+                "setting (default 0: off).",
             ),
         ] = None,
         sentinel_url: Annotated[  # noqa: FBT002  (a CLI flag)
@@ -58,6 +58,13 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 help="Replicated sizes: the workers get a redis+sentinel:// REDIS_URL and "
                 "find the primary themselves, instead of a restart on it."
+            ),
+        ] = False,
+        shipped: Annotated[  # noqa: FBT002  (a CLI flag)
+            bool,
+            typer.Option(
+                help="Replicated sizes: the workers run with the settings as shipped (reclaim,"
+                " leases, sweep, delivery limit and gap timeout), not the tuned ones."
             ),
         ] = False,
         resend_lost: Annotated[  # noqa: FBT002  (a CLI flag)
@@ -96,6 +103,8 @@ def register(app: typer.Typer) -> None:
             plan = dataclasses.replace(plan, gateway_wait=gateway_wait)
         if wait_replicas is not None:
             plan = dataclasses.replace(plan, wait_replicas=wait_replicas)
+        if shipped:
+            plan = dataclasses.replace(plan, tuned=False, gap_timeout_ms=None)
         if seed is not None:
             plan = dataclasses.replace(plan, seed=seed)
         result = asyncio.run(run_chaos(plan, workdir, say=console.print))
