@@ -37,6 +37,8 @@ from redis.exceptions import (
     ResponseError,
     TryAgainError,
 )
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from store import keys
 from store.config import StoreConfig
@@ -89,7 +91,7 @@ async def on_one_connection(redis: AnyRedis, route: str, calls: list[tuple[Any, 
         commands = [PipelineCommand(i, *call) for i, call in enumerate(calls)]
         try:
             await node.execute_pipeline(commands)
-        except (ConnectionError, TimeoutError):
+        except (RedisConnectionError, RedisTimeoutError, OSError):
             # The node is gone or unreachable: a failover may be promoting its replica.
             await redis.nodes_manager.initialize()
             raise

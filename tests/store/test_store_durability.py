@@ -24,11 +24,12 @@ import redis.asyncio
 from accord_harness.reading import read_new
 from accord_harness.store_harness import chat
 from redis.asyncio import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from contracts.streams import GROUP
 from store import keys, ownership
 from store.config import StoreConfig
-from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication
+from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication, on_one_connection
 from store.embedded import EmbeddedCluster
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
@@ -254,3 +255,44 @@ async def test_on_redis_cluster_the_wait_follows_the_commit_to_its_shard_r15(
     finally:
         await client.aclose()
         await replica.aclose()
+
+
+async def test_a_lost_cluster_node_is_relearned_for_the_next_call_r15() -> None:
+    """R15 through a Cluster failover: a commit sent to a primary that died raises (the
+    batch stays pending) and the client relearns the layout, so the retry reaches the
+    promoted replica instead of the dead node again."""
+    with EmbeddedCluster(replicas=1) as servers:
+        client = RedisCluster.from_url(servers.url)
+        route = keys.stats_key(0)
+        try:
+            touch = ("HINCRBY", route, "probe", 1)
+            assert await on_one_connection(client, route, [touch]) == [1]
+            shard_replica = replica_of(servers, route)
+            promoted = redis.asyncio.Redis(port=shard_replica.port)
+            await promoted.execute_command("CLUSTER", "FAILOVER", "TAKEOVER")  # type: ignore[no-untyped-call]
+            primary = client.get_node_from_key(route)
+            assert primary is not None
+            old = next(n for n in servers.nodes if n.port == primary.port)
+            assert old.pid is not None
+            os.kill(old.pid, signal.SIGKILL)
+
+            async def is_primary() -> bool:
+                info: Any = await promoted.info("replication")
+                return bool(info.get("role") == "master")
+
+            await wait_for(is_primary, PATIENCE_S)
+            await promoted.aclose()
+            with pytest.raises(RedisConnectionError):
+                await on_one_connection(client, route, [touch])
+
+            async def reaches_the_promoted_replica() -> bool:
+                # (The other nodes may name the dead one for a moment yet: retried, as a
+                # worker retries its batch.)
+                try:
+                    return await on_one_connection(client, route, [touch]) == [2]
+                except RedisConnectionError:
+                    return False
+
+            await wait_for(reaches_the_promoted_replica, PATIENCE_S)
+        finally:
+            await client.aclose()

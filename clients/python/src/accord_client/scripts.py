@@ -11,6 +11,8 @@ from typing import Any
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.cluster import PipelineCommand
 from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 # The client needs only redis-py, msgspec and contracts (an import contract), so it keeps
 # this alias of its own; the worker and the store share store/scripts.py's.
@@ -89,7 +91,7 @@ async def _on_one_connection(
         commands = [PipelineCommand(i, *call) for i, call in enumerate(calls)]
         try:
             await node.execute_pipeline(commands)
-        except (ConnectionError, TimeoutError):
+        except (RedisConnectionError, RedisTimeoutError, OSError):
             await redis.nodes_manager.initialize()
             raise
         answers = [command.result for command in commands]
