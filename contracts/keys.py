@@ -11,6 +11,8 @@ not `id.length`, which counts UTF-16 units).
 
 from __future__ import annotations
 
+import msgspec
+
 from contracts.streams import hash_tag
 
 # Field of the view hash holding the `ScopeViewDocument` JSON.
@@ -43,6 +45,37 @@ def record_key(partition: int, record_id: str) -> str:
     core's scope state (terminal), for history and `explain` reads (R16).
     """
     return f"record:{hash_tag(partition)}:{record_id}"
+
+
+# The deployment's layout: `{"partitions": P, "group": name}` JSON (and, while a
+# repartition runs, `moving_to`), outside every hash tag. Set by the first worker; changed
+# only by `accord repartition`. Clients read it to learn P (docs/partitions.md, "Growing").
+CONFIG_KEY = "accord:config"
+
+
+class Layout(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`CONFIG_KEY`'s JSON: the partition count P every worker, command and client hashes
+    scopes with, the workers' consumer group, and while `accord repartition` runs, the
+    count it moves the deployment to (appends wait meanwhile)."""
+
+    partitions: int
+    group: str
+    moving_to: int | None = None
+
+
+# A partition's layout marker's value while a repartition moves its data: every append
+# to the partition is refused until the move is done (the client waits and retries).
+LAYOUT_MOVING = "moving"
+
+
+def layout_key(partition: int) -> str:
+    """String in partition p's slot: the partition count the partition's streams belong to
+    (decimal), or `moving`. Absent until the first `accord repartition`.
+
+    The append script refuses an append whose client hashes with another count (reply
+    `ACCORDLAYOUT <value>`), atomically with the append: a client with a stale count
+    never writes to a partition of the old layout (docs/partitions.md, "Growing")."""
+    return f"layout:{hash_tag(partition)}"
 
 
 def applied_field(session_id: str) -> str:

@@ -21,10 +21,13 @@ import msgspec
 # module lists every key.
 from contracts.keys import (
     APPLIED_FIELD_PREFIX,
+    CONFIG_KEY,
+    LAYOUT_MOVING,
     VIEW_DOC_FIELD,
     applied_field,
     gateway_idem_key,
     gateway_seq_key,
+    layout_key,
     record_key,
     view_key,
 )
@@ -32,10 +35,13 @@ from contracts.streams import AGREEMENT_EVENTS, DEAD_LETTERS, as_text, hash_tag,
 
 __all__ = [
     "APPLIED_FIELD_PREFIX",
+    "CONFIG_KEY",
+    "LAYOUT_MOVING",
     "VIEW_DOC_FIELD",
     "applied_field",
     "gateway_idem_key",
     "gateway_seq_key",
+    "layout_key",
     "record_key",
     "view_key",
 ]
@@ -163,10 +169,9 @@ def outbox_stream(partition: int) -> str:
     return f"outbox:{hash_tag(partition)}"
 
 
-# Not partition data: the deployment's layout, one key outside every hash tag.
-CONFIG_KEY = "accord:config"
-"""String: `{"partitions": P, "group": name}` JSON, set by the first worker to start
-(SET NX); every later start and command compares its settings (store/layout.py)."""
+# Not partition data: the deployment's layout, `CONFIG_KEY` (contracts/keys.py), one key
+# outside every hash tag: `{"partitions": P, "group": name}` JSON, set by the first worker
+# to start (SET NX), changed only by `accord repartition` (store/repartition.py).
 
 # Not partition data: one key per worker process, outside every hash tag, and one sorted
 # set naming them, so `accord check` lists live workers without SCAN (which no ACL can

@@ -70,9 +70,14 @@ class LeaseReply:
     owner: str
     # Milliseconds left on the holder's lease.
     ms_left: int
+    # Set when the acquisition was refused because the partition belongs to another
+    # partition count, or is being moved (`moving`): `accord repartition` ran.
+    layout: str | None = None
 
 
 def _reply(raw: Any) -> LeaseReply:  # noqa: ANN401  (a Lua reply)
+    if int(raw[0]) == 2:
+        return LeaseReply(held=False, owner="", ms_left=0, layout=as_text(raw[1]))
     return LeaseReply(bool(int(raw[0])), as_text(raw[1]), int(raw[2]))
 
 
@@ -81,8 +86,13 @@ def owner_consumer(token: str) -> str:
     return token.partition(":")[2]
 
 
-async def acquire(redis: AnyRedis, partition: int, consumer: str, lease_ms: int) -> LeaseReply:
-    raw = await LEASE.run(redis, [keys.lease_key(partition)], ["acquire", consumer, "", lease_ms])
+async def acquire(
+    redis: AnyRedis, partition: int, consumer: str, lease_ms: int, partitions: int
+) -> LeaseReply:
+    """Acquire partition p's lease for a worker serving `partitions` partitions."""
+    raw = await LEASE.run(
+        redis, [keys.lease_key(partition)], ["acquire", consumer, "", lease_ms, partitions]
+    )
     return _reply(raw)
 
 

@@ -25,6 +25,7 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
 from redis.typing import EncodableT
@@ -32,6 +33,7 @@ from redis.typing import EncodableT
 from accord_client.contracts.redis_url import parse_sentinel_url
 from accord_client.sentinel import primary_options, sentinel_options, sentinel_redis
 from contracts.redis_url import is_sentinel_url
+from store.layout import stored_layout
 from store.scripts import AnyRedis, use_functions
 from worker.settings import Settings, redacted_url
 
@@ -213,6 +215,25 @@ def answer_options(timeout_s: float) -> dict[str, Any]:
         "socket_connect_timeout": timeout_s,
         "retry": Retry(NoBackoff(), 0),
     }
+
+
+async def with_stored_partitions(settings: Settings, *, timeout_s: float = 5.0) -> Settings:
+    """`settings` with the partition count Redis holds, when ACCORD_PARTITIONS was not
+    given (a repartitioned deployment's workers restart with its new count by themselves).
+    Unchanged when given, with no REDIS_URL, or when Redis does not answer: the start
+    then fails on its own, with its own line."""
+    if settings.partitions_given or settings.redis_url is None:
+        return settings
+    redis = connect(settings, timeout_s=timeout_s)
+    try:
+        layout = await stored_layout(redis)
+    except (RedisError, OSError, ValueError):
+        return settings
+    finally:
+        await redis.aclose()
+    if layout is None or layout.partitions == settings.partitions:
+        return settings
+    return settings.replaced(partitions=layout.partitions).checked()
 
 
 def connect(settings: Settings, *, timeout_s: float | None = None) -> AnyRedis:

@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 from contracts.streams import Entry
 from store import ownership
 from store.intake import reclaim_pending
+from store.keys import LAYOUT_MOVING
 from store.ownership import NOT_HELD, Fence
 from store.scripts import AnyRedis
 from worker.consumer import Dispatcher, sleep_or_stop
@@ -81,6 +82,8 @@ class Ownership:
     sweep_targets: dict[int, SweepTarget] = field(default_factory=dict)
     held: dict[int, _Held] = field(default_factory=dict)
     stopping: bool = False
+    # Said once: a repartition is moving the partitions (acquisitions refused meanwhile).
+    waiting_for_move: bool = False
 
     def __post_init__(self) -> None:
         for partition, port in self.ports.items():
@@ -102,12 +105,35 @@ class Ownership:
             await self._renew(partition)
         complete = True
         for partition in sorted(wanted - set(self.held)):
-            reply = await ownership.acquire(self.redis, partition, self.consumer, self.lease_ms)
+            reply = await ownership.acquire(
+                self.redis, partition, self.consumer, self.lease_ms, self.partitions
+            )
             if reply.held:
                 await self._take(partition, reply.owner)
             else:
                 complete = False
+                if reply.layout is not None:
+                    self._layout_refused(reply.layout)
         return complete
+
+    def _layout_refused(self, layout: str) -> None:
+        """An acquisition refused by the partition's layout: `accord repartition` moves
+        the partitions (wait: nothing of them is read meanwhile), or moved them to
+        another count, which this process was built for no longer: it fails, and is
+        restarted with Redis's count (unless ACCORD_PARTITIONS pins the old one)."""
+        if layout == LAYOUT_MOVING:
+            if not self.waiting_for_move:
+                self.log.warning("repartition_in_progress", partitions=self.partitions)
+            self.waiting_for_move = True
+            return
+        self.log.critical(
+            "layout_changed",
+            partitions=self.partitions,
+            now=layout,
+            hint="restarting takes Redis's count; leave ACCORD_PARTITIONS unset or set it to"
+            f" {layout}",
+        )
+        self.on_failure(f"layout changed: {self.partitions} -> {layout} partitions")
 
     async def run(self, stop: asyncio.Event) -> None:
         """Beat until `stop`; then stop every reader, release every lease, and leave."""

@@ -132,6 +132,10 @@ class Settings:
     # output stream lengths, input limits, state cache) and the core's scope limits.
     store: StoreConfig = field(default_factory=StoreConfig)
     policy: Policy = field(default_factory=Policy)
+    # Whether ACCORD_PARTITIONS was set. Unset, the worker and the commands take the count
+    # Redis holds (`accord:config`, changed by `accord repartition`) and only a new
+    # deployment starts with 1; set, it must be Redis's count (store/layout.py).
+    partitions_given: bool = False
 
     @property
     def partitions(self) -> int:
@@ -165,6 +169,8 @@ class Settings:
             values = (value,) if isinstance(variable.path, str) else value
             for path, one in zip(paths, values, strict=True):
                 settings = _replace(settings, path, one)
+        if e.get("ACCORD_PARTITIONS", ""):
+            settings = dataclasses.replace(settings, partitions_given=True)
         return settings.checked()
 
     def checked(self) -> Self:

@@ -14,6 +14,10 @@ local owner = redis.call('HGET', key, 'o') or ''
 local expires = tonumber(redis.call('HGET', key, 'e') or '0')
 local length = tonumber(ARGV[4])
 if op == 'acquire' then
+  local layout = redis.call('HGET', key, 'p')
+  if layout and layout ~= ARGV[5] then
+    return {2, layout, 0}
+  end
   if owner ~= '' and expires > now then
     return {0, owner, expires - now}
   end

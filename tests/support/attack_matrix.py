@@ -27,6 +27,8 @@ SEQ = "gateway-seq:{7}:1:a:1:u:1:s"
 IDEM = "gateway-idem:{7}:1:a:1:u:1:s"
 LETTERS = "dead-letters:{7}"
 INDEX = "records:{7}"
+CONFIG = "accord:config"
+MARKER = "layout:{7}"
 
 FIXTURES: list[tuple[str, ...]] = [
     ("XGROUP", "CREATE", CHAT, "accord", "0", "MKSTREAM"),
@@ -42,6 +44,8 @@ FIXTURES: list[tuple[str, ...]] = [
     ("SET", SEQ, "1"),
     ("HSET", IDEM, "i:x", "1 1-1"),
     ("ZADD", INDEX, "1", '["a","u","agr-x"]'),
+    ("SET", CONFIG, '{"partitions":8,"group":"accord"}'),
+    ("SET", MARKER, "8"),
 ]
 
 # Family -> its probe commands, in the order of the table.
@@ -91,6 +95,9 @@ FAMILIES: dict[str, list[tuple[str, ...]]] = {
         ("ZADD", INDEX, "2", "forged"),
         ("ZREM", INDEX, "forged"),
     ],
+    "read the partition count (`GET accord:config`)": [("GET", CONFIG)],
+    "read a partition's layout marker (`GET layout:{p}`)": [("GET", MARKER)],
+    "change a partition's layout marker (`SET layout:{p}`)": [("SET", MARKER, "moving")],
     "count up a seq counter (`INCR`)": [("INCR", SEQ)],
     "expire a seq counter": [("EXPIRE", SEQ, "0")],
     "delete a key (`DEL`, `UNLINK`)": [("DEL", RECORD), ("UNLINK", RECORD)],
@@ -140,6 +147,11 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "read scope and session state": _only(accord=YES, console=YES),
     "read the records index (`ZRANGE`)": _only(accord=YES, console=YES),
     "write the records index (`ZADD`, `ZREM`)": _only(accord=YES),
+    "read the partition count (`GET accord:config`)": _only(
+        accord=YES, gateway=YES, subscriber=YES, console=YES
+    ),
+    "read a partition's layout marker (`GET layout:{p}`)": _only(gateway=YES),
+    "change a partition's layout marker (`SET layout:{p}`)": _only(),
     "count up a seq counter (`INCR`)": _only(gateway=YES),
     "expire a seq counter": _only(gateway=SIX_ONLY),
     "delete a key (`DEL`, `UNLINK`)": _only(),

@@ -106,15 +106,15 @@ def test_a_lease_too_short_to_renew_is_a_clear_configuration_error() -> None:
 async def test_lease_is_exclusive_until_it_expires_and_epochs_increase(client: Redis) -> None:
     """A held lease refuses others; once expired the next holder gets a higher epoch,
     and the old holder can neither renew nor release it."""
-    first = await ownership.acquire(client, 0, "old", 300)
+    first = await ownership.acquire(client, 0, "old", 300, 8)
     assert first.held
     assert first.owner.endswith(":old")
-    refused = await ownership.acquire(client, 0, "new", 300)
+    refused = await ownership.acquire(client, 0, "new", 300, 8)
     assert not refused.held
     assert refused.owner == first.owner
 
     async def taken() -> bool:
-        return (await ownership.acquire(client, 0, "new", 10_000)).held
+        return (await ownership.acquire(client, 0, "new", 10_000, 8)).held
 
     await wait_for(taken, seconds=10)
     token, _ = await ownership.lease_of(client, 0)
@@ -128,9 +128,9 @@ async def test_lease_is_exclusive_until_it_expires_and_epochs_increase(client: R
 @pytest.mark.asyncio
 async def test_release_frees_the_lease_at_once(client: Redis) -> None:
     """A clean release: the next worker acquires without waiting for the expiry."""
-    held = await ownership.acquire(client, 2, "old", 60_000)
+    held = await ownership.acquire(client, 2, "old", 60_000, 8)
     assert await ownership.release(client, Fence(2, held.owner))
-    assert (await ownership.acquire(client, 2, "new", 60_000)).held
+    assert (await ownership.acquire(client, 2, "new", 60_000, 8)).held
 
 
 # ----------------------------------------------------------------------- fencing
@@ -156,13 +156,13 @@ async def test_a_fenced_stale_owner_commits_nothing_and_its_entries_stay_pending
     for seq in (1, 2, 3):
         await gateway.publish(turn("u1", seq))
     old = PartitionProcessor(client, 0, core_for(Settings()), config)
-    lease = await ownership.acquire(client, 0, "old", 200)
+    lease = await ownership.acquire(client, 0, "old", 200, 8)
     old.set_fence(Fence(0, lease.owner))
     entries = await read_new(client, 0, config.group, "old", count=10)
     assert len(entries) == 3
 
     async def taken() -> bool:
-        return (await ownership.acquire(client, 0, "new", 60_000)).held
+        return (await ownership.acquire(client, 0, "new", 60_000, 8)).held
 
     await wait_for(taken, seconds=10)
     before = await _store_dump(client)
@@ -420,7 +420,7 @@ async def test_fence_is_checked_in_the_partitions_slot_on_a_cluster() -> None:
                 await gateway.publish(turn(user, 1))
             refused = 0
             for partition in range(partitions):
-                lease = await ownership.acquire(client, partition, "owner", 60_000)
+                lease = await ownership.acquire(client, partition, "owner", 60_000, 8)
                 processor = PartitionProcessor(client, partition, core_for(Settings()), config)
                 processor.set_fence(Fence(partition, lease.owner))
                 entries = await read_new(client, partition, config.group, "owner", count=100)
@@ -429,7 +429,7 @@ async def test_fence_is_checked_in_the_partitions_slot_on_a_cluster() -> None:
                 first, rest = entries[:1], entries[1:]
                 assert (await processor.process(first)).outcomes["applied"] == 1
                 assert await ownership.release(client, Fence(partition, lease.owner))
-                assert (await ownership.acquire(client, partition, "next", 60_000)).held
+                assert (await ownership.acquire(client, partition, "next", 60_000, 8)).held
                 if rest:
                     with pytest.raises(LeaseLost):
                         await processor.process(rest)

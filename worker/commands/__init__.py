@@ -31,6 +31,7 @@ def register(app: typer.Typer) -> None:
         mcp,
         recognize,
         records,
+        repartition,
         replay,
         schema,
         status,
@@ -54,6 +55,7 @@ def register(app: typer.Typer) -> None:
     mcp.register(app)
     recognize.register(app)
     records.register(app)
+    repartition.register(app)
     replay.register(app)
     schema.register(app)
     status.register(app)

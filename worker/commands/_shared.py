@@ -26,7 +26,7 @@ from rich.markup import escape
 
 from store.layout import LayoutMismatch, check_layout
 from store.scripts import AnyRedis
-from worker.connection import DEFAULT_URL, connect
+from worker.connection import DEFAULT_URL, connect, with_stored_partitions
 from worker.render import escape as printable_escape
 from worker.settings import Settings, redacted_url
 from worker.zones import zone
@@ -83,7 +83,8 @@ def deployment_settings() -> Settings:
             soft_wrap=True,
         )
         raise typer.Exit(2)
-    return settings
+    # Unset ACCORD_PARTITIONS: the count Redis holds (a repartition may have changed it).
+    return run(with_stored_partitions(settings))
 
 
 def run_with_redis(  # noqa: PLR0913  (the body, its bounds and how failures are said)
@@ -94,6 +95,7 @@ def run_with_redis(  # noqa: PLR0913  (the body, its bounds and how failures are
     unreachable_exit: int = 2,
     on_unreachable: Callable[[str], T] | None = None,
     handled: tuple[type[ResponseError], ...] = (),
+    layout_check: bool = True,
 ) -> T:
     """Run `body(redis)` on a fresh asyncio client, closing it afterwards.
 
@@ -110,8 +112,9 @@ def run_with_redis(  # noqa: PLR0913  (the body, its bounds and how failures are
         try:
             # A command with another partition count would read and write the wrong keys.
             # (Not for a user without the layout key.)
-            with contextlib.suppress(NoPermissionError):
-                await check_layout(redis, settings.partitions, settings.group)
+            if layout_check:  # (`accord repartition` changes the layout: it checks its own)
+                with contextlib.suppress(NoPermissionError):
+                    await check_layout(redis, settings.partitions, settings.group)
             return await body(redis)
         finally:
             await redis.aclose()

@@ -17,6 +17,7 @@ import typer
 from worker import gc_tuning
 from worker.app import build_worker, store_partition
 from worker.commands._shared import settings_or_exit
+from worker.connection import with_stored_partitions
 from worker.observability import configure_logging, get_logger
 
 
@@ -34,7 +35,7 @@ def register(app: typer.Typer) -> None:
         """
         if processes > 1:
             raise typer.Exit(_supervise(processes))
-        settings = settings_or_exit()
+        settings = asyncio.run(with_stored_partitions(settings_or_exit()))
         configure_logging(settings.log_level)
         built = build_worker(settings, store_partition)
         gc_tuning.tune(settings.gc_threshold)

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
 import msgspec
 from redis.asyncio import Redis, RedisCluster
+from redis.exceptions import NoPermissionError
 
 from accord_client.contracts.codec import DEFAULT_LIMITS, Limits
 from accord_client.contracts.explain import Explanation, explain
-from accord_client.contracts.keys import VIEW_DOC_FIELD, record_key, view_key
+from accord_client.contracts.keys import (
+    CONFIG_KEY,
+    LAYOUT_MOVING,
+    VIEW_DOC_FIELD,
+    Layout,
+    record_key,
+    view_key,
+)
 from accord_client.contracts.partition import partition_of
 from accord_client.contracts.records import AgreementRecord
 from accord_client.contracts.redis_url import is_sentinel_url
 from accord_client.contracts.view import ScopeView, ScopeViewDocument, scope_view_as_of
-from accord_client.errors import InvalidInputError, UnknownRecordError
+from accord_client.errors import AccordClientError, InvalidInputError, UnknownRecordError
 from accord_client.scripts import AnyRedis
 from accord_client.sentinel import sentinel_redis
 from accord_client.session import Session, ToolNames
@@ -24,13 +33,21 @@ from accord_client.subscription import Subscription
 
 _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
 _RECORD = msgspec.json.Decoder(AgreementRecord)
+_LAYOUT = msgspec.json.Decoder(Layout)
+# A read that finds nothing asks Redis for the count again at most this often.
+RELEARN_AFTER_S = 1.0
 
 
 class AccordClient:
     """asyncio client for accord's gateway side (docs/gateway.md).
 
     `redis` is a `redis.asyncio.Redis` or `RedisCluster` (either `decode_responses`).
-    `partitions` must be the workers' `ACCORD_PARTITIONS`; `limits` their input limits,
+    The partition count is Redis's (`accord:config`, read once, before the first call that
+    needs it); `partitions` (default 1) is used only while Redis has none (no worker has
+    started yet). After `accord
+    repartition` an append with the old count is refused by Redis and retried with the new
+    one; during the move appends wait, up to `layout_wait_s` (docs/partitions.md,
+    "Growing"). `limits` are the workers' input limits,
     so an input they would dead-letter is refused here, before anything is written.
     `functions=True` appends by `FCALL` from the function library an operator loaded
     (Redis 7; docs/security.md, "Redis 6.2 and Redis 7") instead of EVALSHA/EVAL.
@@ -44,7 +61,7 @@ class AccordClient:
         self,
         redis: AnyRedis,
         *,
-        partitions: int = 1,
+        partitions: int | None = None,
         limits: Limits = DEFAULT_LIMITS,
         retries: int = 3,
         retry_backoff_s: float = 0.05,
@@ -54,13 +71,19 @@ class AccordClient:
         trace_context: Callable[[], str | None] | None = None,
         wait_replicas: int = 0,
         wait_timeout_ms: int = 1_000,
+        layout_wait_s: float = 60.0,
     ) -> None:
-        if not 1 <= partitions <= 16384:
+        if partitions is not None and not 1 <= partitions <= 16384:
             raise InvalidInputError("partitions", "must be 1 to 16384")
         if idempotency_window < 1:
             raise InvalidInputError("idempotency_window", "must be >= 1")
         self.redis = redis
-        self.partitions = partitions
+        # The count as known now; learned from Redis before the first call that needs it.
+        self._given = partitions or 1
+        self.partitions = self._given
+        self._learned = False
+        self._learned_at = 0.0
+        self.layout_wait_s = layout_wait_s
         self.limits = limits
         self.retries = retries
         self.retry_backoff_s = retry_backoff_s
@@ -105,15 +128,65 @@ class AccordClient:
         return Session(self, agent_id, user_id, session_id)
 
     def partition_of(self, agent_id: str, user_id: str) -> int:
+        """The scope's partition under the count as known now (`learn_partitions`)."""
         return partition_of(agent_id, user_id, self.partitions)
 
+    async def learn_partitions(self) -> int:
+        """Read the partition count from Redis (`accord:config`; the `partitions` given,
+        or 1, when no worker has started yet), remember it, and return it. During a
+        repartition it is the count being moved from: appends wait until the move is
+        done, then learn the new one."""
+        try:
+            raw: Any = await self.redis.get(CONFIG_KEY)
+        except NoPermissionError as error:
+            raise AccordClientError(
+                f"cannot read the partition count ({CONFIG_KEY}): the Redis user needs GET on"
+                f" it (deploy/redis/users.acl grants it to gateway): {error}"
+            ) from error
+        self.partitions = self._given if raw is None else _LAYOUT.decode(raw).partitions
+        self._learned = True
+        self._learned_at = time.monotonic()
+        return self.partitions
+
+    async def relearn_partitions(self) -> int:
+        """The count read again from Redis, unless it was read within RELEARN_AFTER_S
+        (for reads that found nothing: a repartition may have moved the scope)."""
+        if self._learned and time.monotonic() - self._learned_at < RELEARN_AFTER_S:
+            return self.partitions
+        return await self.learn_partitions()
+
+    async def known_partitions(self) -> int:
+        """The partition count, read from Redis the first time."""
+        if not self._learned:
+            return await self.learn_partitions()
+        return self.partitions
+
+    async def follow_refusal(self, refusal: str) -> bool:
+        """Act on the append script's `ACCORDLAYOUT <value>`: learn the new count (True:
+        retry now), or, during a move, False (retry after a pause)."""
+        value = refusal.rsplit(maxsplit=1)[-1] if refusal.split() else ""
+        if value == LAYOUT_MOVING or not value.isdigit():
+            return False
+        self.partitions = int(value)
+        self._learned = True
+        return True
+
     async def scope_view_document(self, agent_id: str, user_id: str) -> ScopeViewDocument:
-        """The scope's stored view document, unfiltered (one HGET)."""
-        key = view_key(self.partition_of(agent_id, user_id), agent_id, user_id)
-        raw: Any = await self.redis.hget(key, VIEW_DOC_FIELD)
+        """The scope's stored view document, unfiltered (one HGET). A scope without one
+        is looked up once more after learning the count again: a repartition may have
+        moved it."""
+        await self.known_partitions()
+        raw = await self._view_document(agent_id, user_id)
+        if raw is None and self.partitions != await self.relearn_partitions():
+            raw = await self._view_document(agent_id, user_id)
         if raw is None:
             return ScopeViewDocument(agent_id=agent_id, user_id=user_id)
         return _DOCUMENT.decode(raw)
+
+    async def _view_document(self, agent_id: str, user_id: str) -> Any:  # noqa: ANN401  (a Redis reply)
+        return await self.redis.hget(
+            view_key(self.partition_of(agent_id, user_id), agent_id, user_id), VIEW_DOC_FIELD
+        )
 
     async def scope_view(
         self, agent_id: str, user_id: str, *, as_of: datetime | None = None
@@ -131,6 +204,7 @@ class AccordClient:
         does not exist: nothing is told across scopes. The Redis user needs read access
         to `record:{p}:*` (the `accord` and `ops` users of deploy/redis/users.acl).
         """
+        await self.known_partitions()
         raw: Any = await self.redis.get(record_key(self.partition_of(agent_id, user_id), record_id))
         record = None if raw is None else _RECORD.decode(raw)
         if record is None or (record.agent_id, record.user_id) != (agent_id, user_id):
@@ -153,13 +227,15 @@ class AccordClient:
 
         `start` is where a new group begins (`0`: the whole retained stream, `$`: new
         events only); `resume_from` moves the group of a partition to an entry id
-        (XGROUP SETID). See `Subscription` for acks and deduplication.
+        (XGROUP SETID). Without `partitions` it reads every partition of the layout and
+        follows a repartition. See `Subscription` for acks and deduplication.
         """
         return Subscription(
             self.redis,
             group,
             consumer=consumer,
-            partitions=list(partitions) if partitions is not None else list(range(self.partitions)),
+            partitions=list(partitions) if partitions is not None else None,
+            layout=self.learn_partitions,
             start=start,
             resume_from=dict(resume_from or {}),
             block_ms=block_ms,

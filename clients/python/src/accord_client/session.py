@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from accord_client.contracts.codec import ContractError, check_ts, decode_event
@@ -23,6 +24,7 @@ from accord_client.contracts.keys import (
     applied_field,
     gateway_idem_key,
     gateway_seq_key,
+    layout_key,
     view_key,
 )
 from accord_client.contracts.outputs import ToolOutcome
@@ -42,6 +44,9 @@ from accord_client.scripts import run_append, run_append_waiting
 
 if TYPE_CHECKING:
     from accord_client.client import AccordClient
+
+# The append script's refusal when the partition belongs to another layout (client.py).
+LAYOUT_REFUSAL = "ACCORDLAYOUT"
 
 _ENCODER = msgspec.json.Encoder()
 _DOCUMENT = msgspec.json.Decoder(ScopeViewDocument)
@@ -128,11 +133,26 @@ class Session:
         self.agent_id = agent_id
         self.user_id = user_id
         self.session_id = session_id
-        self.partition = partition_of(agent_id, user_id, client.partitions)
+        self._applied_field = applied_field(session_id)
+        # The partition and its key names under the count they were computed with.
+        self._count = 0
+        self._at(client.partitions)
+
+    def _at(self, partitions: int) -> None:
+        """Compute the partition and key names for `partitions`, if not done already."""
+        if partitions == self._count:
+            return
+        agent_id, user_id, session_id = self.agent_id, self.user_id, self.session_id
+        self._count = partitions
+        self.partition = partition_of(agent_id, user_id, partitions)
         self._seq_key = gateway_seq_key(self.partition, agent_id, user_id, session_id)
         self._idem_key = gateway_idem_key(self.partition, agent_id, user_id, session_id)
+        self._layout_key = layout_key(self.partition)
         self._view_key = view_key(self.partition, agent_id, user_id)
-        self._applied_field = applied_field(session_id)
+
+    async def _placed(self) -> None:
+        """Key names for the client's partition count, learned from Redis the first time."""
+        self._at(await self.client.known_partitions())
 
     # ------------------------------------------------------------------ writes
     async def user(
@@ -226,7 +246,8 @@ class Session:
         return await self._append(document, ts, message_id)
 
     def _encode(self, body: dict[str, Any], ts: datetime | None) -> tuple[str, bytes]:
-        """The entry's stream and its JSON without `seq`, checked as the worker will check it."""
+        """The entry's stream family and its JSON without `seq`, checked as the worker will
+        check it."""
         document = {
             **body,
             "agent_id": self.agent_id,
@@ -246,29 +267,51 @@ class Session:
             check_ts(event, int(_now().timestamp() * 1000), self.client.limits)
         except ContractError as error:
             raise InvalidInputError(error.field, error.message) from error
-        family = INPUT_STREAM_OF[type(event)]
-        return stream_name(family, self.partition), _ENCODER.encode(document)
+        return INPUT_STREAM_OF[type(event)], _ENCODER.encode(document)
 
     async def _append(self, body: dict[str, Any], ts: datetime | None, key: str) -> Appended:
-        stream, data = self._encode(body, ts)
+        family, data = self._encode(body, ts)
         idempotency_key = f"{body['type']}:{key}"
-        keys = [self._seq_key, self._idem_key, stream]
-        args = [
-            idempotency_key,
-            data,
-            self.client.idempotency_window,
-            self.client.idempotency_ttl_s,
-        ]
+        client = self.client
+        await self._placed()
         attempt = 0
+        # While a repartition moves the partition: when to stop waiting, and the pause.
+        waiting_until: float | None = None
+        pause = client.retry_backoff_s
         while True:
+            stream = stream_name(family, self.partition)
+            keys = [self._seq_key, self._idem_key, stream, self._layout_key]
+            args = [
+                idempotency_key,
+                data,
+                client.idempotency_window,
+                client.idempotency_ttl_s,
+                "1" if client.wait_replicas else "0",
+                self._count,
+            ]
             try:
                 reply = await self._run_append(keys, args)
                 break
             except RETRYABLE as error:
                 attempt += 1
-                if attempt > self.client.retries:
+                if attempt > client.retries:
                     raise AppendUnavailableError(key, error) from error
-                await asyncio.sleep(self.client.retry_backoff_s * 2 ** (attempt - 1))
+                await asyncio.sleep(client.retry_backoff_s * 2 ** (attempt - 1))
+            except ResponseError as error:
+                refusal = str(error)
+                if not refusal.startswith(LAYOUT_REFUSAL):
+                    raise
+                if await client.follow_refusal(refusal):
+                    self._at(client.partitions)  # the new count: its partition, at once
+                    continue
+                # A repartition moves the partition: wait for it, up to layout_wait_s.
+                now = time.monotonic()
+                waiting_until = waiting_until or now + client.layout_wait_s
+                if now >= waiting_until:
+                    raise AppendUnavailableError(key, error) from error
+                await asyncio.sleep(min(pause, waiting_until - now))
+                pause = min(pause * 2, 1.0)
+                self._at(await client.learn_partitions())
         seq, entry_id, repeated = reply
         return Appended(int(seq), as_text(entry_id), stream, repeated=bool(int(repeated)))
 
@@ -281,7 +324,7 @@ class Session:
         reply, acknowledged = await run_append_waiting(
             client.redis,
             keys,
-            [*args, "1"],
+            args,
             functions=client.functions,
             replicas=client.wait_replicas,
             timeout_ms=client.wait_timeout_ms,
@@ -330,6 +373,7 @@ class Session:
         timeout: float,  # noqa: ASYNC109
     ) -> ToolOutcome | None:
         """The tool outcome for `call_id` published after entry `after`, or None in time."""
+        await self._placed()
         stream = stream_name(AGREEMENT_EVENTS, self.partition)
         cursor = _ms_before(after)
         deadline = time.monotonic() + timeout
@@ -368,7 +412,10 @@ class Session:
         state: a proposal stamped by a gateway clock ahead of this one is shown (R3 needs
         its id and revision); an explicit `as_of` leaves out what was not yet so then.
         """
+        await self._placed()
         raw: Any = await self.client.redis.hget(self._view_key, VIEW_DOC_FIELD)
+        if raw is None and await self._moved():
+            raw = await self.client.redis.hget(self._view_key, VIEW_DOC_FIELD)
         document = self._document(raw)
         return session_view_as_of(document, self.session_id, as_of or _now(), now=as_of is None)
 
@@ -379,8 +426,19 @@ class Session:
 
     async def applied_seq(self) -> int:
         """The session's applied seq: every seq up to it is applied (or skipped as a gap)."""
+        await self._placed()
         raw: Any = await self.client.redis.hget(self._view_key, self._applied_field)
+        if raw is None and await self._moved():
+            raw = await self.client.redis.hget(self._view_key, self._applied_field)
         return int(raw) if raw is not None else 0
+
+    async def _moved(self) -> bool:
+        """Whether the partition count changed since it was learned (then the key names
+        follow it): a read that finds nothing asks, since a repartition may have moved
+        the scope (docs/partitions.md, "Growing")."""
+        before = self._count
+        self._at(await self.client.relearn_partitions())
+        return self._count != before
 
     async def applied(self, seq: int) -> bool:
         """Whether input `seq` of this session has been applied (read your writes)."""

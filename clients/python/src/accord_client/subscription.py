@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import time
 import uuid
 from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -15,7 +17,13 @@ from redis.asyncio import RedisCluster
 from redis.exceptions import ResponseError
 
 from accord_client.contracts.outputs import AgreementEvent
-from accord_client.contracts.streams import AGREEMENT_EVENTS, DATA_FIELD, as_text, stream_name
+from accord_client.contracts.streams import (
+    AGREEMENT_EVENTS,
+    DATA_FIELD,
+    EntryId,
+    as_text,
+    stream_name,
+)
 from accord_client.errors import InvalidInputError
 from accord_client.scripts import AnyRedis
 
@@ -29,6 +37,8 @@ class _Probe(msgspec.Struct):
 
 
 _PROBE = msgspec.json.Decoder(_Probe)
+# How often a subscription that follows the layout asks Redis for the partition count.
+LAYOUT_CHECK_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,14 @@ class Subscription:
       `async with` acknowledges the last one on a clean exit.
     - Deliveries whose `event_id` was already handed out (a redelivery, a replay) are
       acknowledged and skipped, within the last `dedup_size` ids of this process.
+    - Without a list of partitions it follows the deployment's layout (`layout`, asked
+      every LAYOUT_CHECK_S): after `accord repartition` grows it, the new partitions'
+      streams join (their groups at `0`: nothing published there is missed), but only
+      once this consumer has read every partition it already reads up to where that
+      stream ended when the change was seen. A scope's events from before the move are
+      all in its old partition's stream by then, so they are handed out before its first
+      event in the new one (docs/partitions.md, "Growing"). Partitions a shrink retired
+      are still read: they only fall quiet.
     """
 
     def __init__(  # noqa: PLR0913
@@ -91,20 +109,31 @@ class Subscription:
         group: str,
         *,
         consumer: str | None,
-        partitions: list[int],
+        partitions: list[int] | None,
         start: str,
         resume_from: dict[int, str],
         block_ms: int,
         count: int,
         dedup_size: int,
+        layout: Callable[[], Awaitable[int]] | None = None,
     ) -> None:
         if not group:
             raise InvalidInputError("group", "must not be empty")
+        if partitions is None and layout is None:
+            raise InvalidInputError("partitions", "name them, or give the layout to follow")
         self.redis = redis
         self.group = group
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.partitions = partitions
-        self.streams = {p: stream_name(AGREEMENT_EVENTS, p) for p in partitions}
+        # None: every partition of the layout, followed as it changes (`layout`).
+        self.partitions: list[int] = list(partitions or [])
+        self._layout = layout if partitions is None else None
+        self._layout_checked = 0.0
+        # Partitions waiting to join, and where each partition read now must be read to
+        # first (the end of its stream when the new count was seen).
+        self._joining: list[int] = []
+        self._barrier: dict[int, EntryId] = {}
+        self._delivered: dict[int, EntryId] = {}
+        self.streams = {p: stream_name(AGREEMENT_EVENTS, p) for p in self.partitions}
         self.start = start
         self.resume_from = resume_from
         self.block_ms = block_ms
@@ -115,19 +144,53 @@ class Subscription:
         self._current: Delivery | None = None
         self._ready = False
         # Partitions whose own pending entries (delivered before a restart) are not read yet.
-        self._backlog = set(partitions)
+        self._backlog = set(self.partitions)
         self._idle_s = 0.0
 
     async def _setup(self) -> None:
-        for p, stream in self.streams.items():
-            try:
-                await self.redis.xgroup_create(stream, self.group, id=self.start, mkstream=True)
-            except ResponseError as error:
-                if "BUSYGROUP" not in str(error):
-                    raise
+        if self._layout is not None:
+            self.partitions = list(range(await self._layout()))
+            self.streams = {p: stream_name(AGREEMENT_EVENTS, p) for p in self.partitions}
+            self._backlog = set(self.partitions)
+            self._layout_checked = time.monotonic()
+        for p in self.partitions:
+            await self._create_group(p, self.start)
             if p in self.resume_from:
-                await self.redis.xgroup_setid(stream, self.group, self.resume_from[p])
+                await self.redis.xgroup_setid(self.streams[p], self.group, self.resume_from[p])
         self._ready = True
+
+    async def _create_group(self, partition: int, start: str) -> None:
+        stream = stream_name(AGREEMENT_EVENTS, partition)
+        try:
+            await self.redis.xgroup_create(stream, self.group, id=start, mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    async def _follow_layout(self) -> None:
+        """Ask for the partition count now and then; let new partitions join once every
+        partition read now is read up to where its stream ended at the change."""
+        if self._layout is None:
+            return
+        if not self._joining and time.monotonic() - self._layout_checked >= LAYOUT_CHECK_S:
+            self._layout_checked = time.monotonic()
+            new = [p for p in range(await self._layout()) if p not in self.streams]
+            if new:
+                self._joining = new
+                for p, stream in self.streams.items():
+                    last: Any = await self.redis.xrevrange(stream, count=1)
+                    if last:
+                        self._barrier[p] = EntryId.parse(as_text(last[0][0]))
+        if self._joining and all(
+            p in self._delivered and self._delivered[p] >= mark for p, mark in self._barrier.items()
+        ):
+            for p in self._joining:
+                # At 0: every event of the new partition, from its first.
+                await self._create_group(p, "0")
+                self.streams[p] = stream_name(AGREEMENT_EVENTS, p)
+                self.partitions.append(p)
+                self._backlog.add(p)
+            self._joining, self._barrier = [], {}
 
     def __aiter__(self) -> Subscription:
         return self
@@ -178,11 +241,18 @@ class Subscription:
         items = reply.items() if isinstance(reply, dict) else (reply or ())
         by_stream = {stream: p for p, stream in self.streams.items()}
         got = 0
+        if not items and self._barrier:
+            # Nothing new on any stream read: each is read to its end, past any barrier.
+            for p, i in ids.items():
+                if i == ">" and p in self._barrier:
+                    self._delivered[p] = self._barrier[p]
         for raw_stream, entries in items:
             stream = as_text(raw_stream)
             p = by_stream[stream]
             if not entries and ids[p] == "0":
                 self._backlog.discard(p)
+            if entries and ids[p] == ">":
+                self._delivered[p] = EntryId.parse(as_text(entries[-1][0]))
             for entry_id, fields in entries:
                 got += 1
                 if fields is None:  # a pending entry trimmed from the stream meanwhile
@@ -192,6 +262,7 @@ class Subscription:
         return got
 
     async def _fill(self) -> None:
+        await self._follow_layout()
         if self._backlog:
             for p in list(self._backlog):
                 if not await self._read({p: "0"}, None):

@@ -3,18 +3,29 @@
 -- KEYS[1] gateway-seq:{p}:<session>   string, the last seq allocated (INCR)
 -- KEYS[2] gateway-idem:{p}:<session>  hash, recent idempotency keys (see below)
 -- KEYS[3] chat-turn:{p} | tool-call:{p} | tool-result:{p}, the input stream
+-- KEYS[4] layout:{p}                  string, the partition count p belongs to, or
+--         'moving' while `accord repartition` moves it; absent before any repartition
 -- ARGV[1] idempotency key, `<type>:<message_id or call_id>`
 -- ARGV[2] the event's JSON object without `seq`, starting with '{'
 -- ARGV[3] how many recent keys to remember per session (>= 1)
 -- ARGV[4] seconds the remembered keys live after the session's last append (0: forever)
--- ARGV[5] optional, '1': the caller WAITs for replicas after this call (the durability
+-- ARGV[5] '1': the caller WAITs for replicas after this call (the durability
 --         setting), so a repeated key is written again, unchanged: the WAIT counts this
---         connection's writes, and must cover the first append, made on another one
+--         connection's writes, and must cover the first append, made on another one;
+--         '0' otherwise
+-- ARGV[6] the partition count the caller hashed the scope with (decimal)
 -- Reply: {seq, entry id, 1 if this key was appended before (nothing written), else 0}
 --
 -- All keys carry the partition's hash tag {p}: one slot, so this runs on Redis Cluster.
 -- Every check runs before the first write (a Lua error does not roll back), so a
 -- failed call never consumes a seq: the session's seqs stay 1, 2, 3, ... with no gap.
+-- First the layout: a caller with another partition count (or any caller during a move)
+-- writes nothing here, not even a repeated key's answer, which may have moved with its
+-- session: `ACCORDLAYOUT <count or moving>`, and the client learns the count and retries.
+local layout = redis.call('GET', KEYS[4])
+if layout and layout ~= ARGV[6] then
+  return redis.error_reply('ACCORDLAYOUT ' .. layout)
+end
 local known = redis.call('HGET', KEYS[2], 'i:' .. ARGV[1])
 if known then
   if ARGV[5] == '1' then redis.call('HSET', KEYS[2], 'i:' .. ARGV[1], known) end
