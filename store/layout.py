@@ -9,8 +9,6 @@ mismatch with one line naming the setting.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -26,12 +24,6 @@ class LayoutMismatch(ValueError):  # noqa: N818  (a refusal, read as a sentence)
 
 
 def _refusal(stored: Layout, partitions: int, group: str) -> LayoutMismatch | None:
-    if stored.moving_to is not None:
-        return LayoutMismatch(
-            f"this Redis is being repartitioned from {stored.partitions} to"
-            f" {stored.moving_to} partitions ({keys.CONFIG_KEY}): start workers and commands"
-            f" once `accord repartition` is done (run it again to resume a move it left)"
-        )
     if stored.partitions != partitions:
         return LayoutMismatch(
             f"ACCORD_PARTITIONS={partitions}, but this Redis has"
@@ -48,21 +40,6 @@ def _refusal(stored: Layout, partitions: int, group: str) -> LayoutMismatch | No
 async def stored_layout(redis: AnyRedis) -> Layout | None:
     raw: Any = await redis.get(keys.CONFIG_KEY)
     return None if raw is None else msgspec.json.decode(raw, type=Layout)
-
-
-async def settled_layout(
-    redis: AnyRedis, pause_s: float = 1.0, said: Callable[[Layout], None] | None = None
-) -> Layout | None:
-    """The stored layout once no repartition moves it (`said` is called each time one is
-    seen moving, then this waits `pause_s` and asks again; a move takes as long as it
-    takes, and the starting worker must not read a partition meanwhile)."""
-    while True:
-        stored = await stored_layout(redis)
-        if stored is None or stored.moving_to is None:
-            return stored
-        if said is not None:
-            said(stored)
-        await asyncio.sleep(pause_s)
 
 
 async def check_layout(redis: AnyRedis, partitions: int, group: str) -> None:

@@ -28,7 +28,7 @@ from redis.asyncio.sentinel import SentinelConnectionPool
 from contracts.redis_url import is_sentinel_url
 from core import native
 from store.intake import ensure_groups, missing_groups
-from store.layout import LayoutMismatch, claim_layout, settled_layout
+from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 from worker.connection import (
@@ -323,16 +323,9 @@ def _wire_lifecycle(worker: Worker) -> None:
 
     @app.on_startup
     async def create_groups() -> None:
-        # First the layout: a worker with another partition count must not read a thing,
-        # nor any worker while `accord repartition` moves the partitions.
-        await settled_layout(
-            worker.redis,
-            said=lambda moving: worker.log.warning(
-                "repartition_in_progress",
-                partitions=moving.partitions,
-                moving_to=moving.moving_to,
-            ),
-        )
+        # First the layout: a worker with another partition count must not read a thing.
+        # (During `accord repartition` a worker starts as usual: it helps drain the old
+        # layout until the mover fences the leases, then waits, store/repartition.py.)
         await claim_layout(worker.redis, settings.partitions, settings.group)
         if settings.redis_functions:
             # Nor may one call functions of another release (or none at all).

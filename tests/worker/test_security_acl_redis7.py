@@ -113,7 +113,10 @@ def test_the_variant_differs_from_users_acl_only_where_redis7_confines_more() ->
     on its keys, each other command in a selector of the one key family it needs:
     `XADD`/`TYPE` on the input streams, `INCR` on the seq keys, the idempotency hash's
     commands and `EXPIRE` on the idempotency keys, and a read-only selector of the
-    events, views and records with only the read commands the client library sends."""
+    events, views, records and layout (the count and the partitions' markers) with only
+    the read commands the client library sends. (The root names the layout keys too,
+    with no command on them: FCALL checks its key arguments as written to, and the
+    append names the partition's marker, which only its selector's GET may touch.)"""
     six = dict(line.split(" ", 2)[1:] for line in ACL.read_text().splitlines() if line)
     seven = dict(line.split(" ", 2)[1:] for line in ACL7.read_text().splitlines() if line)
     assert six.keys() == seven.keys()
@@ -146,8 +149,8 @@ def test_the_variant_differs_from_users_acl_only_where_redis7_confines_more() ->
          "+xadd", "+type"],
         ["~gateway-seq:{*}:*", "resetchannels", "-@all", "+incr"],
         ["~gateway-idem:{*}:*", "resetchannels", "-@all", "+hget", "+hset", "+hdel", "+expire"],
-        ["%R~agreement-events:{*}", "%R~view:{*}:*", "%R~record:{*}:*", "resetchannels",
-         "-@all", "+xread", "+hget", "+hmget", "+get"],
+        ["%R~agreement-events:{*}", "%R~view:{*}:*", "%R~record:{*}:*", "%R~layout:{*}",
+         "%R~accord:config", "resetchannels", "-@all", "+xread", "+hget", "+hmget", "+get"],
     ]  # fmt: skip
 
 
