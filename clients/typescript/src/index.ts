@@ -892,6 +892,7 @@ export class Session {
 
 export interface SubscribeOptions {
   consumer?: string;
+  /** The partitions to read; without, every partition of the layout, followed as it changes. */
   partitions?: number[];
   /** Where a new group starts: "0" the whole retained stream, "$" new events only. */
   start?: string;
@@ -900,6 +901,8 @@ export interface SubscribeOptions {
   blockMs?: number;
   count?: number;
   dedupSize?: number;
+  /** How often a subscription that follows the layout asks for the partition count (ms). */
+  layoutCheckMs?: number;
 }
 
 /** An event this client cannot type: a newer kind (outputs only grow), or malformed. */
@@ -919,6 +922,9 @@ export interface Delivery {
   event: AgreementEvent | UnknownEvent;
 }
 
+// How often a subscription that follows the layout asks Redis for the partition count.
+const LAYOUT_CHECK_MS = 1000;
+
 const KNOWN = new Set([
   "agreement.state_changed",
   "agreement.tool_outcome",
@@ -933,16 +939,35 @@ const KNOWN = new Set([
  * asked for, that is after the loop body returned; call `ackCurrent()` after a `break`.
  * An event id already handed out by this process is acked and skipped (last `dedupSize`).
  * Reads block on a connection of its own (`redis.duplicate()`); `close()` ends it.
+ *
+ * Without `partitions` it follows the deployment's layout (asked every `layoutCheckMs`, 1 s):
+ * after `accord repartition` grows it, the new partitions' streams join (their groups at
+ * `0`: nothing published there is missed), but only once this consumer has read every
+ * stream it reads already up to where that stream ended when the change was seen (or a
+ * read found nothing new there). A scope's events from before the move are all in its old
+ * partition's stream by then, so they are handed out before its first event in the new
+ * one (R15's order, kept across the move). Partitions a shrink retired are still read:
+ * they only fall quiet.
  */
 export class Subscription implements AsyncIterableIterator<Delivery> {
   readonly consumer: string;
-  private readonly streams: Map<number, string>;
+  /** The streams read, by partition; with `partitions` unset, filled by `setup()`. */
+  private readonly streams = new Map<number, string>();
   private readonly seen = new Set<string>();
   private buffer: Delivery[] = [];
   private current: Delivery | null = null;
   private reader: AnyRedis | null = null;
-  private backlog: Set<number>;
+  /** Partitions whose own pending entries (delivered before a restart) are not read yet. */
+  private readonly backlog = new Set<number>();
   private ready = false;
+  /** Following the layout: when it was last asked, the partitions waiting to join, and
+   * per stream read now, the entry it must be read to first (`barrier`) and the last
+   * entry a new-entries read reached (`reached`). */
+  private readonly follows: boolean;
+  private layoutCheckedAt = 0;
+  private joining: number[] = [];
+  private barrier = new Map<number, string>();
+  private readonly reached = new Map<number, string>();
 
   constructor(
     readonly client: AccordClient,
@@ -951,9 +976,18 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
   ) {
     if (!group) throw new InvalidInputError("group", "must not be empty");
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    const partitions = options.partitions ?? [...Array(client.partitions).keys()];
-    this.streams = new Map(partitions.map((p) => [p, keys.stream("agreement-events", p)]));
-    this.backlog = new Set(partitions);
+    this.follows = options.partitions === undefined;
+    for (const p of options.partitions ?? []) this.addStream(p);
+  }
+
+  /** The partitions read now. */
+  get partitions(): number[] {
+    return [...this.streams.keys()];
+  }
+
+  private addStream(p: number): void {
+    this.streams.set(p, keys.stream("agreement-events", p));
+    this.backlog.add(p);
   }
 
   [Symbol.asyncIterator](): Subscription {
@@ -962,17 +996,57 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
 
   async setup(): Promise<void> {
     if (this.ready) return;
+    if (this.follows) {
+      const count = await this.client.learnPartitions();
+      this.layoutCheckedAt = Date.now();
+      for (let p = 0; p < count; p++) this.addStream(p);
+    }
     for (const [p, stream] of this.streams) {
-      try {
-        await this.client.redis.xgroup("CREATE", stream, this.group, this.options.start ?? "0", "MKSTREAM");
-      } catch (error) {
-        if (!String(error).includes("BUSYGROUP")) throw error;
-      }
+      await this.createGroup(stream, this.options.start ?? "0");
       const resume = this.options.resumeFrom?.[p];
       if (resume !== undefined) await this.client.redis.xgroup("SETID", stream, this.group, resume);
     }
     this.reader = this.client.redis.duplicate();
     this.ready = true;
+  }
+
+  private async createGroup(stream: string, start: string): Promise<void> {
+    try {
+      await this.client.redis.xgroup("CREATE", stream, this.group, start, "MKSTREAM");
+    } catch (error) {
+      if (!String(error).includes("BUSYGROUP")) throw error;
+    }
+  }
+
+  /** Ask for the partition count now and then; let new partitions join once every stream
+   * read now is read up to where it ended when the change was seen. */
+  private async followLayout(): Promise<void> {
+    if (!this.follows) return;
+    const every = this.options.layoutCheckMs ?? LAYOUT_CHECK_MS;
+    if (this.joining.length === 0 && Date.now() - this.layoutCheckedAt >= every) {
+      this.layoutCheckedAt = Date.now();
+      const count = await this.client.learnPartitions();
+      const added = [...Array(count).keys()].filter((p) => !this.streams.has(p));
+      if (added.length > 0) {
+        this.joining = added;
+        for (const [p, stream] of this.streams) {
+          const [last] = (await this.client.redis.xrevrange(stream, "+", "-", "COUNT", 1)) as [string, string[]][];
+          if (last !== undefined) this.barrier.set(p, last[0]);
+        }
+      }
+    }
+    if (this.joining.length === 0) return;
+    for (const [p, mark] of this.barrier) {
+      const reached = this.reached.get(p);
+      if (reached === undefined || compareEntryIds(reached, mark) < 0) return;
+    }
+    for (const p of this.joining) {
+      // At 0: every event of the new partition, from its first.
+      await this.createGroup(keys.stream("agreement-events", p), "0");
+      this.addStream(p);
+    }
+    this.joining = [];
+    this.barrier = new Map();
   }
 
   async next(): Promise<IteratorResult<Delivery>> {
@@ -1041,8 +1115,18 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
       throw error;
     }
     let got = 0;
-    for (const [stream, entries] of (reply ?? []) as [string, [string, string[] | null][]][]) {
+    const replied = (reply ?? []) as [string, [string, string[] | null][]][];
+    for (const [p, id] of ids) {
+      // A stream a new-entries read found nothing in is read to its end: past its barrier.
+      const mark = this.barrier.get(p);
+      if (id === ">" && mark !== undefined && !replied.some(([s, e]) => s === this.streams.get(p) && e.length > 0)) {
+        this.reached.set(p, mark);
+      }
+    }
+    for (const [stream, entries] of replied) {
       const p = [...this.streams].find(([, s]) => s === stream)?.[0] as number;
+      const lastId = entries[entries.length - 1]?.[0];
+      if (ids.get(p) === ">" && lastId !== undefined) this.reached.set(p, lastId);
       for (const [entryId, flat] of entries) {
         got += 1;
         if (flat === null) {
@@ -1056,6 +1140,7 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
   }
 
   private async fill(): Promise<void> {
+    await this.followLayout();
     for (const p of [...this.backlog]) {
       if ((await this.read(new Map([[p, "0"]]), null)) === 0) this.backlog.delete(p);
     }
@@ -1070,6 +1155,13 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
     }
     await this.read(new Map(partitions.map((p) => [p, ">"])), this.options.blockMs ?? 1000);
   }
+}
+
+/** Stream entry ids (`<ms>-<seq>`) in stream order: negative, zero or positive. */
+function compareEntryIds(a: string, b: string): number {
+  const [am, as] = a.split("-").map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split("-").map(BigInt) as [bigint, bigint];
+  return am !== bm ? (am < bm ? -1 : 1) : as === bs ? 0 : as < bs ? -1 : 1;
 }
 
 function decodeDelivery(partition: number, stream: string, entryId: string, data: string | undefined): Delivery {
