@@ -510,14 +510,23 @@ export class AccordClient {
     return true;
   }
 
-  /** The scope's stored view document, unfiltered (one HGET). A scope without one is
-   * looked up once more if the count, read again, changed: a repartition may have moved it. */
+  /** @internal `read` with the partition count as known; when it finds nothing, the count
+   * is read again (at most once a second) and, if it changed, so is `read`: a repartition
+   * may have moved what it looks for. */
+  async readFollowing<T>(read: (partitions: number) => Promise<T | null>): Promise<T | null> {
+    const before = await this.knownPartitions();
+    const found = await read(before);
+    if (found != null) return found;
+    const now = await this.relearnPartitions();
+    return now === before ? null : read(now);
+  }
+
+  /** The scope's stored view document, unfiltered (one HGET; a scope without one is
+   * looked up again if the partition count changed, `readFollowing`). */
   async scopeViewDocument(agentId: string, userId: string): Promise<ScopeViewDocument> {
-    await this.knownPartitions();
-    const read = () => this.redis.hget(keys.view(this.partitionOf(agentId, userId), agentId, userId), "doc");
-    let raw = await read();
-    const before = this.count;
-    if (raw == null && before !== (await this.relearnPartitions())) raw = await read();
+    const raw = await this.readFollowing((count) =>
+      this.redis.hget(keys.view(partitionOf(agentId, userId, count), agentId, userId), "doc"),
+    );
     const stored = raw == null ? { agent_id: agentId, user_id: userId } : JSON.parse(raw);
     return viewDocument(stored as Parameters<typeof viewDocument>[0]);
   }
@@ -610,14 +619,6 @@ export class Session {
   /** The partition, after learning the count from Redis the first time. */
   private async placed(): Promise<number> {
     return this.place(await this.client.knownPartitions());
-  }
-
-  /** Whether the count changed since it was learned: a read that finds nothing asks, since
-   * a repartition may have moved the scope (at most once a second, relearnPartitions). */
-  private async moved(): Promise<boolean> {
-    const before = this.at.count;
-    this.place(await this.client.relearnPartitions());
-    return this.at.count !== before;
   }
 
   async user(text: string, options: WriteOptions & { timezone?: string | null; messageId?: string } = {}): Promise<Appended> {
@@ -862,11 +863,9 @@ export class Session {
 
   /** Every seq up to the returned one is applied (or skipped as a gap). */
   async appliedSeq(): Promise<number> {
-    await this.placed();
-    const read = () =>
-      this.client.redis.hget(keys.view(this.partition, this.agentId, this.userId), keys.appliedField(this.sessionId));
-    let raw = await read();
-    if (raw == null && (await this.moved())) raw = await read();
+    const raw = await this.client.readFollowing((count) =>
+      this.client.redis.hget(keys.view(this.place(count), this.agentId, this.userId), keys.appliedField(this.sessionId)),
+    );
     return raw == null ? 0 : Number(raw);
   }
 
