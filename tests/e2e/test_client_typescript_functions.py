@@ -5,7 +5,9 @@ true})`) against a real Redis 7 started with deploy/redis/users-redis7.acl, whos
 An operator loads the library (`accord functions load` as `ops`); node's test runner
 then runs clients/typescript/test/functions.test.ts as `gateway`: appends by `FCALL
 accord_append` store exactly what the EVALSHA path stores, the same client without
-`functions` is refused, and a missing library is one typed error after one FCALL.
+`functions` is refused, an append refused by the layout (`ACCORDLAYOUT 3`, after a
+repartition) is retried at the scope's new partition, and a missing library is one typed
+error after one FCALL.
 Node and Debian's redis-server 7 are required: without them this test fails, it is
 never skipped (docs/security.md, "Redis 6.2 and Redis 7").
 """
@@ -63,7 +65,7 @@ def test_typescript_gateway_appends_by_fcall_as_the_redis7_gateway_user_r15(
         )
         assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
         assert "# skipped 0" in done.stdout, "no TypeScript test may be skipped here"
-        assert "# pass 3" in done.stdout, done.stdout[-3000:]
+        assert "# pass 4" in done.stdout, done.stdout[-3000:]
         assert ops.fcall("accord_version", 0) == VERSION.encode()
         log: Any = ops.acl_log()
         refused = {(e["username"], e["object"]) for e in log if e["username"] != "probe"}

@@ -133,7 +133,19 @@ export const keys = {
     `gateway-seq:${tag(p)}:${ident(a)}:${ident(u)}:${ident(s)}`,
   gatewayIdem: (p: number, a: string, u: string, s: string): string =>
     `gateway-idem:${tag(p)}:${ident(a)}:${ident(u)}:${ident(s)}`,
+  /** Partition p's layout marker: the count its streams belong to, or `moving` (absent
+   * before the first `accord repartition`); the append script checks it. */
+  layout: (p: number): string => `layout:${tag(p)}`,
 };
+
+/** The deployment's layout, `{"partitions": P, "group": …, "moving_to"?: P2}` JSON
+ * (contracts.keys.CONFIG_KEY): the partition count every worker and client hashes with. */
+export const CONFIG_KEY = "accord:config";
+/** A layout marker's value while a repartition moves the partition's data. */
+export const LAYOUT_MOVING = "moving";
+/** The append script's refusal when the partition belongs to another layout:
+ * `ACCORDLAYOUT <count>` or `ACCORDLAYOUT moving`; nothing was written. */
+export const LAYOUT_REFUSAL = "ACCORDLAYOUT";
 
 export const ACCEPT_TOOL_NAME = "soul_agreement_accept";
 /** The append script's name in the function library (worker/functions.py). */
@@ -283,8 +295,15 @@ export function sessionViewAsOf(
 // --------------------------------------------------------------------------- client
 
 export interface ClientOptions {
-  /** The workers' ACCORD_PARTITIONS. */
+  /**
+   * The partition count while Redis has none (`accord:config` is absent until the first
+   * worker starts); default 1. Otherwise the client hashes with Redis's count, read before
+   * the first call that needs it, and follows `accord repartition` (docs/gateway.md).
+   */
   partitions?: number;
+  /** How long an append waits while a repartition moves its partition (ms), then
+   * AppendUnavailableError; default 60,000. */
+  layoutWaitMs?: number;
   limits?: Partial<Limits>;
   retries?: number;
   retryBackoffMs?: number;
@@ -324,16 +343,23 @@ export interface Appended {
   repeated: boolean;
 }
 
+// The append script's keys and arguments, in order (append.lua's header says what each is).
 type AppendCommand = (
   seqKey: string,
   idemKey: string,
   stream: string,
+  layoutKey: string,
   idempotencyKey: string,
   data: string,
   window: number,
   ttl: number,
-  touch?: string,
+  /** "1" when the caller WAITs after the call: a repeated key is written again. */
+  touch: "1" | "0",
+  /** The partition count the scope was hashed with. */
+  partitions: number,
 ) => Promise<[number, string, number]>;
+
+const APPEND_KEYS = 4;
 
 /** The tool names of a client's recent calls, by session and call id, so a tool result can
  * omit the name whichever `Session` object writes it (a gateway often makes one per
@@ -361,7 +387,6 @@ export class ToolNames {
 export class AccordClient {
   /** The names of this client's tool calls: a tool result may omit its call's name. */
   readonly toolNames = new ToolNames();
-  readonly partitions: number;
   readonly limits: Limits;
   readonly retries: number;
   readonly retryBackoffMs: number;
@@ -371,12 +396,20 @@ export class AccordClient {
   readonly traceContext: (() => string | null | undefined) | undefined;
   readonly waitReplicas: number;
   readonly waitTimeoutMs: number;
+  readonly layoutWaitMs: number;
+  /** The `partitions` option: the count while Redis has none. */
+  private readonly given: number;
+  /** The count as known now, and when it was last read from Redis (0: not yet). */
+  private count: number;
+  private learnedAt = 0;
+  /** A read of the count under way: concurrent first calls share it. */
+  private learning: Promise<number> | null = null;
 
   constructor(readonly redis: AnyRedis, options: ClientOptions = {}) {
-    this.partitions = options.partitions ?? 1;
-    if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 16384) {
-      throw new InvalidInputError("partitions", "must be 1 to 16384");
-    }
+    this.given = options.partitions ?? 1;
+    if (!validCount(this.given)) throw new InvalidInputError("partitions", "must be 1 to 16384");
+    this.count = this.given;
+    this.layoutWaitMs = options.layoutWaitMs ?? 60_000;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.retries = options.retries ?? 3;
     this.retryBackoffMs = options.retryBackoffMs ?? 50;
@@ -395,7 +428,7 @@ export class AccordClient {
     }
     // ioredis runs it by EVALSHA and falls back to EVAL on NOSCRIPT.
     if (!this.functions && !("accordAppend" in redis)) {
-      redis.defineCommand("accordAppend", { numberOfKeys: 3, lua: APPEND_LUA });
+      redis.defineCommand("accordAppend", { numberOfKeys: APPEND_KEYS, lua: APPEND_LUA });
     }
   }
 
@@ -407,8 +440,7 @@ export class AccordClient {
 
   private async callAppend(args: Parameters<AppendCommand>): Promise<[number, string, number]> {
     try {
-      const sent = args.filter((arg): arg is string | number => arg !== undefined);
-      return (await this.redis.fcall(APPEND_FUNCTION, 3, ...sent)) as [number, string, number];
+      return (await this.redis.fcall(APPEND_FUNCTION, APPEND_KEYS, ...args)) as [number, string, number];
     } catch (error) {
       // Redis 7's answer to an FCALL of a name no loaded library registers.
       if ((error as Error).name === "ReplyError" && /function not found/i.test((error as Error).message)) {
@@ -422,13 +454,79 @@ export class AccordClient {
     return new Session(this, agentId, userId, sessionId);
   }
 
-  partitionOf(agentId: string, userId: string): number {
-    return partitionOf(agentId, userId, this.partitions);
+  /** The partition count as known now (`learnPartitions`). */
+  get partitions(): number {
+    return this.count;
   }
 
-  /** The scope's stored view document, unfiltered (one HGET). */
+  /** The scope's partition under the count as known now. */
+  partitionOf(agentId: string, userId: string): number {
+    return partitionOf(agentId, userId, this.count);
+  }
+
+  /** Read the partition count from Redis (`accord:config`; the `partitions` option when
+   * absent), remember it and return it. During a repartition it is the count being moved
+   * from: appends wait until the move is done, then learn the new one. */
+  async learnPartitions(): Promise<number> {
+    let raw: string | null;
+    try {
+      raw = await this.redis.get(CONFIG_KEY);
+    } catch (error) {
+      if ((error as Error).name === "ReplyError" && /NOPERM/.test((error as Error).message)) {
+        throw new AccordClientError(
+          `cannot read the partition count (${CONFIG_KEY}): the Redis user needs GET on it` +
+            ` (deploy/redis/users.acl grants it to gateway): ${String(error)}`,
+        );
+      }
+      throw error;
+    }
+    this.count = raw == null ? this.given : layoutCount(raw);
+    this.learnedAt = Date.now();
+    return this.count;
+  }
+
+  /** The count, read from Redis the first time (one GET however many calls wait for it). */
+  async knownPartitions(): Promise<number> {
+    if (this.learnedAt > 0) return this.count;
+    this.learning ??= this.learnPartitions().finally(() => {
+      this.learning = null;
+    });
+    return this.learning;
+  }
+
+  /** The count read again, unless it was read within RELEARN_AFTER_MS: for a read that
+   * found nothing, since a repartition may have moved the scope. */
+  async relearnPartitions(): Promise<number> {
+    if (this.learnedAt > 0 && Date.now() - this.learnedAt < RELEARN_AFTER_MS) return this.count;
+    return this.learnPartitions();
+  }
+
+  /** @internal Act on the append script's `ACCORDLAYOUT <value>`: a count is taken as
+   * the count (true: retry at once); `moving` (false: retry after a pause). */
+  followRefusal(refusal: string): boolean {
+    const value = /^ACCORDLAYOUT (\S+)/.exec(refusal)?.[1] ?? LAYOUT_MOVING;
+    if (!/^\d+$/.test(value) || !validCount(Number(value))) return false;
+    this.count = Number(value);
+    return true;
+  }
+
+  /** @internal `read` with the partition count as known; when it finds nothing, the count
+   * is read again (at most once a second) and, if it changed, so is `read`: a repartition
+   * may have moved what it looks for. */
+  async readFollowing<T>(read: (partitions: number) => Promise<T | null>): Promise<T | null> {
+    const before = await this.knownPartitions();
+    const found = await read(before);
+    if (found != null) return found;
+    const now = await this.relearnPartitions();
+    return now === before ? null : read(now);
+  }
+
+  /** The scope's stored view document, unfiltered (one HGET; a scope without one is
+   * looked up again if the partition count changed, `readFollowing`). */
   async scopeViewDocument(agentId: string, userId: string): Promise<ScopeViewDocument> {
-    const raw = await this.redis.hget(keys.view(this.partitionOf(agentId, userId), agentId, userId), "doc");
+    const raw = await this.readFollowing((count) =>
+      this.redis.hget(keys.view(partitionOf(agentId, userId, count), agentId, userId), "doc"),
+    );
     const stored = raw == null ? { agent_id: agentId, user_id: userId } : JSON.parse(raw);
     return viewDocument(stored as Parameters<typeof viewDocument>[0]);
   }
@@ -454,6 +552,33 @@ export interface WriteOptions {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A read that finds nothing asks Redis for the count again at most this often.
+const RELEARN_AFTER_MS = 1000;
+// The longest pause between an append's tries while a repartition moves its partition.
+const LAYOUT_PAUSE_MAX_MS = 1000;
+
+const validCount = (n: number): boolean => Number.isInteger(n) && n >= 1 && n <= 16384;
+
+/** The partition count of `accord:config`'s JSON; a malformed one is an error, never a guess. */
+function layoutCount(raw: string): number {
+  let partitions: unknown;
+  try {
+    partitions = (JSON.parse(raw) as { partitions?: unknown }).partitions;
+  } catch {
+    partitions = undefined;
+  }
+  if (typeof partitions !== "number" || !validCount(partitions)) {
+    throw new AccordClientError(`${CONFIG_KEY} holds no partition count: ${JSON.stringify(raw.slice(0, 200))}`);
+  }
+  return partitions;
+}
+
+/** The refusal's text when `error` is the append script's `ACCORDLAYOUT …`, else null. */
+function layoutRefusal(error: unknown): string | null {
+  const { name, message } = error as Error;
+  return name === "ReplyError" && typeof message === "string" && message.startsWith(LAYOUT_REFUSAL) ? message : null;
+}
+
 function msBefore(entryId: string): string {
   const ms = Number(entryId.split("-")[0]);
   return ms > 0 ? `${ms - 1}-18446744073709551615` : "0-0";
@@ -466,7 +591,8 @@ function fieldsOf(flat: string[]): Map<string, string> {
 }
 
 export class Session {
-  readonly partition: number;
+  /** The scope's partition under `count`, the partition count it was computed with. */
+  private at = { count: 0, partition: 0 };
 
   constructor(
     readonly client: AccordClient,
@@ -477,7 +603,22 @@ export class Session {
     checkIdent("$.agent_id", agentId);
     checkIdent("$.user_id", userId);
     checkIdent("$.session_id", sessionId);
-    this.partition = client.partitionOf(agentId, userId);
+  }
+
+  /** The scope's partition under the client's partition count as known now (learned
+   * from Redis by the first call that needs it; a repartition changes it). */
+  get partition(): number {
+    return this.place(this.client.partitions);
+  }
+
+  private place(count: number): number {
+    if (count !== this.at.count) this.at = { count, partition: partitionOf(this.agentId, this.userId, count) };
+    return this.at.partition;
+  }
+
+  /** The partition, after learning the count from Redis the first time. */
+  private async placed(): Promise<number> {
+    return this.place(await this.client.knownPartitions());
   }
 
   async user(text: string, options: WriteOptions & { timezone?: string | null; messageId?: string } = {}): Promise<Appended> {
@@ -601,23 +742,34 @@ export class Session {
     const family = { chat_turn: "chat-turn", tool_call: "tool-call", tool_result: "tool-result" }[
       body.type as "chat_turn" | "tool_call" | "tool_result"
     ];
-    const stream = keys.stream(family, this.partition);
     const idempotencyKey = `${String(body.type)}:${key}`;
     const c = this.client;
-    for (let attempt = 0; ; attempt++) {
+    await this.placed();
+    let attempt = 0;
+    // Refusals by the layout (`accord repartition`): when to stop waiting, the next pause,
+    // and whether the last one named a count (retried at once, once in a row).
+    let waitingUntil: number | null = null;
+    let pause = c.retryBackoffMs;
+    let followed = false;
+    for (;;) {
+      // The key names under the count as known now: a refusal may have changed it.
+      const [p, count] = [this.partition, c.partitions];
+      const stream = keys.stream(family, p);
       try {
         const args: Parameters<AppendCommand> = [
-          keys.gatewaySeq(this.partition, this.agentId, this.userId, this.sessionId),
-          keys.gatewayIdem(this.partition, this.agentId, this.userId, this.sessionId),
+          keys.gatewaySeq(p, this.agentId, this.userId, this.sessionId),
+          keys.gatewayIdem(p, this.agentId, this.userId, this.sessionId),
           stream,
+          keys.layout(p),
           idempotencyKey,
           data,
           c.idempotencyWindow,
           c.idempotencyTtlS,
+          // With the wait, a repeated key is written again (unchanged): the WAIT counts this
+          // connection's writes, and the first append may have gone out on an earlier one.
+          c.waitReplicas > 0 ? "1" : "0",
+          count,
         ];
-        // With the wait, a repeated key is written again (unchanged): the WAIT counts this
-        // connection's writes, and the first append may have gone out on an earlier one.
-        if (c.waitReplicas > 0) args.push("1");
         const [seq, entryId, repeated] = await c.append(...args);
         if (c.waitReplicas > 0) {
           // ioredis sends every command of a client on its one connection, in order.
@@ -626,11 +778,29 @@ export class Session {
         }
         return { seq: Number(seq), entryId: String(entryId), stream, repeated: Number(repeated) === 1 };
       } catch (error) {
-        // A reply error is the server's answer (WRONGTYPE, NOPERM, a missing function):
-        // retrying changes nothing.
+        const refusal = layoutRefusal(error);
+        if (refusal !== null) {
+          // Nothing was written. A new count: its partition, at once.
+          if (!followed && c.followRefusal(refusal)) {
+            followed = true;
+            continue;
+          }
+          // A move under way (or refused again): wait for it, up to layoutWaitMs.
+          followed = false;
+          const now = Date.now();
+          waitingUntil ??= now + c.layoutWaitMs;
+          if (now >= waitingUntil) throw new AppendUnavailableError(key, error);
+          await sleep(Math.min(pause, waitingUntil - now));
+          pause = Math.min(pause * 2, LAYOUT_PAUSE_MAX_MS);
+          await c.learnPartitions();
+          continue;
+        }
+        // Another reply error is the server's answer (WRONGTYPE, NOPERM, a missing
+        // function): retrying changes nothing.
         if ((error as Error).name === "ReplyError" || error instanceof FunctionMissingError) throw error;
         if (attempt >= c.retries) throw new AppendUnavailableError(key, error);
         await sleep(c.retryBackoffMs * 2 ** attempt);
+        attempt++;
       }
     }
   }
@@ -659,7 +829,7 @@ export class Session {
   /** The tool outcome for `callId` published after entry `after`, or null in time.
    * Polls (no blocking read), so it never holds up the client's shared connection. */
   async waitOutcome(callId: string, after: string, timeoutMs: number): Promise<ToolOutcome | null> {
-    const stream = keys.stream("agreement-events", this.partition);
+    const stream = keys.stream("agreement-events", await this.placed());
     let cursor = msBefore(after);
     const deadline = Date.now() + timeoutMs;
     let delay = 2;
@@ -693,9 +863,8 @@ export class Session {
 
   /** Every seq up to the returned one is applied (or skipped as a gap). */
   async appliedSeq(): Promise<number> {
-    const raw = await this.client.redis.hget(
-      keys.view(this.partition, this.agentId, this.userId),
-      keys.appliedField(this.sessionId),
+    const raw = await this.client.readFollowing((count) =>
+      this.client.redis.hget(keys.view(this.place(count), this.agentId, this.userId), keys.appliedField(this.sessionId)),
     );
     return raw == null ? 0 : Number(raw);
   }
@@ -722,6 +891,7 @@ export class Session {
 
 export interface SubscribeOptions {
   consumer?: string;
+  /** The partitions to read; without, every partition of the layout, followed as it changes. */
   partitions?: number[];
   /** Where a new group starts: "0" the whole retained stream, "$" new events only. */
   start?: string;
@@ -730,6 +900,8 @@ export interface SubscribeOptions {
   blockMs?: number;
   count?: number;
   dedupSize?: number;
+  /** How often a subscription that follows the layout asks for the partition count (ms). */
+  layoutCheckMs?: number;
 }
 
 /** An event this client cannot type: a newer kind (outputs only grow), or malformed. */
@@ -749,6 +921,9 @@ export interface Delivery {
   event: AgreementEvent | UnknownEvent;
 }
 
+// How often a subscription that follows the layout asks Redis for the partition count.
+const LAYOUT_CHECK_MS = 1000;
+
 const KNOWN = new Set([
   "agreement.state_changed",
   "agreement.tool_outcome",
@@ -763,16 +938,35 @@ const KNOWN = new Set([
  * asked for, that is after the loop body returned; call `ackCurrent()` after a `break`.
  * An event id already handed out by this process is acked and skipped (last `dedupSize`).
  * Reads block on a connection of its own (`redis.duplicate()`); `close()` ends it.
+ *
+ * Without `partitions` it follows the deployment's layout (asked every `layoutCheckMs`, 1 s):
+ * after `accord repartition` grows it, the new partitions' streams join (their groups at
+ * `0`: nothing published there is missed), but only once this consumer has read every
+ * stream it reads already up to where that stream ended when the change was seen (or a
+ * read found nothing new there). A scope's events from before the move are all in its old
+ * partition's stream by then, so they are handed out before its first event in the new
+ * one (R15's order, kept across the move). Partitions a shrink retired are still read:
+ * they only fall quiet.
  */
 export class Subscription implements AsyncIterableIterator<Delivery> {
   readonly consumer: string;
-  private readonly streams: Map<number, string>;
+  /** The streams read, by partition; with `partitions` unset, filled by `setup()`. */
+  private readonly streams = new Map<number, string>();
   private readonly seen = new Set<string>();
   private buffer: Delivery[] = [];
   private current: Delivery | null = null;
   private reader: AnyRedis | null = null;
-  private backlog: Set<number>;
+  /** Partitions whose own pending entries (delivered before a restart) are not read yet. */
+  private readonly backlog = new Set<number>();
   private ready = false;
+  /** Following the layout: when it was last asked, the partitions waiting to join, and
+   * per stream read now, the entry it must be read to first (`barrier`) and the last
+   * entry a new-entries read reached (`reached`). */
+  private readonly follows: boolean;
+  private layoutCheckedAt = 0;
+  private joining: number[] = [];
+  private barrier = new Map<number, string>();
+  private readonly reached = new Map<number, string>();
 
   constructor(
     readonly client: AccordClient,
@@ -781,9 +975,18 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
   ) {
     if (!group) throw new InvalidInputError("group", "must not be empty");
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    const partitions = options.partitions ?? [...Array(client.partitions).keys()];
-    this.streams = new Map(partitions.map((p) => [p, keys.stream("agreement-events", p)]));
-    this.backlog = new Set(partitions);
+    this.follows = options.partitions === undefined;
+    for (const p of options.partitions ?? []) this.addStream(p);
+  }
+
+  /** The partitions read now. */
+  get partitions(): number[] {
+    return [...this.streams.keys()];
+  }
+
+  private addStream(p: number): void {
+    this.streams.set(p, keys.stream("agreement-events", p));
+    this.backlog.add(p);
   }
 
   [Symbol.asyncIterator](): Subscription {
@@ -792,17 +995,57 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
 
   async setup(): Promise<void> {
     if (this.ready) return;
+    if (this.follows) {
+      const count = await this.client.learnPartitions();
+      this.layoutCheckedAt = Date.now();
+      for (let p = 0; p < count; p++) this.addStream(p);
+    }
     for (const [p, stream] of this.streams) {
-      try {
-        await this.client.redis.xgroup("CREATE", stream, this.group, this.options.start ?? "0", "MKSTREAM");
-      } catch (error) {
-        if (!String(error).includes("BUSYGROUP")) throw error;
-      }
+      await this.createGroup(stream, this.options.start ?? "0");
       const resume = this.options.resumeFrom?.[p];
       if (resume !== undefined) await this.client.redis.xgroup("SETID", stream, this.group, resume);
     }
     this.reader = this.client.redis.duplicate();
     this.ready = true;
+  }
+
+  private async createGroup(stream: string, start: string): Promise<void> {
+    try {
+      await this.client.redis.xgroup("CREATE", stream, this.group, start, "MKSTREAM");
+    } catch (error) {
+      if (!String(error).includes("BUSYGROUP")) throw error;
+    }
+  }
+
+  /** Ask for the partition count now and then; let new partitions join once every stream
+   * read now is read up to where it ended when the change was seen. */
+  private async followLayout(): Promise<void> {
+    if (!this.follows) return;
+    const every = this.options.layoutCheckMs ?? LAYOUT_CHECK_MS;
+    if (this.joining.length === 0 && Date.now() - this.layoutCheckedAt >= every) {
+      this.layoutCheckedAt = Date.now();
+      const count = await this.client.learnPartitions();
+      const added = [...Array(count).keys()].filter((p) => !this.streams.has(p));
+      if (added.length > 0) {
+        this.joining = added;
+        for (const [p, stream] of this.streams) {
+          const [last] = (await this.client.redis.xrevrange(stream, "+", "-", "COUNT", 1)) as [string, string[]][];
+          if (last !== undefined) this.barrier.set(p, last[0]);
+        }
+      }
+    }
+    if (this.joining.length === 0) return;
+    for (const [p, mark] of this.barrier) {
+      const reached = this.reached.get(p);
+      if (reached === undefined || compareEntryIds(reached, mark) < 0) return;
+    }
+    for (const p of this.joining) {
+      // At 0: every event of the new partition, from its first.
+      await this.createGroup(keys.stream("agreement-events", p), "0");
+      this.addStream(p);
+    }
+    this.joining = [];
+    this.barrier = new Map();
   }
 
   async next(): Promise<IteratorResult<Delivery>> {
@@ -871,8 +1114,18 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
       throw error;
     }
     let got = 0;
-    for (const [stream, entries] of (reply ?? []) as [string, [string, string[] | null][]][]) {
+    const replied = (reply ?? []) as [string, [string, string[] | null][]][];
+    for (const [p, id] of ids) {
+      // A stream a new-entries read found nothing in is read to its end: past its barrier.
+      const mark = this.barrier.get(p);
+      if (id === ">" && mark !== undefined && !replied.some(([s, e]) => s === this.streams.get(p) && e.length > 0)) {
+        this.reached.set(p, mark);
+      }
+    }
+    for (const [stream, entries] of replied) {
       const p = [...this.streams].find(([, s]) => s === stream)?.[0] as number;
+      const lastId = entries[entries.length - 1]?.[0];
+      if (ids.get(p) === ">" && lastId !== undefined) this.reached.set(p, lastId);
       for (const [entryId, flat] of entries) {
         got += 1;
         if (flat === null) {
@@ -886,6 +1139,7 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
   }
 
   private async fill(): Promise<void> {
+    await this.followLayout();
     for (const p of [...this.backlog]) {
       if ((await this.read(new Map([[p, "0"]]), null)) === 0) this.backlog.delete(p);
     }
@@ -900,6 +1154,13 @@ export class Subscription implements AsyncIterableIterator<Delivery> {
     }
     await this.read(new Map(partitions.map((p) => [p, ">"])), this.options.blockMs ?? 1000);
   }
+}
+
+/** Stream entry ids (`<ms>-<seq>`) in stream order: negative, zero or positive. */
+function compareEntryIds(a: string, b: string): number {
+  const [am, as] = a.split("-").map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split("-").map(BigInt) as [bigint, bigint];
+  return am !== bm ? (am < bm ? -1 : 1) : as === bs ? 0 : as < bs ? -1 : 1;
 }
 
 function decodeDelivery(partition: number, stream: string, entryId: string, data: string | undefined): Delivery {

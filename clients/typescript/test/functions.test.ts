@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { Redis } from "ioredis";
-import { AccordClient, FunctionMissingError, keys, type Appended, type Session } from "../src/index.js";
+import {
+  AccordClient,
+  CONFIG_KEY,
+  FunctionMissingError,
+  keys,
+  partitionOf,
+  type Appended,
+  type Session,
+} from "../src/index.js";
 
 const GATEWAY_URL = process.env.ACCORD_REDIS7_GATEWAY_URL;
 const OPS_URL = process.env.ACCORD_REDIS7_OPS_URL;
@@ -82,6 +90,27 @@ describe("Redis 7 function mode", { skip }, () => {
       error.name === "ReplyError" && /NOPERM/.test(error.message),
     );
     assert.equal(await ops.exists(keys.gatewaySeq(session.partition, ...ids), keys.stream("chat-turn", session.partition)), 0);
+  });
+
+  test("refused by FCALL with ACCORDLAYOUT 3, an append is retried at once at the scope's new partition, with the next seq (R15)", async () => {
+    await ops.flushall();
+    // A user whose scope a move from 2 to 3 partitions moves.
+    let user = "u-fn-moved";
+    for (let i = 0; partitionOf("a-fn", user, 2) === partitionOf("a-fn", user, 3); i++) user = `u-fn-moved-${i}`;
+    const [old, moved] = [partitionOf("a-fn", user, 2), partitionOf("a-fn", user, 3)];
+    const client = new AccordClient(gateway, { functions: true, partitions: 2 });
+    const session = client.session("a-fn", user, "s-fn");
+    assert.equal((await session.user("one", { messageId: "m-1" })).seq, 1);
+    // The mover's copy and flip, done by hand as the operator.
+    for (const name of [keys.gatewaySeq, keys.gatewayIdem]) {
+      const dump = await ops.dumpBuffer(name(old, "a-fn", user, "s-fn"));
+      if (dump !== null) await ops.restore(name(moved, "a-fn", user, "s-fn"), 0, dump, "REPLACE");
+    }
+    for (let p = 0; p < 3; p++) await ops.set(keys.layout(p), "3");
+    await ops.set(CONFIG_KEY, JSON.stringify({ partitions: 3, group: "accord" }));
+    const second = await session.user("two", { messageId: "m-2" });
+    assert.deepEqual([second.seq, second.stream, client.partitions], [2, keys.stream("chat-turn", moved), 3]);
+    assert.equal(await ops.xlen(keys.stream("chat-turn", old)), 1, "nothing written in the old partition");
   });
 
   test("no library loaded: one FunctionMissingError naming the fix, one FCALL sent (no retry), nothing written", async () => {
