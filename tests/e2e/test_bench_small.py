@@ -191,14 +191,14 @@ async def test_workers_count_as_balanced_only_when_each_owns_its_fair_share(
     try:
         await redis.flushall()
         for partition in (0, 1, 2):
-            assert (await ownership.acquire(redis, partition, "first", LEASE_MS)).held
+            assert (await ownership.acquire(redis, partition, "first", LEASE_MS, 8)).held
         assert not await workers.balanced(redis)  # 3 and none: one owner
-        assert (await ownership.acquire(redis, 3, "second", LEASE_MS)).held
+        assert (await ownership.acquire(redis, 3, "second", LEASE_MS, 8)).held
         assert not await workers.balanced(redis)  # 3/1: partition 1 is still to move
         token, _ = await ownership.lease_of(redis, 1)
         assert await ownership.release(redis, Fence(1, token))
         assert not await workers.balanced(redis)  # 2/1 and partition 1 unowned
-        assert (await ownership.acquire(redis, 1, "second", LEASE_MS)).held
+        assert (await ownership.acquire(redis, 1, "second", LEASE_MS, 8)).held
         assert await workers.balanced(redis)  # 2/2
     finally:
         await redis.aclose()

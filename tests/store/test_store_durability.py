@@ -188,7 +188,7 @@ async def test_a_worker_fenced_out_publishes_nothing(
     """Held events belong to the partition's owner: a worker whose lease was taken over
     gets LeaseLost from the publish and moves nothing; the owner publishes them."""
     primary, _ = clients
-    first = await ownership.acquire(primary, 0, "w1", 10_000)
+    first = await ownership.acquire(primary, 0, "w1", 10_000, 8)
     assert first.held
     fence = Fence(0, first.owner)
     processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
@@ -201,7 +201,7 @@ async def test_a_worker_fenced_out_publishes_nothing(
             await processor.process(await read_new(primary, 0, GROUP, "c"))
 
     await ownership.release(primary, fence)
-    second = await ownership.acquire(primary, 0, "w2", 10_000)
+    second = await ownership.acquire(primary, 0, "w2", 10_000, 8)
     assert second.held
     with pytest.raises(LeaseLost):
         await processor.publish_held()

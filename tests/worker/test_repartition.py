@@ -11,8 +11,8 @@ from typing import Any
 import msgspec
 import pytest
 import redis.asyncio
-from accord_client import AccordClient
 
+from accord_client import AccordClient
 from contracts.keys import CONFIG_KEY, Layout, layout_key
 from contracts.partition import partition_of
 from contracts.streams import as_text, stream_name
@@ -142,7 +142,7 @@ async def test_a_move_to_three_partitions_under_writes_loses_and_reorders_nothin
         assert "layout changed" in (worker.health.fatal or "")
     assert progress.phases == ["announce", "freeze", "drain", "fence", "copy", "flip", "clean up"]
     assert progress.scopes_moved > 0
-    layout = msgspec.json.decode(await aredis.get(CONFIG_KEY), type=Layout)
+    layout = msgspec.json.decode(_bytes(await aredis.get(CONFIG_KEY)), type=Layout)
     assert (layout.partitions, layout.moving_to) == (3, None)
     assert [await aredis.get(layout_key(p)) for p in range(3)] == [b"3"] * 3
 
@@ -165,6 +165,11 @@ async def test_a_move_to_three_partitions_under_writes_loses_and_reorders_nothin
         if parsed is not None:
             home = partition_of(parsed.agent_id, parsed.user_id, 3)
             assert parsed.partition == home, f"{name} is left outside partition {home}"
+
+
+def _bytes(value: Any) -> bytes:
+    assert isinstance(value, bytes)
+    return value
 
 
 async def _async_int(value: int) -> int:
@@ -192,7 +197,7 @@ async def test_a_move_needs_a_layout_and_refuses_a_second_target(
     await aredis.set(CONFIG_KEY, msgspec.json.encode(moving))
     with pytest.raises(RepartitionError, match="accord repartition --to 4"):
         await Repartition(aredis, 3, print, drain_timeout_s=1).run()
-    assert msgspec.json.decode(await aredis.get(CONFIG_KEY), type=Layout) == moving
+    assert msgspec.json.decode(_bytes(await aredis.get(CONFIG_KEY)), type=Layout) == moving
 
 
 @pytest.mark.asyncio
@@ -214,7 +219,9 @@ async def test_an_append_during_a_move_waits_and_one_with_the_old_count_moves_on
     # What the mover would have copied: the session's seq counter and idempotency keys.
     for make in (keys.gateway_seq_key, keys.gateway_idem_key):
         name = make(old, "agent-mira", "user-alex", "s1")
-        await aredis.restore(make(new, "agent-mira", "user-alex", "s1"), 0, await aredis.dump(name))
+        await aredis.restore(
+            make(new, "agent-mira", "user-alex", "s1"), 0, _bytes(await aredis.dump(name))
+        )
     waiting = asyncio.create_task(session.user("still there?", message_id="m2"))
     await wait_for(lambda: _async(not waiting.done()), seconds=5)
     assert await aredis.xlen(stream_name("chat-turn", old)) == 1, "nothing written meanwhile"

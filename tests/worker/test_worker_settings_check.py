@@ -15,8 +15,8 @@ import msgspec
 import pytest
 import redis
 
+from contracts.keys import Layout
 from store import keys
-from store.layout import Layout
 from tests.support.paths import ROOT
 from tests.support.worker_kit import worker_env
 from worker.health import Heartbeat

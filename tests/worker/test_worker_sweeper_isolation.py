@@ -191,7 +191,7 @@ async def fenced_store_with_an_expired_proposal(
 ) -> tuple[PartitionProcessor[Any, Any], Fence]:
     """Partition 0's store holding the lease, with a proposal already past its deadline."""
     store = PartitionProcessor(client, 0, FakeCore(), StoreConfig(partitions=2, gap_timeout_ms=0))
-    held = await ownership.acquire(client, 0, "me", 60_000)
+    held = await ownership.acquire(client, 0, "me", 60_000, 8)
     fence = Fence(0, held.owner)
     store.set_fence(fence)
     document = chat(scope_in(0), "s", 1, f"propose terms deadline={PAST_MS}")
@@ -209,7 +209,7 @@ async def test_a_sweep_refused_by_a_lease_taken_over_is_a_warning_r9(
     worker expires the record), and the loss is a warning an operator should see."""
     store, fence = await fenced_store_with_an_expired_proposal(client)
     await ownership.release(client, fence)
-    assert (await ownership.acquire(client, 0, "other", 60_000)).held
+    assert (await ownership.acquire(client, 0, "other", 60_000, 8)).held
     log = Log()
     assert await Sweeper({0: store}, Metrics(), log).sweep_once() == 0
     assert ("warning", "lease_lost", {"partition": 0}) in log.calls
