@@ -24,7 +24,15 @@ from store.repartition import (
     moved_name,
     parse_scope_key,
 )
-from tests.support.worker_kit import running_worker, wait_for, worker_settings
+from tests.support.input_kit import user_turn
+from tests.support.worker_kit import (
+    gateway_xadd,
+    now_s,
+    redis_cluster,
+    running_worker,
+    wait_for,
+    worker_settings,
+)
 
 pytestmark = [pytest.mark.redis]
 
@@ -236,3 +244,77 @@ async def test_an_append_during_a_move_waits_and_one_with_the_old_count_moves_on
     assert (again.seq, again.repeated) == (1, True)
     with contextlib.suppress(Exception):
         await client.aclose()
+
+
+def _scope_moving(source: int, target: int) -> tuple[str, str]:
+    """A scope whose partition differs under the two counts."""
+    for index in range(1000):
+        scope = ("agent-gap", f"user-{index}")
+        if partition_of(*scope, source) != partition_of(*scope, target):
+            return scope
+    raise AssertionError("no scope moves")  # pragma: no cover
+
+
+@pytest.mark.asyncio
+async def test_entries_parked_behind_a_gap_move_with_their_session_and_apply_in_order_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """R15: seqs 2 and 3 of a session wait behind a missing seq 1 when the move starts.
+    They move with their session (the parked hash, the gap index's member, the new
+    partition's parked totals); once seq 1 arrives in the new partition, 1, 2, 3 are
+    applied in order, and nothing is skipped or dead-lettered."""
+    scope = _scope_moving(2, 3)
+    old, new = partition_of(*scope, 2), partition_of(*scope, 3)
+    at = now_s()
+    async with running_worker(worker_settings(redis_url, partitions=2)):
+        for seq in (2, 3):
+            await gateway_xadd(aredis, user_turn(scope, "s1", seq, f"turn {seq}", at), old)
+        await wait_for(lambda: _has(aredis, keys.gaps_key(old)), seconds=30)
+        stats_before: Any = await aredis.hgetall(keys.stats_key(old))
+        assert stats_before[b"parked_entries"] == b"2"
+        progress = await Repartition(aredis, 3, print, drain_timeout_s=60).run()
+        assert progress.scopes_moved == 1
+    assert await aredis.zcard(keys.gaps_key(old)) == 0, "the old gap index forgets it"
+    assert await aredis.zcard(keys.gaps_key(new)) == 1, "the new one holds it"
+    stats_after: Any = await aredis.hgetall(keys.stats_key(new))
+    assert stats_after[b"parked_entries"] == b"2"
+    assert await aredis.exists(keys.parked_key(old, *scope, "s1")) == 0
+    async with running_worker(worker_settings(redis_url, partitions=3)):
+        await gateway_xadd(aredis, user_turn(scope, "s1", 1, "turn 1", at), new)
+        client = AccordClient(aredis)
+        await client.session(*scope, "s1").wait_applied(3, timeout=60)
+    stats: Any = await aredis.hgetall(keys.stats_key(new))
+    assert b"gaps_skipped" not in stats
+    assert b"parked_entries" not in stats, "drained: the totals went back to nothing"
+    assert await aredis.xlen(stream_name("dead-letters", new)) == 0
+
+
+async def _has(aredis: redis.asyncio.Redis, key: str) -> bool:
+    return bool(await aredis.exists(key))
+
+
+@pytest.mark.asyncio
+async def test_a_move_on_a_redis_cluster_carries_keys_across_slots_r15() -> None:
+    """R15 on a three-master Cluster: the moved scopes' keys change slots (and nodes) by
+    DUMP and RESTORE, and a worker of the new count applies the next input of every
+    session in order."""
+    with redis_cluster() as url:
+        cluster = redis.asyncio.RedisCluster.from_url(url)
+        client = AccordClient(cluster)
+        pairs = [(s, 0) for s in range(6)]
+        settings = worker_settings(url, partitions=2, redis_cluster=True)
+        async with running_worker(settings):
+            await asyncio.gather(*(_write(client, s, n, range(TURNS_BEFORE)) for s, n in pairs))
+            for s, n in pairs:
+                await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE, timeout=60)
+            progress = await Repartition(cluster, 4, print, drain_timeout_s=60).run()
+        assert progress.scopes_moved > 0
+        async with running_worker(worker_settings(url, partitions=4, redis_cluster=True)):
+            for s, n in pairs:
+                await _write(client, s, n, range(TURNS_BEFORE, TURNS_BEFORE + 1))
+                await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE + 1, timeout=60)
+                view = await client.session(*_ids(s, n)).view()
+                assert len(view.pending_proposals) == 1
+        for p in range(4):
+            assert await cluster.xlen(stream_name("dead-letters", p)) == 0
+        await cluster.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -83,6 +84,7 @@ class AccordClient:
         self.partitions = self._given
         self._learned = False
         self._learned_at = 0.0
+        self._learning = asyncio.Lock()
         self.layout_wait_s = layout_wait_s
         self.limits = limits
         self.retries = retries
@@ -156,9 +158,13 @@ class AccordClient:
         return await self.learn_partitions()
 
     async def known_partitions(self) -> int:
-        """The partition count, read from Redis the first time."""
+        """The partition count, read from Redis the first time (once, however many calls
+        start together: one GET, and a fresh RedisCluster client is not initialized by
+        several tasks at once, which redis-py's asyncio cluster does not survive)."""
         if not self._learned:
-            return await self.learn_partitions()
+            async with self._learning:
+                if not self._learned:
+                    return await self.learn_partitions()
         return self.partitions
 
     async def follow_refusal(self, refusal: str) -> bool:
