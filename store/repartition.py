@@ -58,6 +58,8 @@ SCOPE_FAMILIES = ("scope", "view", "session", "parked", "gateway-seq", "gateway-
 INDEX_FAMILIES = ("deadlines", "gaps", "idle", "records", "scopes")
 # The mover's name in the leases it holds during a move.
 MOVER = "repartition"
+# Keys a SCAN page, a pipeline, brings at a time.
+CHUNK = 500
 # How long the mover's leases last; renewed at every step of the move.
 MOVER_LEASE_MS = 10 * 60 * 1000
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
@@ -242,48 +244,85 @@ class Repartition:
                 if not int(held) or not int(moved):
                     break
 
-    async def _scan(self, pattern: str) -> AsyncIterator[str]:
-        async for raw in self.redis.scan_iter(match=pattern, count=1000):
-            yield as_text(raw)
+    async def _chunks(self, pattern: str) -> AsyncIterator[list[str]]:
+        """Key names matching `pattern`, a SCAN page's worth at a time."""
+        chunk: list[str] = []
+        async for raw in self.redis.scan_iter(match=pattern, count=CHUNK):
+            chunk.append(as_text(raw))
+            if len(chunk) >= CHUNK:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
 
-    async def _scope_of(self, name: str, p: int) -> tuple[str, str, str] | None:
-        """(family, agent, user) of a key of partition p that belongs to one scope: a
-        per-scope key by its name, a record by its content; None for any other key."""
-        parsed = parse_scope_key(name)
-        if parsed is not None:
-            return (
-                (parsed.family, parsed.agent_id, parsed.user_id) if parsed.partition == p else None
-            )
-        if not name.startswith(f"record:{{{p}}}:"):
-            return None
-        raw: Any = await self.redis.get(name)
-        if raw is None:
-            return None
-        record = _SCOPE_OF_RECORD.decode(raw)
-        return "record", str(record.get("agent_id")), str(record.get("user_id"))
+    async def _scan(self, pattern: str) -> AsyncIterator[str]:
+        async for chunk in self._chunks(pattern):
+            for name in chunk:
+                yield name
+
+    async def _pipelined(self, calls: list[tuple[Any, ...]]) -> list[Any]:
+        """`calls` in one pipeline, not a transaction (on a Cluster each goes to its
+        key's node): one round trip a chunk instead of one a key."""
+        if not calls:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for call in calls:
+            pipe.execute_command(*call)
+        return list(await pipe.execute())
+
+    async def _scoped(self, names: list[str], p: int) -> list[tuple[str, str, str, str]]:
+        """(name, family, agent, user) of each key of partition p among `names` that
+        belongs to one scope: a per-scope key by its name, a record by its content
+        (read for the chunk in one pipeline); index sets and other keys are left out."""
+        found: list[tuple[str, str, str, str]] = []
+        records: list[str] = []
+        for name in names:
+            parsed = parse_scope_key(name)
+            if parsed is not None and parsed.partition == p:
+                found.append((name, parsed.family, parsed.agent_id, parsed.user_id))
+            elif name.startswith(f"record:{{{p}}}:"):
+                records.append(name)
+        contents = await self._pipelined([("GET", name) for name in records])
+        for name, raw in zip(records, contents, strict=True):
+            if raw is not None:
+                record = _SCOPE_OF_RECORD.decode(raw)
+                found.append((name, "record", str(record["agent_id"]), str(record["user_id"])))
+        return found
 
     async def _copy(self, source: int) -> None:
         moved_scopes: set[tuple[str, str]] = set()
         for p in range(source):
-            async for name in self._scan(f"*{{{p}}}*"):
-                if (index := index_partition(name)) is not None and index[1] == p:
-                    await self._copy_members(name, p)
-                    continue
-                scope = await self._scope_of(name, p)
-                if scope is None:
-                    continue
-                _, agent_id, user_id = scope
-                to = partition_of(agent_id, user_id, self.target)
-                if to == p:
-                    continue
-                await self._copy_key(name, moved_name(name, to))
-                moved_scopes.add((agent_id, user_id))
+            async for names in self._chunks(f"*{{{p}}}*"):
+                for name in names:
+                    if (index := index_partition(name)) is not None and index[1] == p:
+                        await self._copy_members(name, p)
+                moving: list[tuple[str, str]] = []
+                for name, _, agent_id, user_id in await self._scoped(names, p):
+                    to = partition_of(agent_id, user_id, self.target)
+                    if to != p:
+                        moving.append((name, moved_name(name, to)))
+                        moved_scopes.add((agent_id, user_id))
+                await self._copy_keys(moving)
+            self.say(f"copy: partition {p + 1} of {source} done, {self.progress.keys_copied} keys")
         await self._recount_parked()
         self.progress.scopes_moved = len(moved_scopes)
         self.say(
             f"copy: {len(moved_scopes)} scopes, {self.progress.keys_copied} keys,"
             f" {self.progress.members_moved} index members"
         )
+
+    async def _copy_keys(self, moving: list[tuple[str, str]]) -> None:
+        """DUMP each key with its TTL, RESTORE it under its new name (two pipelines)."""
+        reads = [call for name, _ in moving for call in (("DUMP", name), ("PTTL", name))]
+        answers = await self._pipelined(reads)
+        writes: list[tuple[Any, ...]] = []
+        for index, (_, to) in enumerate(moving):
+            dump, ttl = answers[2 * index], int(answers[2 * index + 1])
+            if dump is None:
+                continue  # gone meanwhile (a TTL ran out): nothing to carry
+            writes.append(("RESTORE", to, max(ttl, 0), dump, "REPLACE"))
+        await self._pipelined(writes)
+        self.progress.keys_copied += len(writes)
 
     async def _recount_parked(self) -> None:
         """Each new partition's parked totals (store/parked_limits.py), counted afresh
@@ -307,14 +346,6 @@ class Repartition:
                 )
             else:
                 await self.redis.hdel(keys.stats_key(p), "parked_entries", "parked_bytes")
-
-    async def _copy_key(self, name: str, to: str) -> None:
-        dump: Any = await self.redis.dump(name)
-        if dump is None:
-            return  # gone meanwhile (a TTL ran out): nothing to carry
-        ttl = int(await self.redis.pttl(name))
-        await self.redis.restore(to, max(ttl, 0), dump, replace=True)
-        self.progress.keys_copied += 1
 
     async def _copy_members(self, name: str, p: int) -> None:
         rows: Any = await self.redis.zrange(name, 0, -1, withscores=True)
@@ -340,14 +371,17 @@ class Repartition:
         """Delete what is left in partitions its scope no longer maps to under `target`;
         retired partitions' input streams go too (their inputs are all applied)."""
         for p in range(max(target, source)):
-            async for name in self._scan(f"*{{{p}}}*"):
-                if (index := index_partition(name)) is not None and index[1] == p:
-                    await self._remove_members(name, p, target)
-                    continue
-                scope = await self._scope_of(name, p)
-                if scope is None or partition_of(scope[1], scope[2], target) == p:
-                    continue
-                self.progress.keys_removed += await self.redis.delete(name)
+            async for names in self._chunks(f"*{{{p}}}*"):
+                for name in names:
+                    if (index := index_partition(name)) is not None and index[1] == p:
+                        await self._remove_members(name, p, target)
+                stale = [
+                    name
+                    for name, _, agent_id, user_id in await self._scoped(names, p)
+                    if partition_of(agent_id, user_id, target) != p
+                ]
+                removed = await self._pipelined([("DEL", name) for name in stale])
+                self.progress.keys_removed += sum(int(n) for n in removed)
         for p in range(target, source):
             for stream in input_streams(p):
                 self.progress.streams_retired += await self.redis.delete(stream)
