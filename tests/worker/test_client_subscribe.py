@@ -207,3 +207,36 @@ async def test_a_client_with_decoded_responses_works_the_same(redis_url: str) ->
     [delivery] = await _take(client.subscribe("svc", block_ms=50), 1)
     assert isinstance(delivery.event, ToolOutcome)
     await decoded.aclose()
+
+
+async def _publish_to(aredis: redis.asyncio.Redis, partition: int, event_id: str) -> None:
+    event = json.loads(_example("state_changed.proposed"))
+    event["event_id"] = event_id
+    await aredis.xadd(f"agreement-events:{{{partition}}}", {"__data__": json.dumps(event)})
+
+
+async def test_a_subscription_follows_a_grown_layout_old_events_first_r15(
+    aredis: redis.asyncio.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R15 for subscribers: without `partitions=` a subscription reads every partition
+    of the layout; when `accord repartition` grows it (2 -> 3), the new partition's
+    stream joins only after what the old streams held when the change was seen, so an
+    event published before the move comes before one published after it in the new
+    partition, and both come once."""
+    monkeypatch.setattr("accord_client.subscription.LAYOUT_CHECK_S", 0.0)
+    await aredis.set("accord:config", json.dumps({"partitions": 2, "group": "accord"}))
+    client = AccordClient(aredis)
+    subscription = client.subscribe("svc", consumer="c1", block_ms=50, count=1)
+    await _publish_to(aredis, 0, "first~0")
+    assert [d.event_id for d in await _take(subscription, 1)] == ["first~0"]
+    # Unread when the layout grows: published before the move, in old partitions.
+    before = [f"before~0-{n}" for n in range(4)]
+    for event_id in before:
+        await _publish_to(aredis, 0, event_id)
+    await _publish_to(aredis, 1, "before~1")
+    await aredis.set("accord:config", json.dumps({"partitions": 3, "group": "accord"}))
+    await _publish_to(aredis, 2, "after~2")
+    got = [d.event_id for d in await _take(subscription, 6)]
+    assert sorted(got) == sorted([*before, "before~1", "after~2"])
+    assert got[-1] == "after~2", "the new partition's event after every old one"
+    assert subscription.partitions == [0, 1, 2]
