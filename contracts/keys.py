@@ -56,11 +56,13 @@ CONFIG_KEY = "accord:config"
 class Layout(msgspec.Struct, frozen=True, omit_defaults=True):
     """`CONFIG_KEY`'s JSON: the partition count P every worker, command and client hashes
     scopes with, the workers' consumer group, and while `accord repartition` runs, the
-    count it moves the deployment to (appends wait meanwhile)."""
+    count it moves the deployment to (appends wait meanwhile), then, until its clean-up
+    is done, the count it moved from."""
 
     partitions: int
     group: str
     moving_to: int | None = None
+    moved_from: int | None = None
 
 
 # A partition's layout marker's value while a repartition moves its data: every append

@@ -63,7 +63,16 @@ CHUNK = 500
 # How long the mover's leases last; renewed at every step of the move.
 MOVER_LEASE_MS = 10 * 60 * 1000
 _PARKED = msgspec.msgpack.Decoder(tuple[str, str, bytes])
-_SCOPE_OF_RECORD = msgspec.json.Decoder(dict[str, Any])
+
+
+class _RecordScope(msgspec.Struct):
+    """What the mover reads of a record: the scope it belongs to."""
+
+    agent_id: str
+    user_id: str
+
+
+_RECORD_SCOPE = msgspec.json.Decoder(_RecordScope)
 
 
 class RepartitionError(RuntimeError):
@@ -160,9 +169,14 @@ class Repartition:
                 f"a move from {layout.partitions} to {layout.moving_to} partitions is under"
                 f" way: finish it first (accord repartition --to {layout.moving_to})"
             )
+        if layout.moved_from is not None:
+            # A move's clean-up was cut short: finish it before anything else.
+            self.say(f"finishing the clean-up of the move from {layout.moved_from} partitions")
+            await self._clean_up(layout.partitions, layout.moved_from)
+            layout = Layout(layout.partitions, layout.group)
+            await self.redis.set(keys.CONFIG_KEY, msgspec.json.encode(layout))
         if layout.partitions == self.target and layout.moving_to is None:
-            self.say(f"already {self.target} partitions: cleaning up what a move left")
-            await self._clean_up(self.target, layout.partitions)
+            self.say(f"already {self.target} partitions")
             return self.progress
         source = layout.partitions
         await self._step("announce", self._announce(layout))
@@ -172,6 +186,9 @@ class Repartition:
         await self._step("copy", self._copy(source))
         await self._step("flip", self._flip(source, layout.group))
         await self._step("clean up", self._clean_up(self.target, source))
+        await self.redis.set(
+            keys.CONFIG_KEY, msgspec.json.encode(Layout(self.target, layout.group))
+        )
         return self.progress
 
     async def _step(self, name: str, step: Any) -> None:  # noqa: ANN401  (a coroutine)
@@ -284,9 +301,14 @@ class Repartition:
                 records.append(name)
         contents = await self._pipelined([("GET", name) for name in records])
         for name, raw in zip(records, contents, strict=True):
-            if raw is not None:
-                record = _SCOPE_OF_RECORD.decode(raw)
-                found.append((name, "record", str(record["agent_id"]), str(record["user_id"])))
+            try:
+                record = _RECORD_SCOPE.decode(raw) if raw is not None else None
+            except msgspec.DecodeError as error:
+                # Not a record the worker wrote: left where it is, and said.
+                self.say(f"{name} is left in place: not a record ({error})")
+                continue
+            if record is not None:
+                found.append((name, "record", record.agent_id, record.user_id))
         return found
 
     async def _copy(self, source: int) -> None:
@@ -362,7 +384,9 @@ class Repartition:
     async def _flip(self, source: int, group: str) -> None:
         await ensure_groups(self.redis, range(self.target), group)
         count = str(self.target)
-        await self.redis.set(keys.CONFIG_KEY, msgspec.json.encode(Layout(self.target, group)))
+        # The source stays named until the clean-up is done, for a rerun to finish it.
+        flipped = Layout(self.target, group, moved_from=source)
+        await self.redis.set(keys.CONFIG_KEY, msgspec.json.encode(flipped))
         for p in self._all(source):
             await self.redis.set(keys.layout_key(p), count)
             await self.redis.hset(keys.lease_key(p), mapping={"o": "", "e": 0, "p": count})

@@ -184,6 +184,12 @@ async def _async_int(value: int) -> int:
     return value
 
 
+async def _refusals(aredis: redis.asyncio.Redis) -> int:
+    """How many appends the append script has refused on this server (ACCORDLAYOUT)."""
+    stats: Any = await aredis.info("errorstats")
+    return int(stats.get("errorstat_ACCORDLAYOUT", {}).get("count", 0))
+
+
 async def _frozen(aredis: redis.asyncio.Redis) -> bool:
     """Whether the mover has frozen the partitions (or gone past that already)."""
     return await aredis.get(layout_key(0)) is not None
@@ -230,8 +236,14 @@ async def test_an_append_during_a_move_waits_and_one_with_the_old_count_moves_on
         await aredis.restore(
             make(new, "agent-mira", "user-alex", "s1"), 0, _bytes(await aredis.dump(name))
         )
+    before = await _refusals(aredis)
     waiting = asyncio.create_task(session.user("still there?", message_id="m2"))
-    await wait_for(lambda: _async(not waiting.done()), seconds=5)
+    # Refused (Redis counts the error replies) and still waiting, nothing written.
+    deadline = asyncio.get_running_loop().time() + 30
+    while await _refusals(aredis) < before + 2:
+        assert asyncio.get_running_loop().time() < deadline, "the append was never refused"
+        await asyncio.sleep(0.01)
+    assert not waiting.done()
     assert await aredis.xlen(stream_name("chat-turn", old)) == 1, "nothing written meanwhile"
     await aredis.set(CONFIG_KEY, msgspec.json.encode(Layout(5, "accord")))
     for p in range(5):
@@ -269,9 +281,9 @@ async def test_entries_parked_behind_a_gap_move_with_their_session_and_apply_in_
     async with running_worker(worker_settings(redis_url, partitions=2)):
         for seq in (2, 3):
             await gateway_xadd(aredis, user_turn(scope, "s1", seq, f"turn {seq}", at), old)
-        await wait_for(lambda: _has(aredis, keys.gaps_key(old)), seconds=30)
-        stats_before: Any = await aredis.hgetall(keys.stats_key(old))
-        assert stats_before[b"parked_entries"] == b"2"
+        # Both parked (they may come in one batch or two).
+        await wait_for(lambda: _parked(aredis, old, b"2"), seconds=30)
+        assert await aredis.zcard(keys.gaps_key(old)) == 1
         progress = await Repartition(aredis, 3, print, drain_timeout_s=60).run()
         assert progress.scopes_moved == 1
     assert await aredis.zcard(keys.gaps_key(old)) == 0, "the old gap index forgets it"
@@ -289,8 +301,8 @@ async def test_entries_parked_behind_a_gap_move_with_their_session_and_apply_in_
     assert await aredis.xlen(stream_name("dead-letters", new)) == 0
 
 
-async def _has(aredis: redis.asyncio.Redis, key: str) -> bool:
-    return bool(await aredis.exists(key))
+async def _parked(aredis: redis.asyncio.Redis, partition: int, count: bytes) -> bool:
+    return await aredis.hget(keys.stats_key(partition), "parked_entries") == count
 
 
 @pytest.mark.asyncio
@@ -318,3 +330,39 @@ async def test_a_move_on_a_redis_cluster_carries_keys_across_slots_r15() -> None
         for p in range(4):
             assert await cluster.xlen(stream_name("dead-letters", p)) == 0
         await cluster.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_shrink_retires_partitions_and_a_cut_clean_up_is_finished_by_a_rerun_r15(
+    aredis: redis.asyncio.Redis, redis_url: str
+) -> None:
+    """R15: 3 -> 2 partitions: partition 2's input streams go (all applied), its scopes
+    live in 0 and 1, and sessions go on there in order. A clean-up cut short (the
+    layout still names the count moved from) is finished by running the command again,
+    whatever count it is given next."""
+    client = AccordClient(aredis)
+    pairs = [(s, 0) for s in range(8)]
+    async with running_worker(worker_settings(redis_url, partitions=3)):
+        await asyncio.gather(*(_write(client, s, n, range(TURNS_BEFORE)) for s, n in pairs))
+        for s, n in pairs:
+            await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE, timeout=60)
+        progress = await Repartition(aredis, 2, print, drain_timeout_s=60).run()
+    assert progress.streams_retired == 3, "partition 2's three input streams"
+    assert await aredis.exists(stream_name("chat-turn", 2)) == 0
+    layout = msgspec.json.decode(_bytes(await aredis.get(CONFIG_KEY)), type=Layout)
+    assert layout == Layout(2, "accord")
+    # A clean-up cut short: a leftover in the retired partition, the source still named.
+    leftover = keys.scope_key(2, "agent-x", "user-left")
+    await aredis.hset(leftover, "v", "1")
+    await aredis.set(CONFIG_KEY, msgspec.json.encode(Layout(2, "accord", moved_from=3)))
+    again = await Repartition(aredis, 2, print, drain_timeout_s=60).run()
+    assert again.keys_removed == 1
+    assert await aredis.exists(leftover) == 0
+    layout = msgspec.json.decode(_bytes(await aredis.get(CONFIG_KEY)), type=Layout)
+    assert layout == Layout(2, "accord")
+    async with running_worker(worker_settings(redis_url, partitions=2)):
+        for s, n in pairs:
+            await _write(client, s, n, range(TURNS_BEFORE, TURNS_BEFORE + 1))
+            await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE + 1, timeout=60)
+    for p in range(2):
+        assert await aredis.xlen(stream_name("dead-letters", p)) == 0
