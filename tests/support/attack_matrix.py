@@ -27,6 +27,7 @@ SEQ = "gateway-seq:{7}:1:a:1:u:1:s"
 IDEM = "gateway-idem:{7}:1:a:1:u:1:s"
 LETTERS = "dead-letters:{7}"
 INDEX = "records:{7}"
+SCOPES = "scopes:{7}"
 
 FIXTURES: list[tuple[str, ...]] = [
     ("XGROUP", "CREATE", CHAT, "accord", "0", "MKSTREAM"),
@@ -42,6 +43,7 @@ FIXTURES: list[tuple[str, ...]] = [
     ("SET", SEQ, "1"),
     ("HSET", IDEM, "i:x", "1 1-1"),
     ("ZADD", INDEX, "1", '["a","u","agr-x"]'),
+    ("ZADD", SCOPES, "1", '["a","u"]'),
 ]
 
 # Family -> its probe commands, in the order of the table.
@@ -90,6 +92,11 @@ FAMILIES: dict[str, list[tuple[str, ...]]] = {
     "write the records index (`ZADD`, `ZREM`)": [
         ("ZADD", INDEX, "2", "forged"),
         ("ZREM", INDEX, "forged"),
+    ],
+    "read the scopes index (`ZRANGE`)": [("ZRANGE", SCOPES, "+inf", "-inf", "BYSCORE", "REV")],
+    "write the scopes index (`ZADD`, `ZREM`)": [
+        ("ZADD", SCOPES, "2", "forged"),
+        ("ZREM", SCOPES, "forged"),
     ],
     "count up a seq counter (`INCR`)": [("INCR", SEQ)],
     "expire a seq counter": [("EXPIRE", SEQ, "0")],
@@ -140,6 +147,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "read scope and session state": _only(accord=YES, console=YES),
     "read the records index (`ZRANGE`)": _only(accord=YES, console=YES),
     "write the records index (`ZADD`, `ZREM`)": _only(accord=YES),
+    "read the scopes index (`ZRANGE`)": _only(accord=YES, console=YES),
+    "write the scopes index (`ZADD`, `ZREM`)": _only(accord=YES),
     "count up a seq counter (`INCR`)": _only(gateway=YES),
     "expire a seq counter": _only(gateway=SIX_ONLY),
     "delete a key (`DEL`, `UNLINK`)": _only(),
