@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
         records,
         replay,
         schema,
+        scopes,
         status,
         trim,
         version,
@@ -56,6 +57,7 @@ def register(app: typer.Typer) -> None:
     records.register(app)
     replay.register(app)
     schema.register(app)
+    scopes.register(app)
     status.register(app)
     trim.register(app)
     version.register(app)
