@@ -59,7 +59,7 @@ class ListedScope(msgspec.Struct, frozen=True, kw_only=True):
     view: ScopeViewDocument | None
 
 
-class ScopePage(msgspec.Struct, frozen=True, kw_only=True):
+class ScopesPage(msgspec.Struct, frozen=True, kw_only=True):
     """One page, and the cursor of the next (None: nothing more matches)."""
 
     scopes: list[ListedScope]
@@ -76,7 +76,7 @@ def _ids(member: bytes) -> tuple[str, str] | None:
 
 async def list_scopes(
     redis: AnyRedis, partitions: int, query: ScopeQuery, cursor: str | None = None
-) -> ScopePage:
+) -> ScopesPage:
     """One page of the scopes `query` selects, newest change first, after `cursor`.
 
     Raises CursorError for a cursor this listing never gave out.
@@ -99,7 +99,7 @@ async def list_scopes(
     shown, next_cursor = await index_pages.page(
         redis, where, key_of, window, match, cursor, examine_limit=EXAMINE_LIMIT, chunk=_CHUNK
     )
-    return ScopePage(scopes=await _views(redis, shown), next_cursor=next_cursor)
+    return ScopesPage(scopes=await _views(redis, shown), next_cursor=next_cursor)
 
 
 async def _views(redis: AnyRedis, shown: list[tuple[Pos, tuple[str, str]]]) -> list[ListedScope]:

@@ -19,7 +19,7 @@ from contracts.outputs import StateChanged
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
 from tests.support.console_kit import console_get
-from tests.support.worker_kit import gateway_xadd, process_new
+from tests.support.worker_kit import gateway_xadd, next_millisecond, process_new
 from worker.console.server import Access, Console
 from worker.engine import Engine
 from worker.settings import Settings
@@ -47,6 +47,7 @@ async def send(client: redis.asyncio.Redis, *documents: Any) -> list[str]:
     for document in documents:
         await gateway_xadd(client, document)
     events = await process_new(client, processor, "c")
+    await next_millisecond(client)  # the next commit lists after this one, not tied
     return [e.record_id for e in events if isinstance(e, StateChanged)]
 
 

@@ -371,7 +371,7 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
 ) -> None:
     """`accord console` as the read-only `console` user: the scope, the record found by
     its short id (SCAN, which this user may run), the partitions, the dead letters and
-    the records list (the records index, Redis's TIME for `since`) answer 200 with
+    the records and scopes lists (the indexes, Redis's TIME for `since`) answer 200 with
     nothing in ACL LOG; writes of every kind are refused."""
     async with running_worker(worker_settings(url(port, "accord"))):
         await gateway.xadd(CHAT, {DATA_FIELD: json.dumps(proposal("console-1", 1))})
@@ -393,9 +393,13 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
             ("/dead-letters", ""),
             ("/records", ""),
             ("/records", "state=proposed&since=1h&agent=a1"),
+            ("/scopes", "refresh=5"),
+            ("/scopes", "open=1&since=1h&agent=a1&user=u1"),
         ]:
-            status, _ = await console_get(console, route, query)
+            status, body = await console_get(console, route, query)
             assert status == 200, route
+            if route == "/scopes" and "open" not in query:
+                assert "a1 / u1" in body, "the proposal's scope is listed"
     finally:
         await console.close()
     log: Any = ops.acl_log()
@@ -408,5 +412,7 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
         ("XGROUP", "SETID", CHAT, "accord", "$"),
         ("EVAL", "return 1", "0"),
         ("ZADD", "records:{0}", "1", "forged"),
+        ("ZADD", "scopes:{0}", "1", "forged"),
+        ("ZREM", "scopes:{0}:open", "forged"),
     ]:
         assert_refused(as_user(port, "console"), command)

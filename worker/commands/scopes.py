@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from store.index_pages import MAX_LIMIT
-from store.scope_index import ScopePage, ScopeQuery, list_scopes
+from store.scope_index import ScopeQuery, ScopesPage, list_scopes
 from store.scripts import AnyRedis
 from worker.commands import listing, options
 from worker.commands._shared import deployment_settings, emit, run_with_redis, zone_or_exit
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         listing.check("scopes", since, until, cursor)
         settings = deployment_settings()
 
-        async def body(redis: AnyRedis) -> ScopePage:
+        async def body(redis: AnyRedis) -> ScopesPage:
             since_ms, until_ms = await listing.window(redis, since, until)
             query = ScopeQuery(
                 since_ms=since_ms,
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         emit(page, as_json=as_json, human=lambda page: _human(page, where))
 
 
-def _human(page: ScopePage, where: tzinfo) -> list[Table | Text]:
+def _human(page: ScopesPage, where: tzinfo) -> list[Table | Text]:
     table = Table(title=f"{len(page.scopes)} scopes, newest change first")
     for column in ("agent", "user", "p", "last change", "open", "proposed"):
         table.add_column(column, overflow="fold")

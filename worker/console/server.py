@@ -29,12 +29,20 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from contracts.outputs import DeadLetterReason
 from store.lookup import PrefixLookupError, one_record_named
 from store.record_index import list_records
+from store.scope_index import list_scopes
 from store.scripts import AnyRedis
 from store.status import fleet_status
 from store.watermark import server_ms
 from worker.connection import connect
 from worker.console import data, pages
-from worker.console.filters import filters_or_empty, records_filters
+from worker.console.filters import (
+    RecordFilters,
+    ScopeFilters,
+    checked,
+    filters_or_empty,
+    records_filters,
+    refresh_seconds,
+)
 from worker.settings import Settings
 from worker.zones import DEFAULT_ZONE, zone
 
@@ -117,7 +125,13 @@ class Page:
             except ValueError as error:
                 status, body = 400, pages.problem("Time zone", str(error), DEFAULT_ZONE)
             else:
-                status, body = await self._render(query)
+                try:
+                    if "refresh" in query:
+                        refresh_seconds(query["refresh"])
+                except ValueError as error:
+                    status, body = 400, pages.problem("Auto-refresh", str(error), query["tz"])
+                else:
+                    status, body = await self._render(query)
             response = AsgiResponse(body.encode(), status, _HEADERS)
         await response(scope, receive, send)
 
@@ -157,6 +171,7 @@ class Console:
             ("/scope", self.scope),
             ("/record", self.record),
             ("/records", self.records),
+            ("/scopes", self.scopes),
             ("/partitions", self.partitions),
             ("/dead-letters", self.dead_letters),
         ]
@@ -195,20 +210,35 @@ class Console:
         tz = query["tz"]
         try:
             filters = records_filters(query)
-            now = await server_ms(redis) if filters.since or filters.until else 0
+            now = await server_ms(redis) if filters.timed else 0
             found = await list_records(
                 redis, self.settings.partitions, filters.query(now), filters.cursor or None
             )
         except ValueError as error:  # a bad filter, or a cursor no page gave out
-            return 400, pages.records(None, filters_or_empty(query), zone(tz), tz, str(error))
+            empty = filters_or_empty(query, RecordFilters)
+            return 400, pages.records(None, empty, zone(tz), tz, str(error))
         return 200, pages.records(found, filters, zone(tz), tz)
+
+    async def scopes(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        """Scopes across partitions, newest change first, filtered, one page a cursor."""
+        tz = query["tz"]
+        try:
+            filters = checked(query, ScopeFilters)
+            now = await server_ms(redis) if filters.timed else 0
+            found = await list_scopes(
+                redis, self.settings.partitions, filters.query(now), filters.cursor or None
+            )
+        except ValueError as error:  # a bad filter, or a cursor no page gave out
+            empty = filters_or_empty(query, ScopeFilters)
+            return 400, pages.scopes(None, empty, zone(tz), tz, str(error))
+        return 200, pages.scopes(found, filters, zone(tz), tz)
 
     async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         tz = query["tz"]
         fleet = await fleet_status(
             redis, self.settings.partitions, self.settings.group, live_ms=self.settings.lease_ms
         )
-        return 200, pages.partitions(fleet, tz)
+        return 200, pages.partitions(fleet, tz, refresh=query.get("refresh", ""))
 
     async def dead_letters(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         """Dead letters, newest first, filtered by reason and partition."""
@@ -225,7 +255,8 @@ class Console:
         found = await data.dead_letters(
             redis, count, reason=reason or None, partition=int(partition) if partition else None
         )
-        return 200, pages.dead_letters(found, zone(tz), tz, reason=reason, partition=partition)
+        shown = {"reason": reason, "partition": partition, "refresh": query.get("refresh", "")}
+        return 200, pages.dead_letters(found, zone(tz), tz, **shown)
 
 
 def bind(host: str, port: int) -> socket.socket:
