@@ -394,7 +394,7 @@ def _stored(url: str) -> dict[bytes, bytes | None]:
             for pattern in ("record*", "scope*", "view:*", "dead-letters:*")
             for name in client.scan_iter(match=pattern)
         ]
-        return {name: client.dump(name) for name in sorted(names)}  # type: ignore[misc]
+        return {name: client.dump(name) for name in sorted(names)}
     finally:
         client.close()
 

@@ -192,8 +192,8 @@ async def test_the_list_pages_answer_no_write_method_and_change_no_key(
             async def send_(message: MutableMapping[str, Any], into: Any = sent) -> None:
                 into.append(message)
 
-            scope = {"type": "http", "method": method, "path": route, "headers": [],
-                     "query_string": b"refresh=5"}  # fmt: skip
+            scope: dict[str, Any] = {"type": "http", "method": method, "path": route,
+                                     "headers": [], "query_string": b"refresh=5"}  # fmt: skip
             await page(scope, receive, send_)
             assert sent[0]["status"] == 405, (route, method)
     assert await every_key(client) == before

@@ -10,6 +10,7 @@ trimming an input stream, running a script, enumerating keys, reading chat text.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
@@ -363,6 +364,40 @@ def test_check_and_status_as_the_worker_user_leave_acl_log_empty(
     assert status.returncode == 0, status.stderr
     log: Any = ops.acl_log()
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
+
+
+async def _proposal_as_worker(port: int) -> None:
+    """A proposal committed by the worker's user (its indexes with it)."""
+    accord = redis.asyncio.Redis.from_url(url(port, "accord"), **quiet_options())
+    try:
+        await ensure_groups(accord, [0], "accord")
+        store = PartitionProcessor(accord, 0, Engine(), StoreConfig())
+        await gateway_xadd(accord, chat(("agent", "user"), "s", 1, "Let's agree: metric units."))
+        await store.process(await read_new(accord, 0, "accord", "c"))
+    finally:
+        await accord.aclose()
+
+
+def test_reindex_runs_as_ops_and_is_refused_in_one_line_as_worker_or_console(
+    port: int, ops: redis.Redis
+) -> None:
+    """`accord reindex` needs the operator's user: as `accord` (no SCAN) and as `console`
+    (no write) it stops with one line naming the refusal, exit 2, nothing written; as
+    `ops` it indexes the proposal the worker's commit made before the index existed."""
+    asyncio.run(_proposal_as_worker(port))
+    for name in ops.keys("records:*") + ops.keys("scopes:*"):
+        ops.delete(name)
+    for user in ("accord", "console"):
+        done = accord_here("reindex", env=command_env(url(port, user)))
+        assert done.returncode == 2, (user, done.stdout, done.stderr)
+        assert len(_lines(done.stderr)) == 1, done.stderr
+        assert "NOPERM" in done.stderr or "permission" in done.stderr.lower(), done.stderr
+        assert not ops.keys("records:*")
+        assert not ops.keys("scopes:*")
+    done = accord_here("reindex", "--json", env=command_env(url(port, "ops")))
+    assert done.returncode == 0, done.stderr
+    added = json.loads(done.stdout)
+    assert (added["records"]["added"], added["scopes"]["added"]) == (1, 1)
 
 
 @pytest.mark.asyncio

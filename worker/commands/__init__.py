@@ -31,6 +31,7 @@ def register(app: typer.Typer) -> None:
         mcp,
         recognize,
         records,
+        reindex,
         replay,
         schema,
         scopes,
@@ -55,6 +56,7 @@ def register(app: typer.Typer) -> None:
     mcp.register(app)
     recognize.register(app)
     records.register(app)
+    reindex.register(app)
     replay.register(app)
     schema.register(app)
     scopes.register(app)
