@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from contracts.partition import partition_of
 from store.scripts import AnyRedis
 
 # A position in the order: (score, partition, member).
@@ -67,14 +68,32 @@ def ordered(rows: list[tuple[Pos, Any]]) -> list[tuple[Pos, Any]]:
     return sorted(rows, key=lambda row: (-row[0][0], row[0][1]))
 
 
-class Window(msgspec.Struct, frozen=True, kw_only=True):
-    """What one page reads: the time bounds (Redis ms, inclusive), how many rows, and
-    whether some members read may not match (else every one read is a row)."""
+class IndexQuery(msgspec.Struct, frozen=True, kw_only=True):
+    """What every list filters by and how much a page shows: times are Redis ms of the
+    last change, both bounds inclusive; agent and user name the scope (both: one
+    partition holds it). The records and scopes queries add their own filters."""
 
     since_ms: int | None = None
     until_ms: int | None = None
+    agent_id: str | None = None
+    user_id: str | None = None
     limit: int = 50
-    filters_members: bool = False
+
+    @property
+    def filters_members(self) -> bool:
+        """Whether some members read may not match (else every one read is a row)."""
+        return self.agent_id is not None or self.user_id is not None
+
+    def in_scope(self, agent_id: str, user_id: str) -> bool:
+        return (self.agent_id is None or agent_id == self.agent_id) and (
+            self.user_id is None or user_id == self.user_id
+        )
+
+    def partitions_to_read(self, partitions: int) -> Sequence[int]:
+        """Every partition, or the one partition the scope (both ids given) lives in."""
+        if self.agent_id is not None and self.user_id is not None:
+            return [partition_of(self.agent_id, self.user_id, partitions)]
+        return range(partitions)
 
 
 class _Scan(msgspec.Struct, Generic[T]):
@@ -90,7 +109,7 @@ async def _scan(  # noqa: PLR0913, PLR0917  (one partition's read of one page)
     redis: AnyRedis,
     key: str,
     partition: int,
-    window: Window,
+    window: IndexQuery,
     match: Callable[[bytes], T | None],
     cursor: Pos | None,
     want: int,
@@ -133,25 +152,27 @@ async def _scan(  # noqa: PLR0913, PLR0917  (one partition's read of one page)
         top = last
 
 
-async def page(  # noqa: PLR0913, PLR0917  (where, what and how much one page reads)
+async def page(  # noqa: PLR0913, PLR0917  (what and how much one page reads)
     redis: AnyRedis,
-    where: Sequence[int],
+    partitions: int,
     key_of: Callable[[int], str],
-    window: Window,
+    query: IndexQuery,
     match: Callable[[bytes], T | None],
     cursor: str | None,
     *,
     examine_limit: int,
     chunk: int,
 ) -> tuple[list[tuple[Pos, T]], str | None]:
-    """One page of the members of `key_of(p)` for p in `where` that `match` accepts
-    (its value for the row), newest first, after `cursor`; and the next page's cursor
-    (None: nothing more matches). Raises CursorError for a cursor never given out."""
+    """One page of the members of `key_of(p)`, over the partitions `query` reads, that
+    `match` accepts (its value for the row), newest first, after `cursor`; and the next
+    page's cursor (None: nothing more matches). Raises CursorError for a cursor never
+    given out."""
     start = decode_cursor(cursor) if cursor else None
-    limit = max(1, min(window.limit, MAX_LIMIT))
+    where = query.partitions_to_read(partitions)
+    limit = max(1, min(query.limit, MAX_LIMIT))
     budget = max(limit + 1, examine_limit // max(1, len(where)))
     scans = await asyncio.gather(
-        *(_scan(redis, key_of(p), p, window, match, start, limit + 1, budget, chunk) for p in where)
+        *(_scan(redis, key_of(p), p, query, match, start, limit + 1, budget, chunk) for p in where)
     )
     # A partition not read to its end may hold rows before those of another found
     # further on: rows are shown only up to the earliest such partition's last read.
@@ -164,3 +185,32 @@ async def page(  # noqa: PLR0913, PLR0917  (where, what and how much one page re
     more = len(found) > limit or frontier is not None
     next_pos = None if not more else shown[-1][0] if len(shown) == limit else frontier
     return shown, None if next_pos is None else encode_cursor(next_pos)
+
+
+def member_filter(
+    parse: Callable[[bytes], T], accepts: Callable[[T], bool]
+) -> Callable[[bytes], T | None]:
+    """A page's `match`: the ids a member names when `accepts` them; None for one that
+    does not, or that accord did not write (it does not parse)."""
+
+    def match(member: bytes) -> T | None:
+        try:
+            ids = parse(member)
+        except (ValueError, TypeError, UnicodeDecodeError):
+            return None
+        return ids if accepts(ids) else None
+
+    return match
+
+
+async def read_each(
+    redis: AnyRedis, shown: list[tuple[Pos, T]], read: Callable[[Any, int, T], object]
+) -> list[Any]:
+    """One pipeline of `read(pipe, partition, ids)` for every row shown; the replies."""
+    if not shown:
+        return []
+    async with redis.pipeline(transaction=False) as pipe:
+        for (_, partition, _), ids in shown:
+            read(pipe, partition, ids)
+        replies: list[Any] = await pipe.execute()
+    return replies

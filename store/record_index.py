@@ -19,10 +19,9 @@ from typing import Any
 import msgspec
 
 from contracts.common import AgreementState
-from contracts.partition import partition_of
 from contracts.records import AgreementRecord
 from store import index_pages, keys
-from store.index_pages import MAX_LIMIT, CursorError, Pos, Window, decode_cursor, encode_cursor
+from store.index_pages import MAX_LIMIT, CursorError, IndexQuery, decode_cursor, encode_cursor
 from store.scripts import AnyRedis
 
 __all__ = ["MAX_LIMIT", "CursorError", "decode_cursor", "encode_cursor"]
@@ -37,29 +36,20 @@ EXAMINE_LIMIT = 4000
 _RECORD = msgspec.json.Decoder(AgreementRecord)
 
 
-class RecordQuery(msgspec.Struct, frozen=True, kw_only=True):
-    """Which records a list shows: every filter optional; times are Redis ms of the
-    record's last change, both bounds inclusive."""
+class RecordQuery(IndexQuery, frozen=True, kw_only=True):
+    """Which records a list shows: every filter optional (IndexQuery's, and the state and
+    the start of the record id)."""
 
     state: AgreementState | None = None
-    since_ms: int | None = None
-    until_ms: int | None = None
-    agent_id: str | None = None
-    user_id: str | None = None
     prefix: str = ""
-    limit: int = 50
 
     @property
     def filters_members(self) -> bool:
         """Whether some members read may not match (else every one read is a row)."""
-        return self.agent_id is not None or self.user_id is not None or bool(self.prefix)
+        return super().filters_members or bool(self.prefix)
 
     def matches(self, agent_id: str, user_id: str, record_id: str) -> bool:
-        return (
-            (self.agent_id is None or agent_id == self.agent_id)
-            and (self.user_id is None or user_id == self.user_id)
-            and record_id.startswith(self.prefix)
-        )
+        return self.in_scope(agent_id, user_id) and record_id.startswith(self.prefix)
 
 
 class Listed(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,14 +71,6 @@ class RecordPage(msgspec.Struct, frozen=True, kw_only=True):
     next_cursor: str | None
 
 
-def _ids(member: bytes) -> tuple[str, str, str] | None:
-    """(agent, user, record id) a member names; None for one accord did not write."""
-    try:
-        return keys.parse_member(member)
-    except (ValueError, TypeError, UnicodeDecodeError):
-        return None
-
-
 async def list_records(
     redis: AnyRedis, partitions: int, query: RecordQuery, cursor: str | None = None
 ) -> RecordPage:
@@ -96,10 +78,6 @@ async def list_records(
 
     Raises CursorError for a cursor this listing never gave out.
     """
-    where: list[int] | range = range(partitions)
-    if query.agent_id is not None and query.user_id is not None:
-        # The scope names its partition: only that one can hold its records.
-        where = [partition_of(query.agent_id, query.user_id, partitions)]
     state = None if query.state is None else query.state.value
 
     def key_of(partition: int) -> str:
@@ -107,30 +85,17 @@ async def list_records(
             return keys.records_key(partition)
         return keys.records_state_key(partition, state)
 
-    def match(member: bytes) -> tuple[str, str, str] | None:
-        ids = _ids(member)
-        return ids if ids is not None and query.matches(*ids) else None
+    def accepts(ids: tuple[str, str, str]) -> bool:
+        return query.matches(*ids)
 
-    window = Window(
-        since_ms=query.since_ms,
-        until_ms=query.until_ms,
-        limit=query.limit,
-        filters_members=query.filters_members,
-    )
+    match = index_pages.member_filter(keys.parse_member, accepts)
     shown, next_cursor = await index_pages.page(
-        redis, where, key_of, window, match, cursor, examine_limit=EXAMINE_LIMIT, chunk=_CHUNK
+        redis, partitions, key_of, query, match, cursor, examine_limit=EXAMINE_LIMIT, chunk=_CHUNK
     )
-    return RecordPage(records=await _records(redis, shown), next_cursor=next_cursor)
-
-
-async def _records(redis: AnyRedis, shown: list[tuple[Pos, tuple[str, str, str]]]) -> list[Listed]:
-    if not shown:
-        return []
-    async with redis.pipeline(transaction=False) as pipe:
-        for (_, partition, _), (_, _, record_id) in shown:
-            pipe.get(keys.record_key(partition, record_id))
-        raws: list[Any] = await pipe.execute()
-    return [
+    raws = await index_pages.read_each(
+        redis, shown, lambda pipe, p, ids: pipe.get(keys.record_key(p, ids[2]))
+    )
+    rows = [
         Listed(
             partition=partition,
             record_id=record_id,
@@ -143,6 +108,7 @@ async def _records(redis: AnyRedis, shown: list[tuple[Pos, tuple[str, str, str]]
             shown, raws, strict=True
         )
     ]
+    return RecordPage(records=rows, next_cursor=next_cursor)
 
 
 async def prune_records_index(redis: AnyRedis, partition: int, now_ms: int) -> int:

@@ -10,14 +10,11 @@ and order are store/index_pages.py's, as for records.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
-from contracts.partition import partition_of
 from contracts.view import ScopeViewDocument
 from store import index_pages, keys
-from store.index_pages import Pos, Window
+from store.index_pages import IndexQuery
 from store.scripts import UNINDEX, AnyRedis
 
 # Scopes removed from the index per retention pass: a bounded amount of work a period.
@@ -30,22 +27,11 @@ EXAMINE_LIMIT = 4000
 _VIEW = msgspec.json.Decoder(ScopeViewDocument)
 
 
-class ScopeQuery(msgspec.Struct, frozen=True, kw_only=True):
-    """Which scopes a list shows: every filter optional; times are Redis ms of the
-    scope's last change, both bounds inclusive; `open`: only scopes that held an open
-    agreement as of their last change."""
+class ScopeQuery(IndexQuery, frozen=True, kw_only=True):
+    """Which scopes a list shows: every filter optional (IndexQuery's, and `open`: only
+    scopes that held an open agreement as of their last change)."""
 
-    since_ms: int | None = None
-    until_ms: int | None = None
-    agent_id: str | None = None
-    user_id: str | None = None
     open: bool = False
-    limit: int = 50
-
-    def matches(self, agent_id: str, user_id: str) -> bool:
-        return (self.agent_id is None or agent_id == self.agent_id) and (
-            self.user_id is None or user_id == self.user_id
-        )
 
 
 class ListedScope(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,14 +52,6 @@ class ScopesPage(msgspec.Struct, frozen=True, kw_only=True):
     next_cursor: str | None
 
 
-def _ids(member: bytes) -> tuple[str, str] | None:
-    """(agent, user) a member names; None for one accord did not write."""
-    try:
-        return keys.parse_scope_member(member)
-    except (ValueError, TypeError, UnicodeDecodeError):
-        return None
-
-
 async def list_scopes(
     redis: AnyRedis, partitions: int, query: ScopeQuery, cursor: str | None = None
 ) -> ScopesPage:
@@ -81,35 +59,19 @@ async def list_scopes(
 
     Raises CursorError for a cursor this listing never gave out.
     """
-    where: list[int] | range = range(partitions)
-    if query.agent_id is not None and query.user_id is not None:
-        where = [partition_of(query.agent_id, query.user_id, partitions)]
+
+    def accepts(ids: tuple[str, str]) -> bool:
+        return query.in_scope(*ids)
+
     key_of = keys.scopes_open_key if query.open else keys.scopes_key
-
-    def match(member: bytes) -> tuple[str, str] | None:
-        ids = _ids(member)
-        return ids if ids is not None and query.matches(*ids) else None
-
-    window = Window(
-        since_ms=query.since_ms,
-        until_ms=query.until_ms,
-        limit=query.limit,
-        filters_members=query.agent_id is not None or query.user_id is not None,
-    )
+    match = index_pages.member_filter(keys.parse_scope_member, accepts)
     shown, next_cursor = await index_pages.page(
-        redis, where, key_of, window, match, cursor, examine_limit=EXAMINE_LIMIT, chunk=_CHUNK
+        redis, partitions, key_of, query, match, cursor, examine_limit=EXAMINE_LIMIT, chunk=_CHUNK
     )
-    return ScopesPage(scopes=await _views(redis, shown), next_cursor=next_cursor)
-
-
-async def _views(redis: AnyRedis, shown: list[tuple[Pos, tuple[str, str]]]) -> list[ListedScope]:
-    if not shown:
-        return []
-    async with redis.pipeline(transaction=False) as pipe:
-        for (_, partition, _), (agent_id, user_id) in shown:
-            pipe.hget(keys.view_key(partition, agent_id, user_id), keys.VIEW_DOC_FIELD)
-        raws: list[Any] = await pipe.execute()
-    return [
+    raws = await index_pages.read_each(
+        redis, shown, lambda pipe, p, ids: pipe.hget(keys.view_key(p, *ids), keys.VIEW_DOC_FIELD)
+    )
+    rows = [
         ListedScope(
             partition=partition,
             agent_id=agent_id,
@@ -119,6 +81,7 @@ async def _views(redis: AnyRedis, shown: list[tuple[Pos, tuple[str, str]]]) -> l
         )
         for ((score, partition, _), (agent_id, user_id)), raw in zip(shown, raws, strict=True)
     ]
+    return ScopesPage(scopes=rows, next_cursor=next_cursor)
 
 
 async def prune_scopes_index(redis: AnyRedis, partition: int, now_ms: int) -> int:

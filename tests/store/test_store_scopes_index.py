@@ -10,18 +10,16 @@ from typing import Any
 
 import pytest
 import redis.asyncio
-from accord_harness.reading import read_new
 from accord_harness.store_harness import chat, conversation
 
 from contracts.partition import partition_of
-from contracts.streams import GROUP
 from store import keys, scope_index
-from store.commit_plan import CommitPlan
 from store.config import StoreConfig
 from store.index_pages import CursorError
 from store.processor import PartitionProcessor
 from store.scope_index import ScopeQuery, list_scopes
 from store.watermark import server_ms
+from tests.support.commit_spy import watched_plans
 from tests.support.worker_kit import gateway_xadd, process_new
 from worker.engine import Engine
 
@@ -42,20 +40,6 @@ async def score(client: redis.asyncio.Redis, key: str, member: str = MEMBER) -> 
     return None if found is None else int(found)
 
 
-def plans(processor: PartitionProcessor[Any, Any]) -> list[tuple[CommitPlan, list[str]]]:
-    """Every commit plan the processor's committer makes, with its KEYS."""
-    seen: list[tuple[CommitPlan, list[str]]] = []
-    inner = processor.committer.plan
-
-    def plan(table: Any, *args: Any) -> CommitPlan:
-        made = inner(table, *args)
-        seen.append((made, table.names))
-        return made
-
-    processor.committer.plan = plan  # type: ignore[method-assign,assignment]
-    return seen
-
-
 @pytest.mark.redis
 @pytest.mark.asyncio
 async def test_a_scope_moves_with_its_records_and_not_with_a_plain_turn(
@@ -65,7 +49,7 @@ async def test_a_scope_moves_with_its_records_and_not_with_a_plain_turn(
     move it again and into the open set; a chat turn after that names no scopes key and
     leaves its score; a cancellation (R8) moves it again and out of the open set."""
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
-    seen = plans(processor)
+    seen = watched_plans(processor)
     documents = conversation(SCOPE, "s")
     scores = []
     for document in documents:
@@ -90,25 +74,6 @@ async def test_a_scope_moves_with_its_records_and_not_with_a_plain_turn(
     assert cancelled >= changed
     assert await score(client, keys.scopes_open_key(0)) is None
     assert not await client.exists(keys.scopes_ttl_key(0)), "no removal set without retention"
-
-
-@pytest.mark.redis
-@pytest.mark.asyncio
-async def test_a_scopes_key_of_another_type_fails_the_commit_before_any_write(
-    client: redis.asyncio.Redis,
-) -> None:
-    """A planted string where the open-scopes set belongs fails the commit whole: no
-    record, no scope, nothing acked."""
-    processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
-    await client.set(keys.scopes_open_key(0), "planted")
-    await gateway_xadd(client, chat(SCOPE, "s", 1, PROPOSE))
-    entries = await read_new(client, 0, GROUP, "c")
-    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
-        await processor.process(entries)
-    assert not await client.exists(keys.scope_key(0, *SCOPE))
-    assert not await client.exists(keys.scopes_key(0))
-    pending: Any = await client.xpending("chat-turn:{0}", GROUP)
-    assert pending["pending"] == 1
 
 
 @pytest.mark.redis
@@ -168,7 +133,7 @@ def expected(rows: list[Any], query: ScopeQuery) -> list[tuple[str, str]]:
         if (not query.open or r[5])
         and (query.since_ms is None or r[0] >= query.since_ms)
         and (query.until_ms is None or r[0] <= query.until_ms)
-        and query.matches(r[3], r[4])
+        and query.in_scope(r[3], r[4])
     ]  # fmt: skip
     chosen.sort(key=lambda r: r[2], reverse=True)
     chosen.sort(key=lambda r: (-r[0], r[1]))

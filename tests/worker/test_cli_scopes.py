@@ -116,6 +116,7 @@ def test_scopes_pages_by_cursor_and_the_table_names_the_next_one(replays: str) -
     assert "next page: add --cursor " in table.stdout
 
 
+# Alike accord records' bad-input table on purpose (CONTRIBUTING.md, "Repeated shapes").
 @pytest.mark.parametrize(
     ("args", "said"),
     [

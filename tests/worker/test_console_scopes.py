@@ -10,7 +10,6 @@ import html
 import re
 from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import pytest_asyncio
@@ -19,7 +18,7 @@ from accord_harness.store_harness import chat, conversation
 
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
-from tests.support.console_kit import console_get
+from tests.support.console_kit import console_get, links
 from tests.support.worker_kit import gateway_xadd, next_millisecond, process_new
 from worker.console.server import Access, Console, Page
 from worker.engine import Engine
@@ -58,16 +57,6 @@ async def three_scopes(client: redis.asyncio.Redis) -> list[tuple[str, str]]:
     return [(AGENT, "u3"), (OTHER, "u2"), (AGENT, "u1")]
 
 
-def links(body: str, path: str) -> list[dict[str, str]]:
-    """The query of every link to `path` on the page, in order."""
-    found = []
-    for href in re.findall(r'href="([^"]*)"', body):
-        target = urlsplit(html.unescape(href))
-        if target.path == path:
-            found.append({k: v[-1] for k, v in parse_qs(target.query).items()})
-    return found
-
-
 def listed(body: str) -> list[tuple[str, str]]:
     return [(q["agent"], q["user"]) for q in links(body, "/scope")]
 
@@ -96,6 +85,7 @@ async def test_the_scopes_page_lists_newest_first_linking_each_scope_and_its_rec
     ]
 
 
+# Alike the records page's filter table on purpose (CONTRIBUTING.md, "Repeated shapes").
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("query", "expected"),

@@ -4,13 +4,28 @@ instants at Redis's clock (a span such as `1h` counts back from Redis's now)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import tzinfo
+from typing import TypeVar
+
+from rich.console import RenderableType
+
 from store.index_pages import CursorError, decode_cursor
 from store.scripts import AnyRedis
 from store.watermark import server_ms
-from worker.commands._shared import refuse
+from worker.commands._shared import (
+    deployment_settings,
+    emit,
+    refuse,
+    run_with_redis,
+    zone_or_exit,
+)
 from worker.zones import time_bound
 
 NEXT_HINT = "next page: add --cursor "
+T = TypeVar("T")
+# One page, read: (redis, partitions, since ms, until ms) -> the page.
+Read = Callable[[AnyRedis, int, int | None, int | None], Awaitable[T]]
 
 
 def check(command: str, since: str | None, until: str | None, cursor: str | None) -> None:
@@ -37,3 +52,29 @@ async def window(
         None if since is None else time_bound(since, now),
         None if until is None else time_bound(until, now),
     )
+
+
+def show_page(  # noqa: PLR0913  (a list command's options, how it reads and shows a page)
+    command: str,
+    *,
+    since: str | None,
+    until: str | None,
+    cursor: str | None,
+    tz: str,
+    timeout: float,
+    as_json: bool,
+    read: Read[T],
+    human: Callable[[T, tzinfo], Iterable[RenderableType]],
+) -> None:
+    """A list command: its input checked (one line, exit 2), one page read from the
+    deployment's Redis with the time bounds at Redis's clock, shown as JSON or `human`."""
+    where = zone_or_exit(tz)
+    check(command, since, until, cursor)
+    settings = deployment_settings()
+
+    async def body(redis: AnyRedis) -> T:
+        since_ms, until_ms = await window(redis, since, until)
+        return await read(redis, settings.partitions, since_ms, until_ms)
+
+    page = run_with_redis(settings, body, timeout_s=timeout)
+    emit(page, as_json=as_json, human=lambda page: human(page, where))

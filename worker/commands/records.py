@@ -17,7 +17,6 @@ from contracts.common import AgreementState
 from store.record_index import MAX_LIMIT, RecordPage, RecordQuery, list_records
 from store.scripts import AnyRedis
 from worker.commands import listing, options
-from worker.commands._shared import deployment_settings, emit, run_with_redis, zone_or_exit
 from worker.render import escape
 from worker.zones import shown
 
@@ -42,12 +41,11 @@ def register(app: typer.Typer) -> None:
         as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """List records, newest change first, across partitions (one page per call)."""
-        where = zone_or_exit(tz)
-        listing.check("records", since, until, cursor)
-        settings = deployment_settings()
 
-        async def body(redis: AnyRedis) -> RecordPage:
-            since_ms, until_ms = await listing.window(redis, since, until)
+        async def read(
+            redis: AnyRedis, partitions: int, since_ms: int | None, until_ms: int | None
+        ) -> RecordPage:
+            # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
             query = RecordQuery(
                 state=state,
                 since_ms=since_ms,
@@ -57,10 +55,12 @@ def register(app: typer.Typer) -> None:
                 prefix=prefix,
                 limit=limit,
             )
-            return await list_records(redis, settings.partitions, query, cursor)
+            return await list_records(redis, partitions, query, cursor)
 
-        page = run_with_redis(settings, body, timeout_s=timeout)
-        emit(page, as_json=as_json, human=lambda page: _human(page, where))
+        listing.show_page(
+            "records", since=since, until=until, cursor=cursor, tz=tz, timeout=timeout,
+            as_json=as_json, read=read, human=_human,
+        )  # fmt: skip
 
 
 def _human(page: RecordPage, where: tzinfo) -> list[Table | Text]:

@@ -18,7 +18,6 @@ from store.index_pages import MAX_LIMIT
 from store.scope_index import ScopeQuery, ScopesPage, list_scopes
 from store.scripts import AnyRedis
 from worker.commands import listing, options
-from worker.commands._shared import deployment_settings, emit, run_with_redis, zone_or_exit
 from worker.render import escape
 from worker.zones import shown
 
@@ -46,12 +45,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List scopes, newest change of their records first, across partitions (one page
         per call)."""
-        where = zone_or_exit(tz)
-        listing.check("scopes", since, until, cursor)
-        settings = deployment_settings()
 
-        async def body(redis: AnyRedis) -> ScopesPage:
-            since_ms, until_ms = await listing.window(redis, since, until)
+        async def read(
+            redis: AnyRedis, partitions: int, since_ms: int | None, until_ms: int | None
+        ) -> ScopesPage:
+            # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
             query = ScopeQuery(
                 since_ms=since_ms,
                 until_ms=until_ms,
@@ -60,10 +58,12 @@ def register(app: typer.Typer) -> None:
                 open=only_open,
                 limit=limit,
             )
-            return await list_scopes(redis, settings.partitions, query, cursor)
+            return await list_scopes(redis, partitions, query, cursor)
 
-        page = run_with_redis(settings, body, timeout_s=timeout)
-        emit(page, as_json=as_json, human=lambda page: _human(page, where))
+        listing.show_page(
+            "scopes", since=since, until=until, cursor=cursor, tz=tz, timeout=timeout,
+            as_json=as_json, read=read, human=_human,
+        )  # fmt: skip
 
 
 def _human(page: ScopesPage, where: tzinfo) -> list[Table | Text]:

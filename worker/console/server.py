@@ -16,7 +16,8 @@ import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from typing import Generic, TypeVar
 from urllib.parse import parse_qs
 
 import uvicorn
@@ -36,6 +37,7 @@ from store.watermark import server_ms
 from worker.connection import connect
 from worker.console import data, pages
 from worker.console.filters import (
+    ListFilters,
     RecordFilters,
     ScopeFilters,
     checked,
@@ -146,6 +148,22 @@ class Page:
             return 503, pages.problem("Redis unavailable", message, query["tz"])
 
 
+F = TypeVar("F", bound=ListFilters)
+Q = TypeVar("Q")
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class _Lists(Generic[F, Q, P]):
+    """One list page's parts: its filters (their type, how a query is read into them and
+    made the index's query) and the index read of one page."""
+
+    kind: type[F]
+    parse: Callable[[Query], F]
+    query: Callable[[F, int], Q]
+    read: Callable[[AnyRedis, int, Q, str | None], Awaitable[P]]
+
+
 class Console:
     """The routes of one console over one deployment (settings: partitions, group);
     no Redis answer waits longer than `timeout_s`."""
@@ -207,31 +225,39 @@ class Console:
 
     async def records(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         """Records across partitions, newest change first, filtered, one page a cursor."""
-        tz = query["tz"]
-        try:
-            filters = records_filters(query)
-            now = await server_ms(redis) if filters.timed else 0
-            found = await list_records(
-                redis, self.settings.partitions, filters.query(now), filters.cursor or None
-            )
-        except ValueError as error:  # a bad filter, or a cursor no page gave out
-            empty = filters_or_empty(query, RecordFilters)
-            return 400, pages.records(None, empty, zone(tz), tz, str(error))
-        return 200, pages.records(found, filters, zone(tz), tz)
+        lists = _Lists(RecordFilters, records_filters, RecordFilters.query, list_records)
+        return await self._list(redis, query, lists, pages.records)
 
     async def scopes(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         """Scopes across partitions, newest change first, filtered, one page a cursor."""
+
+        def parse(query: Query) -> ScopeFilters:
+            return checked(query, ScopeFilters)
+
+        lists = _Lists(ScopeFilters, parse, ScopeFilters.query, list_scopes)
+        return await self._list(redis, query, lists, pages.scopes)
+
+    async def _list(
+        self,
+        redis: AnyRedis,
+        query: Query,
+        lists: _Lists[F, Q, P],
+        render: Callable[[P | None, F, tzinfo, str, str], str],
+    ) -> tuple[int, str]:
+        """A list page: its filters read, one page of the index, the page; a filter it
+        cannot read, or a cursor no page gave out, is a 400 saying which."""
         tz = query["tz"]
         try:
-            filters = checked(query, ScopeFilters)
+            filters = lists.parse(query)
             now = await server_ms(redis) if filters.timed else 0
-            found = await list_scopes(
-                redis, self.settings.partitions, filters.query(now), filters.cursor or None
+            selected = lists.query(filters, now)
+            found = await lists.read(
+                redis, self.settings.partitions, selected, filters.cursor or None
             )
-        except ValueError as error:  # a bad filter, or a cursor no page gave out
-            empty = filters_or_empty(query, ScopeFilters)
-            return 400, pages.scopes(None, empty, zone(tz), tz, str(error))
-        return 200, pages.scopes(found, filters, zone(tz), tz)
+        except ValueError as error:
+            empty = filters_or_empty(query, lists.kind)
+            return 400, render(None, empty, zone(tz), tz, str(error))
+        return 200, render(found, filters, zone(tz), tz, "")
 
     async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         tz = query["tz"]
