@@ -19,7 +19,7 @@ scopes index and once with it left out of every plan; INFO commandstats then say
 many index commands (ZADD/ZREM, the only ones the commit sends on a record-writing unit
 that makes no deadline) the commits ran, and their share of the commit script's Redis
 time.
-Findings: docs/performance.md, "Listing records".
+Findings: docs/performance.md, "Listing records (and scopes)".
 """
 
 # ruff: noqa: T201  (a script directory; it prints)
