@@ -100,6 +100,11 @@ class Committer:
             ]
             if self.config.record_retention_ms:
                 plan.records_ttl_key = table(keys.records_ttl_key(p))
+        if any(unit.scope_member is not None for unit in units):
+            plan.scopes_key = table(keys.scopes_key(p))
+            plan.scopes_open_key = table(keys.scopes_open_key(p))
+            if self.config.record_retention_ms:
+                plan.scopes_ttl_key = table(keys.scopes_ttl_key(p))
         return plan
 
     async def commit(

@@ -133,6 +133,12 @@ class UnitPlan(msgspec.Struct, omit_defaults=True):
     # before (space-separated), ...} of the records the unit writes, in the order it
     # writes them (`records`, then `final_records`); `index_records` fills it.
     record_index: list[str] = msgspec.field(default_factory=list, name="ri")
+    # The scopes index, only of a unit that writes its scope's state: the scope's
+    # member, whether it holds an open agreement, and (record retention on) whether it
+    # keeps no record, so it leaves the index when its last records' keys expire.
+    scope_member: str | None = msgspec.field(default=None, name="cm")
+    scope_open: bool = msgspec.field(default=False, name="co")
+    scope_idle: bool = msgspec.field(default=False, name="ce")
 
 
 class CommitPlan(msgspec.Struct, omit_defaults=True):
@@ -168,6 +174,12 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     records_key: int | None = msgspec.field(default=None, name="rk")
     state_keys: list[int | str] = msgspec.field(default_factory=list, name="rs")
     records_ttl_key: int | None = msgspec.field(default=None, name="rx")
+    # The scopes index (store/scope_index.py), KEYS only of a commit that writes a scope's
+    # state: all scopes, those holding an open agreement, and the idle scopes' removal
+    # instants (only with record retention on).
+    scopes_key: int | None = msgspec.field(default=None, name="ck")
+    scopes_open_key: int | None = msgspec.field(default=None, name="cq")
+    scopes_ttl_key: int | None = msgspec.field(default=None, name="cx")
     # Durable commits (StoreConfig.wait_replicas): events and dead letters go to this
     # outbox instead of their streams, published after the wait (store/lua/publish.lua).
     outbox_key: int | None = msgspec.field(default=None, name="ob")

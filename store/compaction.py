@@ -44,6 +44,8 @@ class Compaction(msgspec.Struct, frozen=True):
     stale: int = 0
     # Final records removed from the records index after their key's TTL ran out.
     unindexed: int = 0
+    # Scopes removed from the scopes index once they kept no record for the retention.
+    scopes_unindexed: int = 0
 
 
 async def compact_idle_sessions(

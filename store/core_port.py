@@ -66,6 +66,12 @@ class CorePort(Protocol[ScopeT, SessionT]):
         its `record:` key is removed after the retention (docs/store.md, "Retention")."""
         ...
 
+    def holds_records(self, scope: ScopeT) -> bool:
+        """Whether the scope keeps any record (one `keeps` says a later input or sweep
+        may still change). A scope that keeps none has only final records, whose keys the
+        record retention removes: the scopes index lets it go with them."""
+        ...
+
     def needs_session(self, scope: ScopeT, session_id: str) -> bool:
         """Whether a record the scope keeps depends on the session's core state (a todo
         binding of that session, whose delivery R12 checks there); such a session keeps

@@ -137,6 +137,34 @@ def records_ttl_key(partition: int) -> str:
     return f"records:{hash_tag(partition)}:ttl"
 
 
+def scopes_key(partition: int) -> str:
+    """Sorted set: scope member -> Redis ms of the last commit that changed the scope's
+    state (its records: a proposal, an acceptance, an amendment, a cancellation, an
+    expiry, a fulfilment), not of its last chat turn.
+
+    The scopes index: kept by `commit.lua` with the scope state's HSET, and only then,
+    so the console and `accord scopes` list scopes page by page instead of SCANning
+    (store/scope_index.py, docs/store.md "The scopes index").
+    """
+    return f"scopes:{hash_tag(partition)}"
+
+
+def scopes_open_key(partition: int) -> str:
+    """Sorted set: the same members and scores, of the scopes that held an open agreement
+    as of their last change (a list filtered by open agreements reads only these)."""
+    return f"scopes:{hash_tag(partition)}:open"
+
+
+def scopes_ttl_key(partition: int) -> str:
+    """Sorted set: scope member -> Redis ms when the scope leaves the index.
+
+    Kept only with record retention on, for the scopes whose last change left them
+    keeping no record: then every record key of theirs expires by that instant, and the
+    retention pass removes the scope from the index (store/scope_index.py).
+    """
+    return f"scopes:{hash_tag(partition)}:ttl"
+
+
 def stats_key(partition: int) -> str:
     """Hash of counters: `gaps_skipped`, `seqs_skipped`, `dead_letters`, `dl:<reason>`,
     and the partition's parked totals `parked_entries`, `parked_bytes` (store/parked_limits.py)."""
@@ -209,6 +237,16 @@ def session_member(agent_id: str, user_id: str, session_id: str) -> str:
 def record_member(agent_id: str, user_id: str, record_id: str) -> str:
     """The member naming a record in `deadlines:{p}`: the sweeper needs its scope."""
     return json.dumps([agent_id, user_id, record_id], ensure_ascii=False, separators=(",", ":"))
+
+
+def scope_member(agent_id: str, user_id: str) -> str:
+    """The member naming a scope in the scopes index (JSON, so it decodes back to the ids)."""
+    return json.dumps([agent_id, user_id], ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_scope_member(member: bytes | str) -> tuple[str, str]:
+    agent_id, user_id = json.loads(as_text(member))
+    return str(agent_id), str(user_id)
 
 
 def parse_member(member: bytes | str) -> tuple[str, str, str]:

@@ -60,6 +60,7 @@ from store.ownership import Fence
 from store.parked_limits import room_left
 from store.record_index import prune_records_index
 from store.retention import trim_applied
+from store.scope_index import prune_scopes_index
 from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.unit import Event, Unit
@@ -197,7 +198,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         """The retention the config asks for (all off by default): compact sessions idle
         longer than `session_retention_ms` (store/compaction.py), remove from the records
         index the final records whose key the record retention removed
-        (store/record_index.py), and every
+        (store/record_index.py) and from the scopes index the scopes left with none
+        (store/scope_index.py), and every
         `trim_interval_ms` trim the input streams below what every group finished
         (store/retention.py). `now_ms` (tests) stands for Redis's clock."""
         config = self.config
@@ -218,7 +220,8 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 self.committer.forget_mark()
         if config.record_retention_ms:
             unindexed = await prune_records_index(self.redis, self.partition, now)
-            done = msgspec.structs.replace(done, unindexed=unindexed)
+            scopes = await prune_scopes_index(self.redis, self.partition, now)
+            done = msgspec.structs.replace(done, unindexed=unindexed, scopes_unindexed=scopes)
         due = self._trimmed_at is None or now - self._trimmed_at >= config.trim_interval_ms
         if config.trim_interval_ms and due:
             self._trimmed_at = now

@@ -35,6 +35,7 @@ ACCORD_SERVE_PARTITIONS is not fenced and must be stopped before a move.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
@@ -122,6 +123,13 @@ def index_partition(name: str) -> tuple[str, int] | None:
         return None
     tag, _, _ = rest.partition("}")
     return (family, int(tag)) if tag.isdigit() else None
+
+
+def member_scope(member: bytes | str) -> tuple[str, str]:
+    """(agent, user) an index member names: `[agent, user, x]` (keys.session_member,
+    keys.record_member) or `[agent, user]` (keys.scope_member), JSON either way."""
+    ids = json.loads(as_text(member))
+    return str(ids[0]), str(ids[1])
 
 
 def moved_name(name: str, partition: int) -> str:
@@ -373,7 +381,7 @@ class Repartition:
         rows: Any = await self.redis.zrange(name, 0, -1, withscores=True)
         adds: dict[int, dict[bytes, float]] = defaultdict(dict)
         for member, score in rows:
-            agent_id, user_id, _ = keys.parse_member(member)
+            agent_id, user_id = member_scope(member)
             to = partition_of(agent_id, user_id, self.target)
             if to != p:
                 adds[to][bytes(member)] = score
@@ -416,7 +424,7 @@ class Repartition:
 
     async def _remove_members(self, name: str, p: int, target: int) -> None:
         members: Any = await self.redis.zrange(name, 0, -1)
-        stale = [m for m in members if partition_of(*keys.parse_member(m)[:2], target) != p]
+        stale = [m for m in members if partition_of(*member_scope(m), target) != p]
         for first in range(0, len(stale), 1000):
             await self.redis.zrem(name, *stale[first : first + 1000])
 

@@ -92,5 +92,7 @@ LEASE = LuaScript.load("lease")
 MEMBERS = LuaScript.load("members")
 COMPACT = LuaScript.load("compact", frees_memory=True)
 PUBLISH = LuaScript.load("publish")
+UNINDEX = LuaScript.load("unindex")
+REINDEX = LuaScript.load("reindex")
 # Every script above: the function library is made of these (and the client's append).
-SCRIPTS = (LOAD, COMMIT, REQUEUE, RECLAIM, LEASE, MEMBERS, COMPACT, PUBLISH)
+SCRIPTS = (LOAD, COMMIT, REQUEUE, RECLAIM, LEASE, MEMBERS, COMPACT, PUBLISH, UNINDEX, REINDEX)

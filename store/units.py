@@ -200,7 +200,13 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             plan.scope_state = table.blob(encoded)
             # The language-neutral view document changes only with the records.
             plan.view_key = table(self.names.view(*scope_id))
-            plan.view_document = table.json(self.core.scope_view(scope))
+            view = self.core.scope_view(scope)
+            plan.view_document = table.json(view)
+            # The scopes index moves with the scope's state, never with a plain turn.
+            plan.scope_member = keys.scope_member(*scope_id)
+            plan.scope_open = bool(view.agreements)
+            if self.config.record_retention_ms:
+                plan.scope_idle = not self.core.holds_records(scope)
         for rid, record in records.items():
             # A record the core no longer keeps is final: with record retention on, its
             # key gets the retention as its time to live (docs/store.md, "Retention").

@@ -24,6 +24,7 @@ from faststream import FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker, RedisSentinelBroker
 from faststream.redis.configs.state import ConnectionState, RedisSentinelConnectionState
 from redis.asyncio.sentinel import SentinelConnectionPool
+from redis.exceptions import RedisError
 
 from contracts.redis_url import is_sentinel_url
 from core import native
@@ -366,6 +367,9 @@ def _wire_lifecycle(worker: Worker) -> None:
         worker.stopping.set()
         # Each loop finishes its current store call (one atomic script) and returns.
         await asyncio.gather(*worker.tasks, return_exceptions=True)
+        # Every loop done and every lease released: say so now, not when the beat expires.
+        with contextlib.suppress(RedisError, OSError):
+            await worker.watchdog.depart()
         if worker.http is not None:
             worker.http.close()
             await worker.http.wait_closed()

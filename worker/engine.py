@@ -96,5 +96,8 @@ class Engine:
     def keeps(self, record: AgreementRecord) -> bool:
         return retained(record)
 
+    def holds_records(self, scope: ScopeState) -> bool:
+        return bool(scope.records)
+
     def needs_session(self, scope: ScopeState, session_id: str) -> bool:
         return bool(scope.bindings_in(session_id))

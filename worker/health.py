@@ -209,18 +209,31 @@ class Watchdog:
             lag = await undelivered(self.redis, stream, group, _LAG_CAP, count_unknown=True)
             self.metrics.lag.labels(stream).set((lag or 0) + int(group["pending"]))
 
-    async def beat(self, ttl_ms: int) -> None:
+    async def _write_beat(self, ttl_ms: int) -> int:
+        """The heartbeat key, living `ttl_ms`, and its name's score (the key's expiry) in
+        the heartbeats set; the wall time it was written at."""
         now = wall_ms()
         beat = Heartbeat(
             self.consumer, self.group, tuple(self.partitions), self.health.started_at_ms, now
         )
         await self.redis.set(heartbeat_key(self.consumer), msgspec.json.encode(beat), px=ttl_ms)
         await self.redis.zadd(heartbeats_key(), {self.consumer: now + ttl_ms})
+        return now
+
+    async def beat(self, ttl_ms: int) -> None:
+        now = await self._write_beat(ttl_ms)
         # Names of workers gone for a minute (restarted pods get new names) are dropped,
         # so the set stays as small as the fleet.
         gone: Any = await self.redis.zrangebyscore(heartbeats_key(), "-inf", now - _GONE_MS)
         if gone:
             await self.redis.zrem(heartbeats_key(), *gone)
+
+    async def depart(self) -> None:
+        """A clean stop: the heartbeat key goes now (a TTL of 1 ms: the worker's user may
+        not DEL) instead of when its TTL runs out, and the heartbeats set scores the name
+        as gone now, so `accord status` and the console show the worker departed at once,
+        listed a minute more with whatever it still holds (store/status.py)."""
+        await self._write_beat(1)
 
     async def check_once(self) -> dict[str, dict[str, Any]] | None:
         """None (and the worker told to stop) when input streams or the group vanished;

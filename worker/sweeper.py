@@ -104,7 +104,11 @@ class Sweeper:
             self.log.warning("held_events_published", partition=partition, count=published)
         retained = await self._step("retention_failed", partition, target.retain)
         if retained and (
-            retained.compacted or retained.trimmed or retained.stale or retained.unindexed
+            retained.compacted
+            or retained.trimmed
+            or retained.stale
+            or retained.unindexed
+            or retained.scopes_unindexed
         ):
             self.log.info(
                 "retention",
@@ -113,6 +117,7 @@ class Sweeper:
                 entries_trimmed=retained.trimmed,
                 stale_members_removed=retained.stale,
                 records_unindexed=retained.unindexed,
+                scopes_unindexed=retained.scopes_unindexed,
             )
         for (agent_id, user_id), reason in target.take_isolated().items():
             self.log.error(

@@ -111,6 +111,12 @@ local function shared_ok()
     for i = 2, #rs, 2 do shared[#shared + 1] = {rs[i], 'zset'} end
     if plan.rx then shared[#shared + 1] = {plan.rx, 'zset'} end
   end
+  -- The scopes index likewise, only by a commit that writes a scope's state.
+  if plan.ck then
+    shared[#shared + 1] = {plan.ck, 'zset'}
+    shared[#shared + 1] = {plan.cq, 'zset'}
+    if plan.cx then shared[#shared + 1] = {plan.cx, 'zset'} end
+  end
   for _, k in ipairs(plan.ik or NONE) do
     shared[#shared + 1] = {k, 'stream'}
   end
@@ -260,6 +266,29 @@ local function index_records(unit)
   end
 end
 
+-- The scopes index (store/scope_index.py, docs/store.md "The scopes index"): a unit that
+-- writes its scope's state scores the scope by this commit's Redis time, in the set of
+-- scopes holding an open agreement or out of it, and (record retention on) with the
+-- instant it leaves the index when it keeps no record, or not at all.
+local function index_scope(unit)
+  local member = unit.cm
+  if not member then return end
+  local now = server_ms()
+  redis.call('ZADD', KEYS[plan.ck], now, member)
+  if unit.co then
+    redis.call('ZADD', KEYS[plan.cq], now, member)
+  else
+    redis.call('ZREM', KEYS[plan.cq], member)
+  end
+  if plan.cx then
+    if unit.ce then
+      redis.call('ZADD', KEYS[plan.cx], now + plan.rt, member)
+    else
+      redis.call('ZREM', KEYS[plan.cx], member)
+    end
+  end
+end
+
 local function write_session(s)
   local key = KEYS[s.k]
   if s.c then
@@ -348,6 +377,7 @@ local function write(unit)
     redis.call('SET', KEYS[rf[i]], ARGV[rf[i + 1]], 'PX', plan.rt)
   end
   index_records(unit)
+  index_scope(unit)
   chunked('ZREM', KEYS[plan.xk], nil, unit.xr or NONE, 1)
   chunked('ZADD', KEYS[plan.xk], nil, unit.xa or NONE, 2)
   for _, data in ipairs(unit.ev or NONE) do

@@ -45,6 +45,10 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
 AGENT, USER = "demo-agent", "console-user"
+# Two more scopes of the agent, changed before the first: one cancelled its agreement,
+# one only chats (no record, so no scope of the scopes list).
+OTHER_USER, CHATTY_USER = "console-user-2", "console-user-3"
+EARLIER = (("05-cancel.en.jsonl", OTHER_USER), ("03-not-an-agreement.en.jsonl", CHATTY_USER))
 TRANSCRIPTS = ROOT / "worker" / "transcripts"
 # (transcript, lines to take): what each contributes to the one scope.
 SOURCES = (
@@ -68,6 +72,10 @@ async def _replay(url: str) -> None:
         gateway = Gateway(client, 1, timeout_s=120)
         await gateway.mark_start()
         start = datetime.now(UTC).replace(microsecond=0)
+        for name, user in EARLIER:
+            lines = [{**line, "user_id": user} for line in load_transcript(TRANSCRIPTS / name)]
+            await gateway.replay(rebase(lines, start))
+        await gateway.wait_processed()
         for name, take in SOURCES:
             lines = [{**line, "user_id": USER} for line in load_transcript(TRANSCRIPTS / name)]
             await gateway.replay(rebase(lines[:take], start))
@@ -269,6 +277,48 @@ def test_records_page_lists_filters_and_pages_every_record(console_url: str, bro
     assert page.inner_text("h1") == f"Scope {AGENT} / {USER}"
 
 
+def _scopes(page: Any) -> list[str]:
+    """The users of the scopes page's rows, in order (each row's scope link)."""
+    hrefs = page.locator("main table tr td:first-child a").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))"
+    )
+    return [parse_qs(urlsplit(h).query)["user"][0] for h in hrefs]
+
+
+def test_scopes_page_lists_filters_pages_and_refreshes_itself(
+    console_url: str, browser: Any
+) -> None:
+    """The scopes list: the scopes whose records changed, newest first (the one that only
+    chats is none); the open-agreement filter through the form; a row's link to its
+    records; one row a page with auto-refresh on: the next page reloads itself at the
+    same address, cursor and all, and still shows the same scope."""
+    page = visit(browser, f"{console_url}scopes")
+    assert _scopes(page) == [USER, OTHER_USER]
+    assert "no more scopes" in page.inner_text("#paging")
+    photograph(page, "scopes")
+    page.check("#f-open")
+    page.click("#filters button")
+    page.wait_for_load_state()
+    assert "open=1" in page.url
+    assert _scopes(page) == [USER]
+    page.click("main table a:has-text('its records')")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == "Records"
+    assert page.locator("#f-user").input_value() == USER
+    assert len(_listed(page)) >= 6
+    page = visit(browser, f"{console_url}scopes?limit=1&refresh=1")
+    page.click("#paging a:has-text('next page')")
+    page.wait_for_load_state()
+    address = page.url
+    assert "cursor=" in address, address
+    assert "refresh=1" in address, address
+    assert _scopes(page) == [OTHER_USER]
+    with page.expect_navigation(timeout=60_000):
+        pass  # the page reloads itself within a second
+    assert page.url == address
+    assert _scopes(page) == [OTHER_USER]
+
+
 def test_chinese_terms_render_in_a_cjk_font(console_url: str, browser: Any) -> None:
     """The Chinese proposal's terms are drawn with a CJK font's glyphs, every character
     of them, not the empty boxes of a font without them (Chromium's own account of the
@@ -334,14 +384,36 @@ def _get(url: str, headers: dict[str, str] | None = None, method: str = "GET") -
         return error.code
 
 
-def test_the_console_is_read_only_and_rejects_bad_zones(console_url: str) -> None:
-    """No write method exists; an unknown zone is a clear 400, never a traceback."""
-    assert _get(console_url, method="POST") == 405
-    assert _get(console_url, method="DELETE") == 405
+def _stored(url: str) -> dict[bytes, bytes | None]:
+    """What the pages show, as Redis holds it: records, scopes, views and both indexes
+    (the worker's own beats and leases change by themselves meanwhile)."""
+    client = redis.Redis.from_url(url)
+    try:
+        names = [
+            name
+            for pattern in ("record*", "scope*", "view:*", "dead-letters:*")
+            for name in client.scan_iter(match=pattern)
+        ]
+        return {name: client.dump(name) for name in sorted(names)}
+    finally:
+        client.close()
+
+
+def test_the_console_is_read_only_and_rejects_bad_input(console_url: str, redis_url: str) -> None:
+    """No write method exists: POST, PUT, PATCH and DELETE on every page answer 405 and
+    change no key; an unknown zone, a bad filter or refresh is a clear 400, never a
+    traceback."""
+    before = _stored(redis_url)
+    for path in ("", "scopes", "records", "partitions", "dead-letters", "scope", "record"):
+        for method in ("POST", "PUT", "PATCH", "DELETE"):
+            assert _get(f"{console_url}{path}?refresh=5", method=method) == 405, (path, method)
+    assert _stored(redis_url) == before
     assert _get(f"{console_url}scope?agent=a&user=u&tz=Mars/Olympus") == 400
     assert _get(f"{console_url}record?id=agr-ffff0000") == 404
-    assert _get(f"{console_url}records", method="POST") == 405
     assert _get(f"{console_url}records?since=soon") == 400
+    assert _get(f"{console_url}scopes?cursor=bogus") == 400
+    assert _get(f"{console_url}scopes?state=open") == 400
+    assert _get(f"{console_url}partitions?refresh=-1") == 400
 
 
 def test_off_loopback_the_console_needs_a_token(redis_url: str) -> None:

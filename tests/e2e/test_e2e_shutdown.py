@@ -20,6 +20,7 @@ import redis
 
 from contracts.outputs import StateChanged
 from contracts.streams import DATA_FIELD, GROUP, stream_name
+from store.keys import heartbeat_key, heartbeats_key
 from tests.support.worker_kit import now_s, worker_env, worker_processes
 from worker.gateway import decode_event
 
@@ -72,6 +73,11 @@ def test_sigterm_mid_backlog_then_restart_applies_everything_exactly_once(redis_
         _wait(lambda: len(_events(client)) > 0, 30)
         first.send_signal(signal.SIGTERM)
         assert first.wait(timeout=30) == 0
+    # The clean stop said it departed: its heartbeat key is gone at once (not at the end
+    # of its TTL), its name left for the status and the console to show it departed.
+    names: Any = client.zrange(heartbeats_key(), 0, -1)
+    assert len(names) == 1, names
+    assert not client.exists(heartbeat_key(names[0].decode()))
     partial = len(_events(client))
     assert partial < SESSIONS * len(TEXTS), "the backlog finished before the stop: no test"
     with worker_processes(1, env):

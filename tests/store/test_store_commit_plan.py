@@ -52,6 +52,7 @@ def full_plan() -> CommitPlan:
         acks=[1, "1-0"], view_key=table("view"), view_document=4, letters=[letter],
         parked_letters=[5], gaps_skipped=1, seqs_skipped=2, parked_entries=1, parked_bytes=-3,
         trusted=True, record_index=['["a","u","r"]', "open", "proposed"],
+        scope_member='["a","u"]', scope_open=True, scope_idle=True,
     )  # fmt: skip
     owner = "worker-1"
     return CommitPlan(
@@ -59,7 +60,7 @@ def full_plan() -> CommitPlan:
         stats_key=3, gaps_key=4, deadlines_key=5, input_keys=[6], units=[unit],
         letters=[letter], lease_key=7, lease_token=owner, record_ttl_ms=1_000, idle_key=8,
         previous_mark="t.1", new_mark="t.2", records_key=9, state_keys=["open", 10],
-        records_ttl_key=11, outbox_key=12,
+        records_ttl_key=11, outbox_key=12, scopes_key=13, scopes_open_key=14, scopes_ttl_key=15,
     )  # fmt: skip
 
 

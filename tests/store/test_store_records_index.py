@@ -20,11 +20,11 @@ from contracts.partition import partition_of
 from contracts.records import AgreementRecord
 from contracts.streams import GROUP
 from store import keys, record_index
-from store.commit_plan import CommitPlan
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
 from store.record_index import CursorError, RecordQuery, list_records
 from store.watermark import server_ms
+from tests.support.commit_spy import watched_plans
 from tests.support.worker_kit import gateway_xadd, process_new
 from worker.engine import Engine
 
@@ -39,20 +39,6 @@ async def send(
     await gateway_xadd(client, document)
     events = await process_new(client, processor, "c")
     return [e.record_id for e in events if isinstance(e, StateChanged)]
-
-
-def plans(processor: PartitionProcessor[Any, Any]) -> list[tuple[CommitPlan, list[str]]]:
-    """Every commit plan the processor's committer makes, with its KEYS."""
-    seen: list[tuple[CommitPlan, list[str]]] = []
-    inner = processor.committer.plan
-
-    def plan(table: Any, *args: Any) -> CommitPlan:
-        made = inner(table, *args)
-        seen.append((made, table.names))
-        return made
-
-    processor.committer.plan = plan  # type: ignore[method-assign,assignment]
-    return seen
 
 
 async def members(client: redis.asyncio.Redis, key: str) -> dict[str, int]:
@@ -91,7 +77,7 @@ async def test_a_turn_that_writes_no_record_names_no_index_key(
     """An ordinary chat turn changes no record: its commit carries no index key and no
     index member, so it costs the index nothing; the turn that proposes does."""
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig(record_retention_ms=60_000))
-    seen = plans(processor)
+    seen = watched_plans(processor)
     await send(client, processor, chat(SCOPE, "s", 1, "What is the weather like?"))
     plan, names = seen[-1]
     assert plan.records_key is None
@@ -107,19 +93,22 @@ async def test_a_turn_that_writes_no_record_names_no_index_key(
 
 @pytest.mark.redis
 @pytest.mark.asyncio
+@pytest.mark.parametrize("planted", [keys.records_state_key(0, "open"), keys.scopes_open_key(0)])
 async def test_an_index_key_of_another_type_fails_the_commit_before_any_write(
-    client: redis.asyncio.Redis,
+    client: redis.asyncio.Redis, planted: str
 ) -> None:
-    """A planted string where a state set belongs fails the commit whole: no record, no
-    scope, nothing acked (the check runs before the first write)."""
+    """A planted string where a state set of the records index, or the open set of the
+    scopes index, belongs fails the commit whole: no record, no scope, no index entry,
+    nothing acked (the check runs before the first write)."""
     processor = PartitionProcessor(client, 0, Engine(), StoreConfig())
-    await client.set(keys.records_state_key(0, "open"), "planted")
+    await client.set(planted, "planted")
     await gateway_xadd(client, chat(SCOPE, "s", 1, PROPOSE))
     entries = await read_new(client, 0, GROUP, "c")
     with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
         await processor.process(entries)
     assert not await client.exists(keys.scope_key(0, *SCOPE))
     assert not await client.exists(keys.records_key(0))
+    assert not await client.exists(keys.scopes_key(0))
     pending: Any = await client.xpending("chat-turn:{0}", GROUP)
     assert pending["pending"] == 1
 

@@ -27,6 +27,7 @@ SEQ = "gateway-seq:{7}:1:a:1:u:1:s"
 IDEM = "gateway-idem:{7}:1:a:1:u:1:s"
 LETTERS = "dead-letters:{7}"
 INDEX = "records:{7}"
+SCOPES = "scopes:{7}"
 CONFIG = "accord:config"
 MARKER = "layout:{7}"
 
@@ -44,6 +45,7 @@ FIXTURES: list[tuple[str, ...]] = [
     ("SET", SEQ, "1"),
     ("HSET", IDEM, "i:x", "1 1-1"),
     ("ZADD", INDEX, "1", '["a","u","agr-x"]'),
+    ("ZADD", SCOPES, "1", '["a","u"]'),
     ("SET", CONFIG, '{"partitions":8,"group":"accord"}'),
     ("SET", MARKER, "8"),
 ]
@@ -94,6 +96,11 @@ FAMILIES: dict[str, list[tuple[str, ...]]] = {
     "write the records index (`ZADD`, `ZREM`)": [
         ("ZADD", INDEX, "2", "forged"),
         ("ZREM", INDEX, "forged"),
+    ],
+    "read the scopes index (`ZRANGE`)": [("ZRANGE", SCOPES, "+inf", "-inf", "BYSCORE", "REV")],
+    "write the scopes index (`ZADD`, `ZREM`)": [
+        ("ZADD", SCOPES, "2", "forged"),
+        ("ZREM", SCOPES, "forged"),
     ],
     "read the partition count (`GET accord:config`)": [("GET", CONFIG)],
     "read a partition's layout marker (`GET layout:{p}`)": [("GET", MARKER)],
@@ -147,6 +154,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "read scope and session state": _only(accord=YES, console=YES),
     "read the records index (`ZRANGE`)": _only(accord=YES, console=YES),
     "write the records index (`ZADD`, `ZREM`)": _only(accord=YES),
+    "read the scopes index (`ZRANGE`)": _only(accord=YES, console=YES),
+    "write the scopes index (`ZADD`, `ZREM`)": _only(accord=YES),
     "read the partition count (`GET accord:config`)": _only(
         accord=YES, gateway=YES, subscriber=YES, console=YES
     ),

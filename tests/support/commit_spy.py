@@ -13,7 +13,7 @@ from typing import Any
 
 from contracts.outputs import DeadLetter
 from store.commit import CommitResult
-from store.commit_plan import KeyTable, UnitPlan
+from store.commit_plan import CommitPlan, KeyTable, UnitPlan
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 
@@ -50,3 +50,17 @@ class CommitSpy:
         if self._before is not None:
             await self._before(len(self.calls))
         return await self._inner(table, units, token, letters, fence)
+
+
+def watched_plans(processor: PartitionProcessor[Any, Any]) -> list[tuple[CommitPlan, list[str]]]:
+    """Every commit plan the processor's committer makes from now on, with its KEYS."""
+    seen: list[tuple[CommitPlan, list[str]]] = []
+    inner = processor.committer.plan
+
+    def plan(table: Any, *args: Any) -> CommitPlan:
+        made = inner(table, *args)
+        seen.append((made, table.names))
+        return made
+
+    processor.committer.plan = plan  # type: ignore[method-assign,assignment]
+    return seen

@@ -267,6 +267,9 @@ class FakeCore:
         # Expiry is the fake's only way out of the scope's records.
         return record.state in _LIVE
 
+    def holds_records(self, scope: FakeScope) -> bool:
+        return any(record.state in _LIVE for record in scope.records)
+
     def needs_session(self, scope: FakeScope, session_id: str) -> bool:
         # The fake keeps a session's state while a record it proposed is live (the real
         # core: while a kept record is bound to one of its todos).

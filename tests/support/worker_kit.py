@@ -41,6 +41,7 @@ from store.embedded import EmbeddedCluster
 from store.processor import PartitionProcessor
 from store.scripts import AnyRedis
 from store.unit import Event
+from store.watermark import server_ms
 from tests.support.paths import ROOT
 from worker.app import PartitionFactory, Worker, build_worker, store_partition
 from worker.settings import Settings
@@ -382,6 +383,15 @@ async def process_new(
     while entries := await read_new(client, processor.partition, GROUP, consumer, count=50):
         events += (await processor.process(entries)).events
     return events
+
+
+async def next_millisecond(client: AnyRedis) -> None:
+    """Return once Redis's clock has moved past the millisecond it reads now, so that what
+    is committed next is scored later than what was committed before (list tests whose
+    order would otherwise rest on a tie)."""
+    start = await server_ms(client)
+    while await server_ms(client) <= start:
+        pass
 
 
 async def http_get(port: int, path: str) -> tuple[int, str]:

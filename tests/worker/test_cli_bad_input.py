@@ -216,12 +216,12 @@ def test_an_unforeseen_failure_is_one_line_and_exit_1(
 # Commands that serve until stopped (worker, demo, console on a Redis that answers) or
 # write files (asyncapi, schema) or are development tools are left out of the property
 # test; every other command is fed random arguments.
-_FED = ["view", "history", "records", "explain", "events", "dlq", "check", "status", "trim",
-        "replay", "recognize", "functions", "version"]  # fmt: skip
+_FED = ["view", "history", "records", "scopes", "explain", "events", "dlq", "check", "status",
+        "trim", "replay", "recognize", "functions", "version"]  # fmt: skip
 _WORDS = st.sampled_from([
     "--agent", "--user", "--as-of", "--tz", "--timeout", "--json", "--last", "--partition",
     "--count", "--dry-run", "--default-timezone", "--require-worker", "-f", "--follow",
-    "--state", "--since", "--cursor", "--prefix", "--limit", "open", "1h",
+    "--state", "--since", "--cursor", "--prefix", "--limit", "--open", "open", "1h",
     "list", "requeue", "load", "0", "-1", "99999999999999999999", "1-0", "Mars/Base",
     "2026-13-45T00:00:00Z", "agr-", "", "\x00", "é", "--", "-", "nan", "1e309",
 ])  # fmt: skip
@@ -293,7 +293,7 @@ def test_the_acl_and_dev_commands_answer_bad_arguments_in_one_line(
 # is random, so what is tested is how each setting's bad value is answered.
 _READERS = {
     "check": [], "status": [], "view": ["--agent", "a", "--user", "u", "s"],
-    "events": ["--last", "1"], "dlq": ["list"], "records": [], "history": ["agr-1"],
+    "events": ["--last", "1"], "dlq": ["list"], "records": [], "scopes": [], "history": ["agr-1"],
     "explain": ["agr-1"], "trim": ["--dry-run"],
 }  # fmt: skip
 _NAMES = sorted({variable.name for variable in VARIABLES} | {"REDIS_URL"})

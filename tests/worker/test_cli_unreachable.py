@@ -77,6 +77,7 @@ COMMANDS = [
     ("view", "session-1", "--agent", "a", "--user", "u"),
     ("history", "record-1"),
     ("records", "--state", "open"),
+    ("scopes", "--open"),
     ("explain", "record-1"),
     ("events",),
     ("events", "--follow"),

@@ -65,7 +65,9 @@ async def test_every_letter_newest_first_with_its_scope_linked_where_known(
     assert status == 200
     assert shown(body) == ["3-1", "2-1", "1-1"]
     targets = [html.unescape(h) for h in re.findall(r'href="([^"]*)"', body)]
-    assert [t for t in targets if t.startswith("/scope")] == ["/scope?agent=a%3C1%3E&user=u&tz=UTC"]
+    assert [t for t in targets if t.startswith("/scope?")] == [
+        "/scope?agent=a%3C1%3E&user=u&tz=UTC"
+    ]
     assert "/dead-letters?reason=undecodable&tz=UTC" in targets
     assert "a&lt;1&gt; / u" in body
     assert "<b>why</b>" not in body

@@ -5,10 +5,8 @@ row linked to its record and scope, stored text escaped; bad filters a clear 400
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import pytest_asyncio
@@ -18,8 +16,8 @@ from accord_harness.store_harness import chat
 from contracts.outputs import StateChanged
 from store.config import StoreConfig
 from store.processor import PartitionProcessor
-from tests.support.console_kit import console_get
-from tests.support.worker_kit import gateway_xadd, process_new
+from tests.support.console_kit import console_get, links
+from tests.support.worker_kit import gateway_xadd, next_millisecond, process_new
 from worker.console.server import Access, Console
 from worker.engine import Engine
 from worker.settings import Settings
@@ -47,6 +45,7 @@ async def send(client: redis.asyncio.Redis, *documents: Any) -> list[str]:
     for document in documents:
         await gateway_xadd(client, document)
     events = await process_new(client, processor, "c")
+    await next_millisecond(client)  # the next commit lists after this one, not tied
     return [e.record_id for e in events if isinstance(e, StateChanged)]
 
 
@@ -58,16 +57,6 @@ async def three_records(client: redis.asyncio.Redis) -> list[str]:
     second = await send(client, chat((OTHER, "u"), "s", 1, "Let's agree: reply in English."))
     third = await send(client, chat((AGENT, "u"), "s", 3, PROPOSE))
     return [*first, *second, *third]
-
-
-def links(body: str, path: str) -> list[dict[str, str]]:
-    """The query of every link to `path` on the page, in order."""
-    found = []
-    for href in re.findall(r'href="([^"]*)"', body):
-        target = urlsplit(html.unescape(href))
-        if target.path == path:
-            found.append({k: v[-1] for k, v in parse_qs(target.query).items()})
-    return found
 
 
 def listed(body: str) -> list[str]:

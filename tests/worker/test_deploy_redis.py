@@ -105,6 +105,9 @@ def store_keys(partition: int) -> list[str]:
         keys.records_key(partition),
         keys.records_state_key(partition, "open"),
         keys.records_ttl_key(partition),
+        keys.scopes_key(partition),
+        keys.scopes_open_key(partition),
+        keys.scopes_ttl_key(partition),
         keys.stats_key(partition),
         keys.view_key(partition, AGENT, USER),
         keys.events_stream(partition),
@@ -220,7 +223,7 @@ def test_accord_user_can_write_every_store_key_and_run_scripts_over_them(
 def _kind(key: str) -> str:
     if key.startswith((AGREEMENT_EVENTS, DEAD_LETTERS)):
         return "stream"
-    if key.startswith(("gaps:", "deadlines:", "records:")):
+    if key.startswith(("gaps:", "deadlines:", "records:", "scopes:")):
         return "zset"
     if key.startswith("record:"):
         return "string"

@@ -21,6 +21,7 @@ from store.repartition import (
     Repartition,
     RepartitionError,
     index_partition,
+    member_scope,
     moved_name,
     parse_scope_key,
 )
@@ -68,6 +69,12 @@ def test_a_scope_key_names_its_partition_and_ids_whatever_they_hold(
 )
 def test_other_keys_are_not_taken_for_a_scope_key(name: str) -> None:
     assert parse_scope_key(name) is None
+
+
+def test_an_index_member_names_its_scope_with_or_without_a_third_id() -> None:
+    assert member_scope('["a","u","agr-1"]') == ("a", "u")
+    assert member_scope('["用","u:{1}"]'.encode()) == ("用", "u:{1}")
+    assert index_partition("scopes:{3}:open") == ("scopes", 3)
 
 
 def test_a_moved_name_changes_only_the_partition_tag() -> None:
@@ -168,11 +175,19 @@ async def test_a_move_to_three_partitions_under_writes_loses_and_reorders_nothin
         view = await client.session(agent, user, session_id).view()
         proposed = len([t for t in range(written[pairs.index((scope, session))]) if t % 4 == 1])
         assert len(view.pending_proposals) == proposed, f"proposals of {session_id}, {scope}"
+    indexed: set[str] = set()
     for name in await _all_keys(aredis):
         parsed = parse_scope_key(name)
         if parsed is not None:
             home = partition_of(parsed.agent_id, parsed.user_id, 3)
             assert parsed.partition == home, f"{name} is left outside partition {home}"
+        if (index := index_partition(name)) is not None:
+            indexed.add(index[0])
+            members: Any = await aredis.zrange(name, 0, -1)
+            for member in members:
+                home = partition_of(*member_scope(member), 3)
+                assert index[1] == home, f"{member!r} of {name} belongs in partition {home}"
+    assert {"records", "scopes", "deadlines"} <= indexed, "the indexes were there to move"
 
 
 def _bytes(value: Any) -> bytes:

@@ -10,6 +10,7 @@ trimming an input stream, running a script, enumerating keys, reading chat text.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
@@ -365,13 +366,47 @@ def test_check_and_status_as_the_worker_user_leave_acl_log_empty(
     assert [(e["username"], e["object"]) for e in log if e["username"] != "probe"] == []
 
 
+async def _proposal_as_worker(port: int) -> None:
+    """A proposal committed by the worker's user (its indexes with it)."""
+    accord = redis.asyncio.Redis.from_url(url(port, "accord"), **quiet_options())
+    try:
+        await ensure_groups(accord, [0], "accord")
+        store = PartitionProcessor(accord, 0, Engine(), StoreConfig())
+        await gateway_xadd(accord, chat(("agent", "user"), "s", 1, "Let's agree: metric units."))
+        await store.process(await read_new(accord, 0, "accord", "c"))
+    finally:
+        await accord.aclose()
+
+
+def test_reindex_runs_as_ops_and_is_refused_in_one_line_as_worker_or_console(
+    port: int, ops: redis.Redis
+) -> None:
+    """`accord reindex` needs the operator's user: as `accord` (no SCAN) and as `console`
+    (no write) it stops with one line naming the refusal, exit 2, nothing written; as
+    `ops` it indexes the proposal the worker's commit made before the index existed."""
+    asyncio.run(_proposal_as_worker(port))
+    for name in ops.keys("records:*") + ops.keys("scopes:*"):
+        ops.delete(name)
+    for user in ("accord", "console"):
+        done = accord_here("reindex", env=command_env(url(port, user)))
+        assert done.returncode == 2, (user, done.stdout, done.stderr)
+        assert len(_lines(done.stderr)) == 1, done.stderr
+        assert "NOPERM" in done.stderr or "permission" in done.stderr.lower(), done.stderr
+        assert not ops.keys("records:*")
+        assert not ops.keys("scopes:*")
+    done = accord_here("reindex", "--json", env=command_env(url(port, "ops")))
+    assert done.returncode == 0, done.stderr
+    added = json.loads(done.stdout)
+    assert (added["records"]["added"], added["scopes"]["added"]) == (1, 1)
+
+
 @pytest.mark.asyncio
 async def test_the_console_user_serves_every_page_and_may_write_nothing(
     port: int, ops: redis.Redis, gateway: redis.asyncio.Redis
 ) -> None:
     """`accord console` as the read-only `console` user: the scope, the record found by
     its short id (SCAN, which this user may run), the partitions, the dead letters and
-    the records list (the records index, Redis's TIME for `since`) answer 200 with
+    the records and scopes lists (the indexes, Redis's TIME for `since`) answer 200 with
     nothing in ACL LOG; writes of every kind are refused."""
     async with running_worker(worker_settings(url(port, "accord"))):
         await gateway.xadd(CHAT, {DATA_FIELD: json.dumps(proposal("console-1", 1))})
@@ -393,9 +428,13 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
             ("/dead-letters", ""),
             ("/records", ""),
             ("/records", "state=proposed&since=1h&agent=a1"),
+            ("/scopes", "refresh=5"),
+            ("/scopes", "open=1&since=1h&agent=a1&user=u1"),
         ]:
-            status, _ = await console_get(console, route, query)
+            status, body = await console_get(console, route, query)
             assert status == 200, route
+            if route == "/scopes" and "open" not in query:
+                assert "a1 / u1" in body, "the proposal's scope is listed"
     finally:
         await console.close()
     log: Any = ops.acl_log()
@@ -408,5 +447,7 @@ async def test_the_console_user_serves_every_page_and_may_write_nothing(
         ("XGROUP", "SETID", CHAT, "accord", "$"),
         ("EVAL", "return 1", "0"),
         ("ZADD", "records:{0}", "1", "forged"),
+        ("ZADD", "scopes:{0}", "1", "forged"),
+        ("ZREM", "scopes:{0}:open", "forged"),
     ]:
         assert_refused(as_user(port, "console"), command)

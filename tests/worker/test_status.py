@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 from contracts.partition import partition_of
 from contracts.streams import GROUP, stream_name
 from store.durability import SHORT_WAITS
-from store.keys import heartbeat_key, outbox_stream, stats_key
+from store.keys import heartbeat_key, heartbeats_key, outbox_stream, stats_key
 from store.status import fleet_status
 from tests.support.cli_kit import Ran, accord_process, command_env
 from tests.support.input_kit import user_turn
@@ -114,16 +114,18 @@ async def test_status_names_owners_backlog_gaps_dead_letters_and_consumers(
 
 
 async def stopped_workers_depart(client: Redis) -> None:
-    """The stopped workers: no member any more, named by the heartbeats set, holding
-    nothing; departed once their heartbeat key is gone (its TTL, run out here by hand)."""
+    """The cleanly stopped workers: no member any more, still named by the heartbeats set,
+    holding nothing, and departed at once: a clean stop takes its heartbeat key with it
+    instead of leaving it live until its TTL runs out."""
     status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
     consumers = {c.consumer: c for c in status.consumers}
     for name in ("w-a", "w-b"):
         assert (consumers[name].partitions, consumers[name].pending) == ([], 0)
         assert consumers[name].heartbeat_age_ms is None
-    await client.delete(heartbeat_key("w-a"))
-    status = await fleet_status(client, PARTITIONS, GROUP, live_ms=LEASE_MS)
-    assert next(c for c in status.consumers if c.consumer == "w-a").departed
+        assert consumers[name].departed, name
+        assert not await client.exists(heartbeat_key(name))
+    named: Any = await client.zrange(heartbeats_key(), 0, -1)
+    assert {b"w-a", b"w-b"} <= set(named), "listed as departed for a minute more"
 
 
 async def test_status_without_workers_or_streams_is_empty_not_an_error(client: Redis) -> None:

@@ -31,9 +31,11 @@ def register(app: typer.Typer) -> None:
         mcp,
         recognize,
         records,
+        reindex,
         repartition,
         replay,
         schema,
+        scopes,
         status,
         trim,
         version,
@@ -55,9 +57,11 @@ def register(app: typer.Typer) -> None:
     mcp.register(app)
     recognize.register(app)
     records.register(app)
+    reindex.register(app)
     repartition.register(app)
     replay.register(app)
     schema.register(app)
+    scopes.register(app)
     status.register(app)
     trim.register(app)
     version.register(app)

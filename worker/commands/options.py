@@ -49,3 +49,12 @@ CONSOLE_PORT = 8765
 ConsolePort = Annotated[
     int, typer.Option("--port", min=0, max=65535, help="Console port (0: any free port, printed).")
 ]
+
+# The list commands' filters and paging (`accord records`, `accord scopes`).
+SPAN_HELP = "a span back (15m, 1h, 2d) or an instant"
+Since = Annotated[str | None, typer.Option("--since", help=f"Changed at or after: {SPAN_HELP}.")]
+Until = Annotated[str | None, typer.Option("--until", help=f"Changed at or before: {SPAN_HELP}.")]
+Cursor = Annotated[
+    str | None,
+    typer.Option("--cursor", help="Go on after the page that printed this cursor."),
+]

@@ -14,22 +14,11 @@ from rich.table import Table
 from rich.text import Text
 
 from contracts.common import AgreementState
-from store.record_index import (
-    MAX_LIMIT,
-    CursorError,
-    RecordPage,
-    RecordQuery,
-    decode_cursor,
-    list_records,
-)
+from store.record_index import MAX_LIMIT, RecordPage, RecordQuery, list_records
 from store.scripts import AnyRedis
-from store.watermark import server_ms
-from worker.commands import options
-from worker.commands._shared import deployment_settings, emit, refuse, run_with_redis, zone_or_exit
+from worker.commands import listing, options
 from worker.render import escape
-from worker.zones import shown, time_bound
-
-NEXT_HINT = "next page: add --cursor "
+from worker.zones import shown
 
 
 def register(app: typer.Typer) -> None:
@@ -38,57 +27,40 @@ def register(app: typer.Typer) -> None:
         state: Annotated[
             AgreementState | None, typer.Option(help="Only records in this state.")
         ] = None,
-        since: Annotated[
-            str | None,
-            typer.Option(help="Changed at or after: a span back (15m, 1h, 2d) or an instant."),
-        ] = None,
-        until: Annotated[
-            str | None,
-            typer.Option(help="Changed at or before: a span back (15m, 1h, 2d) or an instant."),
-        ] = None,
+        since: options.Since = None,
+        until: options.Until = None,
         agent: Annotated[str | None, typer.Option(help="Only this agent's records.")] = None,
         user: Annotated[str | None, typer.Option(help="Only this user's records.")] = None,
         prefix: Annotated[str, typer.Option(help="Only record ids starting with this.")] = "",
         limit: Annotated[
             int, typer.Option(min=1, max=MAX_LIMIT, help="At most this many records.")
         ] = 50,
-        cursor: Annotated[
-            str | None, typer.Option(help="Go on after the page that printed this cursor.")
-        ] = None,
+        cursor: options.Cursor = None,
         tz: options.Tz = options.TZ_DEFAULT,
         timeout: options.Timeout = options.TIMEOUT_S,
         as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """List records, newest change first, across partitions (one page per call)."""
-        where = zone_or_exit(tz)
-        for name, value in (("--since", since), ("--until", until)):
-            if value is not None:
-                try:
-                    time_bound(value, 0)
-                except ValueError as error:
-                    refuse("records", f"{name}: {error}")
-        if cursor is not None:
-            try:
-                decode_cursor(cursor)
-            except CursorError as error:
-                refuse("records", f"--cursor: {error}")
-        settings = deployment_settings()
 
-        async def body(redis: AnyRedis) -> RecordPage:
-            now = await server_ms(redis) if since or until else 0
+        async def read(
+            redis: AnyRedis, partitions: int, since_ms: int | None, until_ms: int | None
+        ) -> RecordPage:
+            # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
             query = RecordQuery(
                 state=state,
-                since_ms=None if since is None else time_bound(since, now),
-                until_ms=None if until is None else time_bound(until, now),
+                since_ms=since_ms,
+                until_ms=until_ms,
                 agent_id=agent,
                 user_id=user,
                 prefix=prefix,
                 limit=limit,
             )
-            return await list_records(redis, settings.partitions, query, cursor)
+            return await list_records(redis, partitions, query, cursor)
 
-        page = run_with_redis(settings, body, timeout_s=timeout)
-        emit(page, as_json=as_json, human=lambda page: _human(page, where))
+        listing.show_page(
+            "records", since=since, until=until, cursor=cursor, tz=tz, timeout=timeout,
+            as_json=as_json, read=read, human=_human,
+        )  # fmt: skip
 
 
 def _human(page: RecordPage, where: tzinfo) -> list[Table | Text]:
@@ -107,5 +79,5 @@ def _human(page: RecordPage, where: tzinfo) -> list[Table | Text]:
             shown(changed, where),
             "" if found is None else escape(found.terms),
         )
-    more = Text(NEXT_HINT + page.next_cursor if page.next_cursor else "no more records")
+    more = Text(listing.NEXT_HINT + page.next_cursor if page.next_cursor else "no more records")
     return [table, more]

@@ -19,9 +19,10 @@ from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.records import AgreementRecord
 from core.recognition.normalize import printable
 from store.record_index import Listed, RecordPage
+from store.scope_index import ListedScope, ScopesPage
 from store.status import FleetStatus
 from worker.console.data import DeadLetters, ScopePage, letter_scope
-from worker.console.filters import RecordFilters
+from worker.console.filters import REFRESH_CHOICES, ListFilters, RecordFilters, ScopeFilters
 from worker.zones import shown, zone_name
 
 ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Shanghai", "Asia/Tokyo")
@@ -57,21 +58,47 @@ def state_badge(state: object) -> str:
     return f'<span class="state {name}">{name}</span>'
 
 
-def layout(title: str, body: str, tz: str, keep: dict[str, str] | None = None) -> str:
-    """The page around `body`; the zone form keeps `keep` (the page's own query)."""
-    kept = "".join(
+def hidden(keep: dict[str, str]) -> str:
+    return "".join(
         f'<input type=hidden name="{text(name)}" value="{text(value)}">'
-        for name, value in (keep or {}).items()
+        for name, value in keep.items()
     )
+
+
+def _refresher(path: str, keep: dict[str, str], tz: str) -> str:
+    """The list page's auto-refresh choices: each reloads this very page (filters and
+    cursor kept) every N seconds, or stops."""
+    now = keep.get("refresh", "")
+    base = {name: value for name, value in keep.items() if name != "refresh"} | {"tz": tz}
+    choices = [
+        f"<b>{text(n)} s</b>" if n == now else link(path, f"{n} s", **base, refresh=n)
+        for n in dict.fromkeys((*REFRESH_CHOICES, now) if now else REFRESH_CHOICES)
+    ]
+    choices.append("<b>off</b>" if not now else link(path, "off", **base))
+    return '<p id=refresh class="muted">auto-refresh: ' + " · ".join(choices) + "</p>"
+
+
+def layout(
+    title: str, body: str, tz: str, keep: dict[str, str] | None = None, path: str = ""
+) -> str:
+    """The page around `body`; the zone form keeps `keep` (the page's own query). A list
+    page (`path` given) offers auto-refresh, and refreshes when `keep` asks for it."""
+    keep = keep or {}
+    kept = hidden(keep)
+    refresh = keep.get("refresh", "")
+    meta = f'<meta http-equiv=refresh content="{text(refresh)}">' if refresh else ""
+    if path:
+        body = _refresher(path, keep, tz) + body
     zones = "".join(
         f'<option value="{text(z)}"{" selected" if z == tz else ""}>{text(z)}</option>'
         for z in dict.fromkeys((tz, *ZONES))
     )
     return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<!doctype html><html lang=en><head><meta charset=utf-8>{meta}"
         f"<title>{text(title)} · accord console</title><style>{_STYLE}</style></head><body>"
         "<header><b>accord console</b>"
-        + link("/", "Scopes", tz=tz)
+        + link("/", "Look up", tz=tz)
+        + link("/scopes", "Scopes", tz=tz)
         + link("/records", "Records", tz=tz)
         + link("/partitions", "Partitions", tz=tz)
         + link("/dead-letters", "Dead letters", tz=tz)
@@ -119,38 +146,68 @@ def home(tz: str) -> str:
         "session is waiting on, and the records it closed. Read-only.</p>"
     )
     browse = (
-        f"<p>Or {link('/records', 'browse every record', tz=tz)}, newest change first, "
-        "filtered by state, time, agent, user and record id.</p>"
+        f"<p>Or {link('/scopes', 'browse every scope', tz=tz)} or "
+        f"{link('/records', 'every record', tz=tz)}, newest change first, filtered by "
+        "time, agent and user (records also by state and id, scopes by open agreements).</p>"
     )
-    return layout("Scopes", intro + search_form(tz) + browse, tz)
+    return layout("Look up", intro + search_form(tz) + browse, tz)
 
 
-def _records_form(filters: RecordFilters, tz: str) -> str:
-    states = "".join(
-        f'<option value="{s}"{" selected" if s == filters.state else ""}>{s or "any"}</option>'
-        for s in ("", *(state.value for state in AgreementState))
-    )
-
-    def field(name: str, label: str, hint: str = "") -> str:
-        value = text(getattr(filters, name))
-        return (
-            f'<label>{label} <input name={name} id="f-{name}" value="{value}"'
-            f' placeholder="{text(hint)}" size=14></label> '
-        )
-
+def _field(filters: ListFilters, name: str, label: str, hint: str = "") -> str:
+    value = text(getattr(filters, name))
     return (
-        '<form method=get action="/records" id=filters>'
-        f'<input type=hidden name=tz value="{text(tz)}">'
-        f"<label>state <select name=state id=f-state>{states}</select></label> "
-        + field("since", "changed since", "1h, 2d or an instant")
-        + field("until", "until", "15m or an instant")
-        + field("agent", "agent")
-        + field("user", "user")
-        + field("prefix", "record id starts with", "agr-")
+        f'<label>{label} <input name={name} id="f-{name}" value="{value}"'
+        f' placeholder="{text(hint)}" size=14></label> '
+    )
+
+
+def _filters_form(path: str, filters: ListFilters, tz: str, first: str, last: str) -> str:
+    """A list's filter form: `first` (its own fields before the shared ones), the time
+    and scope fields, `last` (its own after them); tz and auto-refresh carried along."""
+    carried = {"tz": tz} | ({"refresh": filters.refresh} if filters.refresh else {})
+    return (
+        f'<form method=get action="{path}" id=filters>'
+        + hidden(carried)
+        + first
+        + _field(filters, "since", "changed since", "1h, 2d or an instant")
+        + _field(filters, "until", "until", "15m or an instant")
+        + _field(filters, "agent", "agent")
+        + _field(filters, "user", "user")
+        + last
         + "<button>filter</button> "
-        + link("/records", "clear", tz=tz)
+        + link(path, "clear", tz=tz)
         + "</form>"
     )
+
+
+def _list_page(  # noqa: PLR0913, PLR0917  (one list page: what, where, and how it was asked)
+    path: str,
+    title: str,
+    form: str,
+    table: tuple[Sequence[str], list[list[str]]] | None,
+    next_cursor: str | None,
+    filters: ListFilters,
+    tz: str,
+    error: str,
+) -> str:
+    """A list page: its form, an error line, its rows, and links to the first and next
+    page (the filters kept, the cursor of the next page)."""
+    parts = [form]
+    if error:
+        parts.append(f'<p class="error">{text(error)}</p>')
+    if table is not None:
+        what = title.lower()
+        empty = f"no {what} match on this page" if next_cursor else f"no {what} match"
+        parts.append(_table(table[0], table[1], empty))
+        nav = []
+        if filters.cursor:
+            nav.append(link(path, "first page", **filters.kept(cursor="", tz=tz)))
+        if next_cursor:
+            nav.append(link(path, "next page", **filters.kept(cursor=next_cursor, tz=tz)))
+        else:
+            nav.append(f'<span class="muted">no more {what}</span>')
+        parts.append('<p id=paging class="paging">' + " · ".join(nav) + "</p>")
+    return layout(title, "".join(parts), tz, filters.kept(), path)
 
 
 _LISTED_HEAD = ("record", "state", "scope", "p", "last change", "terms", "deadline")
@@ -177,24 +234,62 @@ def records(
 ) -> str:
     """One page of records, newest change first, with the filters that chose them and a
     link to the next page (its cursor, the filters kept)."""
-    parts = [_records_form(filters, tz)]
-    if error:
-        parts.append(f'<p class="error">{text(error)}</p>')
+    states = "".join(
+        f'<option value="{s}"{" selected" if s == filters.state else ""}>{s or "any"}</option>'
+        for s in ("", *(state.value for state in AgreementState))
+    )
+    form = _filters_form(
+        "/records", filters, tz,
+        f"<label>state <select name=state id=f-state>{states}</select></label> ",
+        _field(filters, "prefix", "record id starts with", "agr-"),
+    )  # fmt: skip
+    table = None
     if found is not None:
-        rows = [_listed_row(row, where, tz) for row in found.records]
-        empty = "no records match on this page" if found.next_cursor else "no records match"
-        parts.append(_table(_LISTED_HEAD, rows, empty))
-        nav = []
-        if filters.cursor:
-            nav.append(link("/records", "first page", **filters.kept(cursor="", tz=tz)))
-        if found.next_cursor:
-            nav.append(
-                link("/records", "next page", **filters.kept(cursor=found.next_cursor, tz=tz))
-            )
-        else:
-            nav.append('<span class="muted">no more records</span>')
-        parts.append('<p id=paging class="paging">' + " · ".join(nav) + "</p>")
-    return layout("Records", "".join(parts), tz, filters.kept())
+        table = (_LISTED_HEAD, [_listed_row(row, where, tz) for row in found.records])
+    cursor = None if found is None else found.next_cursor
+    return _list_page("/records", "Records", form, table, cursor, filters, tz, error)
+
+
+_SCOPES_HEAD = ("scope", "p", "last change", "open agreements", "proposals waiting", "records")
+
+
+def _scope_row(row: ListedScope, where: tzinfo, tz: str) -> list[str]:
+    ids = {"agent": row.agent_id, "user": row.user_id}
+    changed = datetime.fromtimestamp(row.changed_ms / 1000, UTC)
+    view = row.view
+    counts = (
+        ['<span class="muted">?</span>'] * 2
+        if view is None
+        else [str(len(view.agreements)), str(len(view.proposals))]
+    )
+    return [
+        link("/scope", f"{row.agent_id} / {row.user_id}", **ids, tz=tz),
+        str(row.partition), _when(changed, where), *counts,
+        link("/records", "its records", **ids, tz=tz),
+    ]  # fmt: skip
+
+
+def scopes(
+    found: ScopesPage | None, filters: ScopeFilters, where: tzinfo, tz: str, error: str = ""
+) -> str:
+    """One page of scopes, newest change of their records first, with the filters that
+    chose them and a link to the next page (its cursor, the filters kept)."""
+    checked = " checked" if filters.open else ""
+    form = _filters_form(
+        "/scopes", filters, tz, "",
+        f"<label><input type=checkbox name=open value=1 id=f-open{checked}> "
+        "holding an open agreement</label> ",
+    )  # fmt: skip
+    note = (
+        '<p class="muted">Last change: the last commit that changed the scope\'s records '
+        "(a proposal, acceptance, amendment, cancellation, expiry or fulfilment), not its "
+        "last chat turn.</p>"
+    )
+    table = None
+    if found is not None:
+        table = (_SCOPES_HEAD, [_scope_row(row, where, tz) for row in found.scopes])
+    cursor = None if found is None else found.next_cursor
+    return _list_page("/scopes", "Scopes", note + form, table, cursor, filters, tz, error)
 
 
 def _record_row(record: AgreementRecord, where: tzinfo, tz: str) -> list[str]:
@@ -313,7 +408,7 @@ def record_choice(prefix: str, matches: Sequence[str], tz: str) -> str:
     )
 
 
-def partitions(fleet: FleetStatus, tz: str) -> str:
+def partitions(fleet: FleetStatus, tz: str, refresh: str = "") -> str:
     """Per partition: the lease holder, lag, pending, parked gaps, dead letters; then
     each consumer with what it holds (store.status, as `accord status` shows it)."""
     rows = [
@@ -358,15 +453,21 @@ def partitions(fleet: FleetStatus, tz: str) -> str:
             ("consumer", "partitions still held", "pending"), consumer_rows(departed=True), "none"
         )
     )
-    return layout("Partitions", body, tz)
+    return layout("Partitions", body, tz, {"refresh": refresh} if refresh else {}, "/partitions")
 
 
-def dead_letters(
-    found: DeadLetters, where: tzinfo, tz: str, *, reason: str = "", partition: str = ""
+def dead_letters(  # noqa: PLR0913  (the letters, where and how they are shown)
+    found: DeadLetters,
+    where: tzinfo,
+    tz: str,
+    *,
+    reason: str = "",
+    partition: str = "",
+    refresh: str = "",
 ) -> str:
     """Counts by reason (each a link to its letters), a filter by reason and partition,
     then each letter with its input, linked to its scope where the input names one."""
-    kept = {name: value for name, value in (("partition", partition),) if value}
+    kept = {n: v for n, v in (("partition", partition), ("refresh", refresh)) if v}
     summary = _table(
         ("reason", "count"),
         [
@@ -381,8 +482,8 @@ def dead_letters(
     )
     form = (
         '<form method=get action="/dead-letters" id=letter-filters>'
-        f'<input type=hidden name=tz value="{text(tz)}">'
-        f'<label>reason <select name=reason id=f-reason><option value="">any</option>{reasons}'
+        + hidden({"tz": tz} | ({"refresh": refresh} if refresh else {}))
+        + f'<label>reason <select name=reason id=f-reason><option value="">any</option>{reasons}'
         "</select></label> "
         f'<label>partition <input name=partition id=f-partition value="{text(partition)}"'
         " size=4></label> <button>filter</button> "
@@ -394,7 +495,7 @@ def dead_letters(
     detail = _table(head, rows, "no dead letters match")
     keep = {"reason": reason, **kept} if reason else kept
     body = "<h2>By reason</h2>" + summary + "<h2>Letters</h2>" + form + detail
-    return layout("Dead letters", body, tz, keep)
+    return layout("Dead letters", body, tz, keep, "/dead-letters")
 
 
 def _letter_row(

@@ -16,7 +16,8 @@ import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from typing import Generic, TypeVar
 from urllib.parse import parse_qs
 
 import uvicorn
@@ -29,12 +30,21 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from contracts.outputs import DeadLetterReason
 from store.lookup import PrefixLookupError, one_record_named
 from store.record_index import list_records
+from store.scope_index import list_scopes
 from store.scripts import AnyRedis
 from store.status import fleet_status
 from store.watermark import server_ms
 from worker.connection import connect
 from worker.console import data, pages
-from worker.console.filters import filters_or_empty, records_filters
+from worker.console.filters import (
+    ListFilters,
+    RecordFilters,
+    ScopeFilters,
+    checked,
+    filters_or_empty,
+    records_filters,
+    refresh_seconds,
+)
 from worker.settings import Settings
 from worker.zones import DEFAULT_ZONE, zone
 
@@ -117,7 +127,13 @@ class Page:
             except ValueError as error:
                 status, body = 400, pages.problem("Time zone", str(error), DEFAULT_ZONE)
             else:
-                status, body = await self._render(query)
+                try:
+                    if "refresh" in query:
+                        refresh_seconds(query["refresh"])
+                except ValueError as error:
+                    status, body = 400, pages.problem("Auto-refresh", str(error), query["tz"])
+                else:
+                    status, body = await self._render(query)
             response = AsgiResponse(body.encode(), status, _HEADERS)
         await response(scope, receive, send)
 
@@ -130,6 +146,22 @@ class Page:
                 cause = f"no answer within {self.console.timeout_s:g} s: {cause}"
             message = f"Redis cannot be reached: {cause}"
             return 503, pages.problem("Redis unavailable", message, query["tz"])
+
+
+F = TypeVar("F", bound=ListFilters)
+Q = TypeVar("Q")
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class _Lists(Generic[F, Q, P]):
+    """One list page's parts: its filters (their type, how a query is read into them and
+    made the index's query) and the index read of one page."""
+
+    kind: type[F]
+    parse: Callable[[Query], F]
+    query: Callable[[F, int], Q]
+    read: Callable[[AnyRedis, int, Q, str | None], Awaitable[P]]
 
 
 class Console:
@@ -157,6 +189,7 @@ class Console:
             ("/scope", self.scope),
             ("/record", self.record),
             ("/records", self.records),
+            ("/scopes", self.scopes),
             ("/partitions", self.partitions),
             ("/dead-letters", self.dead_letters),
         ]
@@ -192,23 +225,46 @@ class Console:
 
     async def records(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         """Records across partitions, newest change first, filtered, one page a cursor."""
+        lists = _Lists(RecordFilters, records_filters, RecordFilters.query, list_records)
+        return await self._list(redis, query, lists, pages.records)
+
+    async def scopes(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
+        """Scopes across partitions, newest change first, filtered, one page a cursor."""
+
+        def parse(query: Query) -> ScopeFilters:
+            return checked(query, ScopeFilters)
+
+        lists = _Lists(ScopeFilters, parse, ScopeFilters.query, list_scopes)
+        return await self._list(redis, query, lists, pages.scopes)
+
+    async def _list(
+        self,
+        redis: AnyRedis,
+        query: Query,
+        lists: _Lists[F, Q, P],
+        render: Callable[[P | None, F, tzinfo, str, str], str],
+    ) -> tuple[int, str]:
+        """A list page: its filters read, one page of the index, the page; a filter it
+        cannot read, or a cursor no page gave out, is a 400 saying which."""
         tz = query["tz"]
         try:
-            filters = records_filters(query)
-            now = await server_ms(redis) if filters.since or filters.until else 0
-            found = await list_records(
-                redis, self.settings.partitions, filters.query(now), filters.cursor or None
+            filters = lists.parse(query)
+            now = await server_ms(redis) if filters.timed else 0
+            selected = lists.query(filters, now)
+            found = await lists.read(
+                redis, self.settings.partitions, selected, filters.cursor or None
             )
-        except ValueError as error:  # a bad filter, or a cursor no page gave out
-            return 400, pages.records(None, filters_or_empty(query), zone(tz), tz, str(error))
-        return 200, pages.records(found, filters, zone(tz), tz)
+        except ValueError as error:
+            empty = filters_or_empty(query, lists.kind)
+            return 400, render(None, empty, zone(tz), tz, str(error))
+        return 200, render(found, filters, zone(tz), tz, "")
 
     async def partitions(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         tz = query["tz"]
         fleet = await fleet_status(
             redis, self.settings.partitions, self.settings.group, live_ms=self.settings.lease_ms
         )
-        return 200, pages.partitions(fleet, tz)
+        return 200, pages.partitions(fleet, tz, refresh=query.get("refresh", ""))
 
     async def dead_letters(self, redis: AnyRedis, query: Query) -> tuple[int, str]:
         """Dead letters, newest first, filtered by reason and partition."""
@@ -225,7 +281,8 @@ class Console:
         found = await data.dead_letters(
             redis, count, reason=reason or None, partition=int(partition) if partition else None
         )
-        return 200, pages.dead_letters(found, zone(tz), tz, reason=reason, partition=partition)
+        shown = {"reason": reason, "partition": partition, "refresh": query.get("refresh", "")}
+        return 200, pages.dead_letters(found, zone(tz), tz, **shown)
 
 
 def bind(host: str, port: int) -> socket.socket:
