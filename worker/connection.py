@@ -217,7 +217,7 @@ def answer_options(timeout_s: float) -> dict[str, Any]:
     }
 
 
-async def with_stored_partitions(settings: Settings, *, timeout_s: float = 5.0) -> Settings:
+async def with_stored_partitions(settings: Settings, *, timeout_s: float = 3.0) -> Settings:
     """`settings` with the partition count Redis holds, when ACCORD_PARTITIONS was not
     given (a repartitioned deployment's workers restart with its new count by themselves).
     Unchanged when given, with no REDIS_URL, or when Redis does not answer: the start

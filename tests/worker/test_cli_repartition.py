@@ -21,13 +21,14 @@ SCOPES = 6
 
 async def _populate(url: str) -> None:
     """Six scopes with a proposal each, applied by a worker of 2 partitions."""
-    client = AccordClient(redis.asyncio.Redis.from_url(url))
-    async with running_worker(worker_settings(url, partitions=2)):
+    async with (
+        AccordClient(redis.asyncio.Redis.from_url(url)) as client,
+        running_worker(worker_settings(url, partitions=2)),
+    ):
         for scope in range(SCOPES):
             session = client.session("agent", f"user-{scope}", "s1")
             appended = await session.user(f"Let's agree: scope {scope} writes in metric units.")
             await session.wait_applied(appended.seq, timeout=60)
-    await client.aclose()
 
 
 @pytest.fixture

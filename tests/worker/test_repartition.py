@@ -327,24 +327,29 @@ async def test_a_move_on_a_redis_cluster_carries_keys_across_slots_r15() -> None
     session in order."""
     with redis_cluster() as url:
         cluster = redis.asyncio.RedisCluster.from_url(url)
-        client = AccordClient(cluster)
-        pairs = [(s, 0) for s in range(6)]
-        settings = worker_settings(url, partitions=2, redis_cluster=True)
-        async with running_worker(settings):
-            await asyncio.gather(*(_write(client, s, n, range(TURNS_BEFORE)) for s, n in pairs))
-            for s, n in pairs:
-                await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE, timeout=60)
-            progress = await Repartition(cluster, 4, print, drain_timeout_s=60).run()
-        assert progress.scopes_moved > 0
-        async with running_worker(worker_settings(url, partitions=4, redis_cluster=True)):
-            for s, n in pairs:
-                await _write(client, s, n, range(TURNS_BEFORE, TURNS_BEFORE + 1))
-                await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE + 1, timeout=60)
-                view = await client.session(*_ids(s, n)).view()
-                assert len(view.pending_proposals) == 1
-        for p in range(4):
-            assert await cluster.xlen(stream_name("dead-letters", p)) == 0
-        await cluster.aclose()
+        async with AccordClient(cluster) as client:
+            await _move_on_cluster(url, cluster, client)
+
+
+async def _move_on_cluster(
+    url: str, cluster: redis.asyncio.RedisCluster, client: AccordClient
+) -> None:
+    pairs = [(s, 0) for s in range(6)]
+    settings = worker_settings(url, partitions=2, redis_cluster=True)
+    async with running_worker(settings):
+        await asyncio.gather(*(_write(client, s, n, range(TURNS_BEFORE)) for s, n in pairs))
+        for s, n in pairs:
+            await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE, timeout=60)
+        progress = await Repartition(cluster, 4, print, drain_timeout_s=60).run()
+    assert progress.scopes_moved > 0
+    async with running_worker(worker_settings(url, partitions=4, redis_cluster=True)):
+        for s, n in pairs:
+            await _write(client, s, n, range(TURNS_BEFORE, TURNS_BEFORE + 1))
+            await client.session(*_ids(s, n)).wait_applied(TURNS_BEFORE + 1, timeout=60)
+            view = await client.session(*_ids(s, n)).view()
+            assert len(view.pending_proposals) == 1
+    for p in range(4):
+        assert await cluster.xlen(stream_name("dead-letters", p)) == 0
 
 
 @pytest.mark.asyncio

@@ -4,6 +4,7 @@ options they share are in worker/commands/options.py)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -84,7 +85,19 @@ def deployment_settings() -> Settings:
         )
         raise typer.Exit(2)
     # Unset ACCORD_PARTITIONS: the count Redis holds (a repartition may have changed it).
-    return run(with_stored_partitions(settings))
+    return run_anywhere(lambda: with_stored_partitions(settings))
+
+
+def run_anywhere(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """`asyncio.run` of what `make` returns, in a thread of its own when this thread
+    already runs an event loop (a command called from async code, or under Playwright's
+    sync API in the browser tests), where `asyncio.run` is refused."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 def run_with_redis(  # noqa: PLR0913  (the body, its bounds and how failures are said)
