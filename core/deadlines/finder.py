@@ -155,17 +155,21 @@ _ZH_UNSURE_AFTER: Final = re.compile(
     r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)"
     r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
 )
-# A bare day of the month (8号) is a date only before a verb or the end of a clause.
-_BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
+# A bare day of the month (8号) or holiday (元旦) is a date only before a verb or the
+# end of a clause: 8号楼 is a building, 元旦晚会 an event, 春节期间 a period.
+_BARE_DAY: Final = re.compile(
+    r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号|"
+    + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True))
+)
 _ZH_AFTER_BARE_DAY: Final = frozenset(
     "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
 )
 _AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
-_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
+_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜]")
 _ZH_FIRST: Final = frozenset(
-    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
+    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从"
 )
 _ZH_REACH: Final = 7
 _ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")

@@ -19,6 +19,7 @@ FIXED: Final[dict[str, tuple[int, int]]] = {
     "women": (3, 8),
     "labour": (5, 1),
     "children": (6, 1),
+    "independence": (7, 4),  # the United States' (the English grammar's only one)
     "national": (10, 1),
     "halloween": (10, 31),
     "christmas_eve": (12, 24),
