@@ -36,7 +36,7 @@ DAYWORDS: Final[dict[str, tuple[int, Hint | None]]] = {
     "后天": (2, None),
     "大后天": (3, None),
 }
-HOLIDAYS: Final = {
+HOLIDAYS: Final[dict[str, str]] = {
     "元旦": "new_year",
     "情人节": "valentine",
     "妇女节": "women",
