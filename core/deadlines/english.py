@@ -81,6 +81,8 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
 
 
 def _strong(token: EnToken) -> bool:
+    # A numeric date is not wording by itself ("the score was 23/12", "3/4 of it"): it
+    # needs a marker ("by 23/12") or a clock ("23/12 before 5pm").
     kind, groups = token.kind, token.groups
     if kind in _STRONG:
         return True
@@ -90,8 +92,6 @@ def _strong(token: EnToken) -> bool:
         return bool(groups[0])  # "in December", "on Christmas"
     if kind is Kind.CLOCK_PAST:
         return bool(groups[3])  # "quarter to eight pm"
-    if kind is Kind.NUMERIC:
-        return _numeric(groups) is not None  # "23/12"; "1/2" may be a fraction
     return False
 
 

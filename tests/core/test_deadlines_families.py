@@ -396,6 +396,8 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("read chapters 9 and 10, tonight", "tonight"),
         ("support us 24/7 by Friday", "by Friday"),
         ("send me 3/4 of the budget by Friday", "by Friday"),
+        ("send the invoice by 23/12", "by 23/12"),
+        ("keep the score at 23/12", None),  # a numeric date needs a marker or a clock
     ],
 )
 def test_family_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
