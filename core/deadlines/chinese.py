@@ -64,7 +64,7 @@ _STRONG: Final = frozenset(
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
-def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
+def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  # one exit per refusal
     """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
     text = phrase.strip().translate(TRADITIONAL)
     lead = LEAD.match(text)
@@ -80,8 +80,14 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     tail_word = tail.group(1) if tail is not None else None
     if lead_word is None and tail_word is None and _bare_holiday_elsewhere(tokens):
         return None, False
+    split = _range_split(tokens)
+    if split is None:
+        return None, True  # two ranges, or one that does not join two clock times
+    start, tokens = split
     slots = g.Slots()
     filled = all(_fill(slots, token) for token in tokens)
+    if start:
+        filled = filled and _from_start(slots, start)
     if slots.duration is not None and tail_word in _BEFORE_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
     from_now = lead_word is not None and lead_word.startswith("从现在")
@@ -97,6 +103,39 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
 
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
+
+
+def _range_split(tokens: list[ZhToken]) -> tuple[list[ZhToken], list[ZhToken]] | None:
+    """(the range's start, its end) of 下午5点-7点; ([], tokens) without a range."""
+    cuts = [index for index, token in enumerate(tokens) if token.kind is Kind.RANGE]
+    if not cuts:
+        return [], tokens
+    cut = cuts[0]
+    if len(cuts) > 1 or cut == 0 or tokens[cut - 1].kind not in _CLOCK_KINDS:
+        return None
+    return tokens[:cut], tokens[cut + 1 :]
+
+
+def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:
+    """Complete a range's end from its start: 下午5点-7点 is 17:00 to 19:00 of that day.
+
+    The end takes the start's day and part of the day when it names none; an end not
+    after its start on the same day (晚上10点到6点) is refused, never guessed.
+    """
+    start = g.Slots()
+    if not all(_fill(start, token) for token in start_tokens) or start.clock is None:
+        return False
+    if start.period is not None or start.duration is not None:
+        return False
+    if slots.day is None:
+        slots.day = start.day
+    elif start.day is not None and start.day != slots.day:
+        return True  # 今晚10点到明早6点: another day, after it
+    if slots.hint is None and slots.clock is not None and g.clock_time(slots.clock, None) is None:
+        slots.hint = start.hint
+    begins = g.clock_time(start.clock, start.hint)
+    ends = None if slots.clock is None else g.clock_time(slots.clock, slots.hint)
+    return begins is not None and ends is not None and ends > begins
 
 
 def _bare_holiday_elsewhere(tokens: list[ZhToken]) -> bool:

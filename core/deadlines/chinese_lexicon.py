@@ -111,6 +111,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     CLOCK = enum.auto()
     MIDNIGHT = enum.auto()
     DAYPART = enum.auto()
+    RANGE = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -186,6 +187,16 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.DAYPART,
         "(" + "|".join(sorted(DAYPARTS, key=len, reverse=True)) + ")",
         "早上中下傍晚夜凌",
+    ),
+    # 下午5点-7点, 今晚10点到明早6点: a range of clock times, which ends at its second
+    # (DESIGN section 4). Only before a clock time: 周五到公司 is "arrive on Friday".
+    (
+        Kind.RANGE,
+        (
+            r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:今|明|后|大后)?[天日晚早儿]?\s*"
+            rf"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)?\s*{_N}[点时:])"
+        ),
+        "-~\uff5e\u2014\u2013至到",
     ),
 )
 # 从现在到八点: a span from now, which ends at its clock time (DESIGN section 4, ranges).

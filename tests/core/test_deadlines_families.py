@@ -36,8 +36,8 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     # Never a wrong deadline: a year or an end the run does not hold gives none.
     ("去年年底的报告周五前交", "去年年底 names a past year the run does not hold"),
     ("前年年底前交", "前年 is a past year: 年年底 alone would read as this year's end"),
-    ("下午5点-7点给我打电话", "a range ends at 7, not at 5"),
-    ("下午5点到7点之间给我打电话", "a range ends at 7, not at 5"),
+    ("5点到7点给我打电话", "a range of 12-hour clocks without a part of the day"),
+    ("晚上10点到6点不要打扰我", "a range ending before it starts on the same day"),
     ("3天后开始执行", "N后 before 开始 is a start, not an end"),
     ("5 days from now on, reply in French", "from now on sets a standing rule"),
     ("send me a weekly report by Friday", "a weekly report: one every week"),
@@ -335,6 +335,16 @@ CHINESE: tuple[Case, ...] = (
     zh("三点", None),  # no day, no part of the day: a guess
     zh("明天三点", None),  # both readings to come
     zh("到周日为止", "2026-11-30T00:00:00+08:00"),
+    # Ranges of clock times end at their second time, on the first's day and part of it.
+    zh("下午5点-7点", "2026-11-27T19:00:00+08:00"),
+    zh("下午5点到7点", "2026-11-27T19:00:00+08:00"),
+    zh("上午9点~11点", "2026-11-27T11:00:00+08:00"),
+    zh("明天下午3点到5点前", "2026-11-28T17:00:00+08:00"),
+    zh("下午3点到晚上7点", "2026-11-27T19:00:00+08:00"),
+    zh("今晚10点到明早6点", "2026-11-28T06:00:00+08:00"),
+    zh("5点到7点", None),
+    zh("晚上10点到6点", None),
+    zh("下午5点-7点", "2026-11-28T19:00:00+08:00", said="2026-11-27T20:00:00+08:00"),
 )
 
 
@@ -386,6 +396,9 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("次年年末前交报告", "次年年末前"),
         ("从现在到八点不要打扰我", "从现在到八点"),
         ("十三分半以内回复我", "十三分半以内"),
+        ("下午5点-7点给我打电话", "下午5点-7点"),
+        ("下午5点到7点之间给我打电话", "下午5点到7点"),
+        ("周五到公司把合同签了", "周五"),
         ("send the gifts on Christmas", "on Christmas"),
         ("finish the audit end of April", "end of April"),
         ("call me at quarter to eight tonight", "quarter to eight tonight"),

@@ -148,6 +148,8 @@ ALWAYS = (
     "未来3小时",
     "未来7天",
     "到周日为止",
+    "下午5点-7点",
+    "今晚10点到明早6点",
 )
 # Phrases that may already be over, or name a skipped date, and then give None.
 SOMETIMES = (
