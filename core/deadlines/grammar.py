@@ -84,9 +84,14 @@ class CheckedDate(msgspec.Struct, frozen=True):
 
 
 class Holiday(msgspec.Struct, frozen=True):
-    """A holiday by name (`holidays.py`): its next occurrence, today included."""
+    """A holiday by name (`holidays.py`): its next occurrence, today included.
+
+    `year_offset` names the (Gregorian) year relative to the turn's: 明年春节 is 1, and
+    then it is that year's occurrence, none if it is already over.
+    """
 
     name: str
+    year_offset: int | None = None
 
 
 def with_day(current: Day | None, new: Day) -> Day | None:
@@ -347,17 +352,36 @@ PART_OF_DAY_END: Final[dict[Hint, tuple[int, int]]] = {
 
 
 def set_day(slots: Slots, day: Day | None) -> bool:
-    if day is None or slots.period is not None:
+    if day is None:
         return False
+    if slots.period is not None:
+        # "next week, Tuesday", 明年春节: a period that only places the day.
+        slots.day, slots.period = _placed(day, slots.period), None
+        return slots.day is not None
     slots.day = with_day(slots.day, day)
     return slots.day is not None
 
 
 def set_period(slots: Slots, period: Period) -> bool:
-    if slots.day is not None or slots.period is not None:
+    if slots.period is not None:
         return False
+    if slots.day is not None:
+        # "Tuesday, next week", "Christmas next year": the period places the day.
+        slots.day = _placed(slots.day, period)
+        return slots.day is not None
     slots.period = period
     return True
+
+
+def _placed(day: Day, period: Period) -> Day | None:
+    """A bare weekday in a relative week, a holiday in a relative year; else None (two times)."""
+    if not isinstance(period, RelativePeriod):
+        return None
+    if isinstance(day, Weekday) and day.week is None and period.unit is Unit.WEEK:
+        return Weekday(day.weekday, period.offset)
+    if isinstance(day, Holiday) and day.year_offset is None and period.unit is Unit.YEAR:
+        return Holiday(day.name, period.offset)
+    return None
 
 
 def set_hint(slots: Slots, hint: Hint) -> bool:

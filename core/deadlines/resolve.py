@@ -148,7 +148,7 @@ def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per
     if isinstance(day, CalendarDate):
         return _calendar_date(day, today)
     if isinstance(day, Holiday):
-        return holidays.next_holiday(day.name, today)
+        return holidays.next_holiday(day.name, today, day.year_offset)
     if isinstance(day, CheckedDate):
         date_ = _day(day.date, today)
         return date_ if date_ is not None and date_.weekday() == day.weekday else None

@@ -214,6 +214,12 @@ ENGLISH: tuple[Case, ...] = (
         zone="America/Santiago",
     ),
     en("at 3", None),
+    # A relative week or year that places a weekday or a holiday.
+    en("Tuesday, next week", "2026-12-02T00:00:00-05:00"),
+    en("next week, Tuesday", "2026-12-02T00:00:00-05:00"),
+    en("by Christmas next year", "2027-12-26T00:00:00-05:00"),
+    en("by Christmas this year", "2026-12-26T00:00:00-05:00"),
+    en("by Christmas this year", None, said="2026-12-27T10:00:00-05:00"),  # over
 )
 
 CHINESE: tuple[Case, ...] = (
@@ -345,6 +351,15 @@ CHINESE: tuple[Case, ...] = (
     zh("5点到7点", None),
     zh("晚上10点到6点", None),
     zh("下午5点-7点", "2026-11-28T19:00:00+08:00", said="2026-11-27T20:00:00+08:00"),
+    # A holiday in a relative year: that year's occurrence (lunar ones from the table).
+    zh("明年春节前", "2027-02-06T00:00:00+08:00"),
+    zh("明年春节前", "2027-02-06T00:00:00+08:00", said="2026-01-10T09:00:00+08:00"),
+    zh("明年春节", "2027-02-07T00:00:00+08:00"),
+    zh("明年中秋节之前", "2027-09-15T00:00:00+08:00"),
+    zh("今年春节前", None),  # over
+    zh("明年元旦", "2027-01-02T00:00:00+08:00"),
+    zh("下周 周五前", "2026-12-05T00:00:00+08:00"),
+    zh("本周周五前", "2026-11-28T00:00:00+08:00"),
 )
 
 
@@ -399,6 +414,10 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("下午5点-7点给我打电话", "下午5点-7点"),
         ("下午5点到7点之间给我打电话", "下午5点到7点"),
         ("周五到公司把合同签了", "周五"),
+        ("明年春节前把钱还清", "明年春节前"),
+        ("本周周五前交周报", "本周周五前"),
+        ("明年春节期间不要找我", None),  # a period of the holiday, not its day
+        ("call me on Tuesday, next week", "Tuesday, next week"),
         ("send the gifts on Christmas", "on Christmas"),
         ("finish the audit end of April", "end of April"),
         ("call me at quarter to eight tonight", "quarter to eight tonight"),
