@@ -62,6 +62,7 @@ _INNER_BEFORE_CLOCK: Final = frozenset(
 )
 _JOINERS: Final = frozenset({Kind.MARKER, Kind.CONNECTOR})
 _PERIOD_ENDS: Final = frozenset({Kind.END_UNIT, Kind.UNIT_END})
+_ABBREVIATIONS: Final = tuple(name[:3] for name in WEEKDAYS)
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
@@ -90,6 +91,8 @@ def _strong(token: EnToken) -> bool:
         return bool(groups[0] or groups[5])  # "in 3 days", "3 days from now"
     if kind is Kind.MONTH or kind is Kind.HOLIDAY:
         return bool(groups[0])  # "in December", "on Christmas"
+    if kind is Kind.WEEKDAY_ABBR:
+        return bool(groups[0] or groups[1])  # "on Tue", "next Fri"
     if kind is Kind.CLOCK_PAST:
         return bool(groups[3])  # "quarter to eight pm"
     return False
@@ -271,6 +274,10 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
     if kind is Kind.DOM_BARE:
         day_of_month = int(groups[0] or 0)
         return g.MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
+    if kind is Kind.WEEKDAY_ABBR:
+        _, rel, abbreviation = groups
+        week = None if rel is None else (1 if rel == "next" else 0)
+        return g.Weekday(_ABBREVIATIONS.index((abbreviation or "")[:3]), week)
     if kind is Kind.WEEKDAY:
         prefix, name, suffix = groups
         if prefix and suffix:

@@ -115,6 +115,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     HOLIDAY = enum.auto()
     DAYWORD = enum.auto()
     WEEKDAY = enum.auto()
+    WEEKDAY_ABBR = enum.auto()
     END_UNIT = enum.auto()
     UNIT_END = enum.auto()
     END_OF = enum.auto()
@@ -201,6 +202,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.WEEKDAY,
         rf"(?:(this|next)\s+(?:week\s+)?)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?",
         "tnmwfs",
+    ),
+    # "on Tue", "by Fri.", "next Wed": an abbreviation names a day only after "on", a
+    # marker or this/next ("we sat down", "wed" alone name none).
+    (
+        Kind.WEEKDAY_ABBR,
+        r"(on\s+)?(?:(this|next)\s+)?(mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?",
+        "otnmwfs",
     ),
     (
         Kind.END_UNIT,
@@ -352,6 +360,7 @@ TRIGGERS: Final = frozenset(
         *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
         *WEEKDAYS,
         *MONTHS,
+        *("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"),
     }
 )
 

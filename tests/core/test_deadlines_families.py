@@ -220,6 +220,12 @@ ENGLISH: tuple[Case, ...] = (
     en("by Christmas next year", "2027-12-26T00:00:00-05:00"),
     en("by Christmas this year", "2026-12-26T00:00:00-05:00"),
     en("by Christmas this year", None, said="2026-12-27T10:00:00-05:00"),  # over
+    # Weekday abbreviations after "on", a marker or this/next.
+    en("on Tue", "2026-12-02T00:00:00-05:00"),
+    en("by Fri.", "2026-11-28T00:00:00-05:00"),
+    en("by next Wed", "2026-12-03T00:00:00-05:00"),
+    en("by Thurs 5pm", "2026-12-03T17:00:00-05:00"),
+    en("on Sun at noon", "2026-11-29T12:00:00-05:00"),
 )
 
 CHINESE: tuple[Case, ...] = (
@@ -418,6 +424,9 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("本周周五前交周报", "本周周五前"),
         ("明年春节期间不要找我", None),  # a period of the holiday, not its day
         ("call me on Tuesday, next week", "Tuesday, next week"),
+        ("send it on Tue", "on Tue"),
+        ("we sat down and agreed: by Friday", "by Friday"),  # "sat" alone is no day
+        ("send it Tue", None),  # an abbreviation alone names no day
         ("send the gifts on Christmas", "on Christmas"),
         ("finish the audit end of April", "end of April"),
         ("call me at quarter to eight tonight", "quarter to eight tonight"),
