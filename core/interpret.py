@@ -40,12 +40,19 @@ def convention(spec: DeadlineSpec) -> str:
     """The DESIGN section 4 convention a reading resolves by, in words (R16)."""
     if spec.within is not None:
         unit = spec.within.unit.value
-        if unit in {"minute", "hour"}:
+        if unit in {"second", "minute", "hour"}:
             return f"ts + {spec.within.amount} {unit}(s), exclusive"
         return f"end of the local day on which ts + {spec.within.amount} {unit}(s) falls, exclusive"
     edge = "end" if spec.edge is Edge.END else "start"
     if spec.period is not None:
         return f"{edge} of the named period, exclusive"
+    if spec.time is not None and spec.either_half:
+        hour, minute = spec.time
+        readings = f"{hour:02d}:{minute:02d} or {hour + 12:02d}:{minute:02d}"
+        which = "whichever comes next"
+        if spec.day is not None:
+            which = "the one still to come on the named day"
+        return f"the clock time {readings}, {which}, exclusive"
     if spec.time is not None:
         where = "on the named day" if spec.day is not None else "at its next occurrence"
         return f"the clock time {spec.time[0]:02d}:{spec.time[1]:02d} {where}, exclusive"

@@ -35,6 +35,10 @@ from core.deadlines.chinese_lexicon import (
 from core.deadlines.numerals import zh_number
 
 _STRONG_LEADS: Final = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
+# Holidays that name a day without a marker only where they cannot be read otherwise:
+# 国庆 is also a given name, 五一 also a number.
+_NOT_BARE_HOLIDAYS: Final = frozenset({"国庆", "五一"})
+_YEAR_OFFSETS: Final = {"今": 0, "明": 1, "次": 1, "来": 1, "翌": 1, "后": 2}
 _BEFORE_TAILS: Final = frozenset({"之前", "以前", "前", "为止"})
 _CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT})
 _STRONG: Final = frozenset(
@@ -60,7 +64,7 @@ _STRONG: Final = frozenset(
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
-def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
+def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  # one exit per refusal
     """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
     text = phrase.strip().translate(TRADITIONAL)
     lead = LEAD.match(text)
@@ -72,21 +76,71 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     tokens = lex(text)
     if not tokens:
         return None, False
+    lead_word = lead.group(1) if lead is not None else None
+    tail_word = tail.group(1) if tail is not None else None
+    if lead_word is None and tail_word is None and _bare_holiday_elsewhere(tokens):
+        return None, False
+    split = _range_split(tokens)
+    if split is None:
+        return None, True  # two ranges, or one that does not join two clock times
+    start, tokens = split
     slots = g.Slots()
     filled = all(_fill(slots, token) for token in tokens)
-    tail_word = tail.group(1) if tail is not None else None
+    if start:
+        filled = filled and _from_start(slots, start)
     if slots.duration is not None and tail_word in _BEFORE_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
-    marked = tail_word is not None or (lead is not None and lead.group(1) in _STRONG_LEADS)
-    significant = marked or any(_strong(t) for t in tokens) or _clear_clock(slots)
+    from_now = lead_word is not None and lead_word.startswith("从现在")
+    marked = tail_word is not None or lead_word in _STRONG_LEADS or from_now
+    # A holiday alone names its day (元旦交报告); beside other words it may not (元旦晚会).
+    alone = len(tokens) == 1 and tokens[0].kind is Kind.HOLIDAY
+    significant = marked or alone or any(_strong(t) for t in tokens) or _clear_clock(slots)
     if not filled or ("傍晚" in text and slots.clock is None):
         return None, significant  # when dusk is over is a guess
     if tail_word in _WITHIN_TAILS and any(_bare_month(t) for t in tokens):
         return None, significant  # 三月内: March, or (colloquially) three months
-    return _spec(slots, tail_word), significant
+    return _spec(slots, tail_word, from_now=from_now), significant
 
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
+
+
+def _range_split(tokens: list[ZhToken]) -> tuple[list[ZhToken], list[ZhToken]] | None:
+    """(the range's start, its end) of 下午5点-7点; ([], tokens) without a range."""
+    cuts = [index for index, token in enumerate(tokens) if token.kind is Kind.RANGE]
+    if not cuts:
+        return [], tokens
+    cut = cuts[0]
+    if len(cuts) > 1 or cut == 0 or tokens[cut - 1].kind not in _CLOCK_KINDS:
+        return None
+    return tokens[:cut], tokens[cut + 1 :]
+
+
+def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:
+    """Complete a range's end from its start: 下午5点-7点 is 17:00 to 19:00 of that day.
+
+    The end takes the start's day and part of the day when it names none; an end not
+    after its start on the same day (晚上10点到6点) is refused, never guessed.
+    """
+    start = g.Slots()
+    if not all(_fill(start, token) for token in start_tokens) or start.clock is None:
+        return False
+    if start.period is not None or start.duration is not None:
+        return False
+    if slots.day is None:
+        slots.day = start.day
+    elif start.day is not None and start.day != slots.day:
+        return True  # 今晚10点到明早6点: another day, after it
+    if slots.hint is None and slots.clock is not None and g.clock_time(slots.clock, None) is None:
+        slots.hint = start.hint
+    begins = g.clock_time(start.clock, start.hint)
+    ends = None if slots.clock is None else g.clock_time(slots.clock, slots.hint)
+    return begins is not None and ends is not None and ends > begins
+
+
+def _bare_holiday_elsewhere(tokens: list[ZhToken]) -> bool:
+    """国庆 or 五一 alone, unmarked: a name or a number as often as the holiday."""
+    return any(t.kind is Kind.HOLIDAY and t.groups[0] in _NOT_BARE_HOLIDAYS for t in tokens)
 
 
 def _bare_month(token: ZhToken) -> bool:
@@ -105,6 +159,10 @@ def _strong(token: ZhToken) -> bool:
         return token.groups[0] is not None
     if token.kind is Kind.REL_QUARTER:  # 季度 alone is "quarterly" (季度报告)
         return token.groups[0] is not None or token.groups[1] is not None
+    if token.kind is Kind.MONTH_NAMED:
+        # 明年九月, 2027年6月, 3月份 name a time; 三月 alone may be a plan's setting
+        # (我三月去北京) and needs a marker.
+        return token.groups[0] is not None or token.groups[1] is not None or "份" in token.text
     return token.kind in _STRONG
 
 
@@ -113,7 +171,7 @@ def _clear_clock(slots: g.Slots) -> bool:
     return slots.clock is not None and g.clock_time(slots.clock, slots.hint) is not None
 
 
-def _spec(slots: g.Slots, tail: str | None) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911  # one exit per grammar rule
+def _spec(slots: g.Slots, tail: str | None, *, from_now: bool) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one exit per grammar rule
     within = tail in {"之内", "以内", "内"}
     if slots.duration is not None:
         if not (within or (slots.span and tail is None)):
@@ -126,10 +184,18 @@ def _spec(slots: g.Slots, tail: str | None) -> g.DeadlineSpec | None:  # noqa: C
             return None
         return g.DeadlineSpec(period=slots.period)
     if slots.clock is not None:
-        time = g.clock_time(slots.clock, slots.hint)
-        if time is None or within:
+        if within:
             return None
-        return g.DeadlineSpec(day=slots.day, time=time)
+        time = g.clock_time(slots.clock, slots.hint)
+        if time is not None:
+            return g.DeadlineSpec(day=slots.day, time=time)
+        # 三点 without 上午 / 下午: only today's (the reading still to come) or from now
+        # (the next one) is settled by the calendar (grammar.DeadlineSpec.either_half).
+        time = g.twelve_hour(slots.clock, slots.hint)
+        today = slots.day == g.RelativeDay(0)
+        if time is None or not (today or (from_now and slots.day is None)):
+            return None
+        return g.DeadlineSpec(day=slots.day, time=time, either_half=True)
     if slots.hint is g.Hint.NOON:  # 中午 alone is noon: "明天中午前"
         return None if within else g.DeadlineSpec(day=slots.day, time=(12, 0))
     if slots.day is None:
@@ -138,8 +204,10 @@ def _spec(slots: g.Slots, tail: str | None) -> g.DeadlineSpec | None:  # noqa: C
         if slots.hint is not None:
             return None
         # 国庆节前, 中秋节之前, 到春节为止: a holiday is an event, the deadline is when it
-        # begins (节前), not the end of its day.
-        return g.DeadlineSpec(edge=g.Edge.START, day=slots.day)
+        # begins (节前), not the end of its day; named alone (元旦交报告), its day's end.
+        if tail in _BEFORE_TAILS:
+            return g.DeadlineSpec(edge=g.Edge.START, day=slots.day)
+        return g.DeadlineSpec(day=slots.day)
     if slots.hint is None or slots.hint is g.Hint.EVENING:
         return g.DeadlineSpec(day=slots.day)
     end = g.PART_OF_DAY_END.get(slots.hint)
@@ -167,6 +235,11 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
     if kind is Kind.FROM_NOW:  # 再过N… or N…后: its groups are in one of the two halves
         slots.span = True
         return _duration(slots, groups[:3] if groups[2] is not None else groups[3:])
+    if kind is Kind.HALF_MINUTE:
+        minutes = zh_number(groups[0] or "")
+        if minutes is None:
+            return False
+        return g.add_duration(slots, g.Duration(minutes * 60 + 30, g.Unit.SECOND))
     if kind is Kind.HALF_DURATION:
         hours = zh_number(groups[0] or "")
         if slots.duration is not None or hours is None:
@@ -200,7 +273,7 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
         rel, year_text, month_text = groups
         month = zh_number(month_text or "")
         year = zh_number(year_text) if year_text else None
-        offset = {"今年": 0, "明年": 1, "后年": 2}.get(rel or "")
+        offset = _YEAR_OFFSETS.get((rel or "")[:1]) if rel else None
         if month is None or not 1 <= month <= 12 or (year_text and year is None):
             return False
         return g.set_period(slots, g.NamedMonth(month, year, offset))
@@ -209,7 +282,7 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
         if year_text is not None:
             year = zh_number(year_text)
             return year is not None and g.set_period(slots, g.NamedYear(year))
-        return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, 1 if rel == "明" else 0))
+        return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, _YEAR_OFFSETS[rel or "今"]))
     return g.set_day(slots, _day(kind, groups))
 
 

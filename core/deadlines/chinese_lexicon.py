@@ -36,7 +36,7 @@ DAYWORDS: Final[dict[str, tuple[int, Hint | None]]] = {
     "后天": (2, None),
     "大后天": (3, None),
 }
-HOLIDAYS: Final = {
+HOLIDAYS: Final[dict[str, str]] = {
     "元旦": "new_year",
     "情人节": "valentine",
     "妇女节": "women",
@@ -100,6 +100,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     DAYWORD = enum.auto()
     HOLIDAY = enum.auto()
     HALF_DURATION = enum.auto()
+    HALF_MINUTE = enum.auto()
     SPAN = enum.auto()
     FROM_NOW = enum.auto()
     REL_QUARTER = enum.auto()
@@ -110,6 +111,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     CLOCK = enum.auto()
     MIDNIGHT = enum.auto()
     DAYPART = enum.auto()
+    RANGE = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -126,13 +128,18 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"(?:(本|这个|这|下个|下)?月|({_N})月[份月]?)[底末]",
         "本这下月" + _DIGITS + _NUMERALS,
     ),
-    (Kind.YEAR_END, rf"(?:(今|明)|({_YEAR}))?年年?[底末]", "今明年" + _DIGITS + _NUMERALS),
+    # 次年 / 来年 / 翌年: the year after this one, said from now; 后年 the one after.
+    (
+        Kind.YEAR_END,
+        rf"(?:(今|明|次|来|翌|后)|({_YEAR}))?年年?[底末]",
+        "今明次来翌后年" + _DIGITS + _NUMERALS,
+    ),
     # 明年九月, 3月份, 2027年6月: a month named alone (not 两月: a length), with 前 / 内 or a
     # lead to count (DESIGN section 4: the end of that month, its next occurrence).
     (
         Kind.MONTH_NAMED,
-        rf"(?:(今年|明年|后年)|({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?",
-        "今明后" + _DIGITS + _NUMERALS,
+        rf"(?:(今年|明年|次年|来年|后年)|({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?",
+        "今明次来后" + _DIGITS + _NUMERALS,
     ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
     (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])", "本这下周星礼"),
@@ -149,6 +156,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.REL_QUARTER, r"(本|这个|这|下个|下)?季度([末底])?", "本这下季"),
     # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it).
     (Kind.HALF_DURATION, rf"(\d{{1,3}}|{ZH_NUMERAL})个?半(?:小时|钟头)", _DIGITS + _NUMERALS),
+    # 十三分半: N and a half minutes (分 alone is minutes only with 半: 九十分 may be a score).
+    (Kind.HALF_MINUTE, rf"(\d{{1,3}}|{ZH_NUMERAL})分(?:钟)?半钟?", _DIGITS + _NUMERALS),
     # 未来三天, 接下来72小时: the next N units, read as "within".
     (
         Kind.SPAN,
@@ -179,8 +188,19 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         "(" + "|".join(sorted(DAYPARTS, key=len, reverse=True)) + ")",
         "早上中下傍晚夜凌",
     ),
+    # 下午5点-7点, 今晚10点到明早6点: a range of clock times, which ends at its second
+    # (DESIGN section 4). Only before a clock time: 周五到公司 is "arrive on Friday".
+    (
+        Kind.RANGE,
+        (
+            r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:今|明|后|大后)?[天日晚早儿]?\s*"
+            rf"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)?\s*{_N}[点时:])"
+        ),
+        "-~\uff5e\u2014\u2013至到",
+    ),
 )
-_LEAD_SOURCE: Final = r"截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于"
+# 从现在到八点: a span from now, which ends at its clock time (DESIGN section 4, ranges).
+_LEAD_SOURCE: Final = r"从现在(?:起|开始)?到|截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于"
 _TAIL_SOURCE: Final = r"之前|以前|前|为止|之内|以内|内"
 # Items that end in a digit must not stop inside a number ("2026-12-011").
 _NUMERIC_END: Final = frozenset({Kind.ISO, Kind.CLOCK24, Kind.CLOCK})

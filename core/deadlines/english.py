@@ -52,9 +52,17 @@ _STRONG: Final = frozenset(
         Kind.CLOCK_WORD,
     }
 )
-_CLOCKS: Final = frozenset({Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR})
+_CLOCKS: Final = frozenset(
+    {Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR, Kind.CLOCK_PAST}
+)
+# Markers that may also stand inside a run, before its clock: "tomorrow before 5pm",
+# "Feb 1st no later than 6pm"; "and" only between two lengths ("a day and 5 hours").
+_INNER_BEFORE_CLOCK: Final = frozenset(
+    {"by", "before", "at", "no later than", "not later than", "until", "till"}
+)
 _JOINERS: Final = frozenset({Kind.MARKER, Kind.CONNECTOR})
 _PERIOD_ENDS: Final = frozenset({Kind.END_UNIT, Kind.UNIT_END})
+_ABBREVIATIONS: Final = tuple(name[:3] for name in WEEKDAYS)
 
 
 @functools.lru_cache(maxsize=4096)  # find and resolve read the same phrase; phrases recur
@@ -67,13 +75,27 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     tokens = lex(normalize(phrase.strip()))
     if not tokens:
         return None, False
-    significant = tokens[0].kind is Kind.MARKER or any(
-        t.kind in _STRONG
-        or (t.kind is Kind.DURATION and (t.groups[0] or t.groups[5]))
-        or (t.kind is Kind.MONTH and t.groups[0])
-        for t in tokens
-    )
+    significant = tokens[0].kind is Kind.MARKER or any(_strong(t) for t in tokens)
+    # "the end of April": "end of" with something after it names a time.
+    significant = significant or any(t.kind is Kind.END_OF for t in tokens[:-1])
     return _parse(tokens), significant
+
+
+def _strong(token: EnToken) -> bool:
+    # A numeric date is not wording by itself ("the score was 23/12", "3/4 of it"): it
+    # needs a marker ("by 23/12") or a clock ("23/12 before 5pm").
+    kind, groups = token.kind, token.groups
+    if kind in _STRONG:
+        return True
+    if kind is Kind.DURATION:
+        return bool(groups[0] or groups[5])  # "in 3 days", "3 days from now"
+    if kind is Kind.MONTH or kind is Kind.HOLIDAY:
+        return bool(groups[0])  # "in December", "on Christmas"
+    if kind is Kind.WEEKDAY_ABBR:
+        return bool(groups[0] or groups[1])  # "on Tue", "next Fri"
+    if kind is Kind.CLOCK_PAST:
+        return bool(groups[3])  # "quarter to eight pm"
+    return False
 
 
 def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
@@ -91,10 +113,13 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
         after = rest[index + 1] if index + 1 < len(rest) else None
         if token.kind in _JOINERS:
             # Inner joiners: "tomorrow before 5pm", "by 5pm on Friday", "at noon".
-            word = token.text
-            if after is None or (word not in {"at", "on", "by", "before"}):
+            word = " ".join(token.text.split())
+            if after is None:
                 return None
-            if word in {"by", "before", "at"} and after.kind not in _CLOCKS:
+            if word == "and":
+                if slots.duration is None or after.kind is not Kind.DURATION:
+                    return None
+            elif word != "on" and (word not in _INNER_BEFORE_CLOCK or after.kind not in _CLOCKS):
                 return None
             continue
         if token.kind is Kind.END_OF and (after is None or after.kind in _CLOCKS):
@@ -127,7 +152,11 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
             return None
         time = g.clock_time(slots.clock, slots.hint)
         if time is None:
-            return None
+            # "today at 3": the reading still to come today (grammar.DeadlineSpec).
+            time = g.twelve_hour(slots.clock, slots.hint)
+            if time is None or slots.day != g.RelativeDay(0):
+                return None
+            return g.DeadlineSpec(day=slots.day, time=time, either_half=True)
         return g.DeadlineSpec(day=slots.day, time=time)
     if slots.day is None:
         return None
@@ -184,8 +213,6 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
 
 def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
     """A length: "3 days", "an hour and a half", "1.5 hours", "the next 10 days"."""
-    if slots.duration is not None:
-        return False
     if kind is Kind.SPAN:
         lead: str | None = "span"
         half_before: str | None = None
@@ -195,6 +222,8 @@ def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> boo
         lead, amount_group, half_before, unit_text, half_after, from_now = groups
         lead = lead or from_now  # "3 days from now" reads as "in 3 days"
     amount_text, unit = amount_group or "", UNITS[unit_text or ""]
+    if amount_text.startswith("the"):  # "within the next day"
+        amount_text, lead = "1", lead or "span"
     half = bool(half_before or half_after) or amount_text.endswith(".5")
     if amount_text.startswith("half"):
         if half or unit is not g.Unit.HOUR:
@@ -207,11 +236,11 @@ def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> boo
         # Half of an hour is 30 minutes; half a day or a week is not a length anyone agrees on.
         if unit is not g.Unit.HOUR:
             return False
-        slots.duration = g.Duration(amount * 60 + 30, g.Unit.MINUTE)
+        length = g.Duration(amount * 60 + 30, g.Unit.MINUTE)
     else:
-        slots.duration = g.Duration(amount, unit)
+        length = g.Duration(amount, unit)
     slots.span = slots.span or lead is not None
-    return True
+    return g.add_duration(slots, length)
 
 
 def _dayword(slots: g.Slots, word: str) -> bool:
@@ -228,19 +257,27 @@ def _dayword(slots: g.Slots, word: str) -> bool:
     return g.set_day(slots, g.RelativeDay(days))
 
 
-def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: PLR0911  # one exit per kind of day
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C901, PLR0911  # one exit per kind of day
     if kind is Kind.DOM:
         day_digits, day_words, rel = groups
         day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
         if day_of_month is None or not 1 <= day_of_month <= 31:
             return None
-        return g.MonthDay(day_of_month, 1 if rel == "next" else 0)
+        # "the 26th day of the month": its next occurrence, as a bare "the 26th".
+        offset = None if rel == "the" else 1 if rel == "next" else 0
+        return g.MonthDay(day_of_month, offset)
     if kind is Kind.HOLIDAY:
-        holiday = " ".join((groups[0] or "").split()).removeprefix("the ")
+        holiday = " ".join((groups[1] or "").split()).removeprefix("the ")
         return g.Holiday(HOLIDAYS[holiday])
+    if kind is Kind.NUMERIC:
+        return _numeric(groups)
     if kind is Kind.DOM_BARE:
         day_of_month = int(groups[0] or 0)
         return g.MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
+    if kind is Kind.WEEKDAY_ABBR:
+        _, rel, abbreviation = groups
+        week = None if rel is None else (1 if rel == "next" else 0)
+        return g.Weekday(_ABBREVIATIONS.index((abbreviation or "")[:3]), week)
     if kind is Kind.WEEKDAY:
         prefix, name, suffix = groups
         if prefix and suffix:
@@ -268,17 +305,55 @@ def _date(month: int, day: int, year: int | None) -> g.CalendarDate | None:
     return g.CalendarDate(month, day, year)
 
 
+def _numeric(groups: tuple[str | None, ...]) -> g.CalendarDate | None:
+    """23/12 (day first) or 12/23 (month first): only where one number is above 12."""
+    first, second = int(groups[0] or 0), int(groups[1] or 0)
+    year = int(groups[2]) if groups[2] else None
+    if first > 12 >= second:
+        return _date(second, first, year)
+    if second > 12 >= first:
+        return _date(first, second, year)
+    return None  # 12/1: 1 December or 12 January, by country
+
+
+def _minutes(digits: str | None, words: str | None) -> int | None:
+    if words is not None:
+        return en_number(words.replace(" ", "-"))
+    return int(digits or 0)
+
+
 def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
     if kind is Kind.CLOCK_WORD:
         return g.Clock(12, 0, fixed=True) if groups[0] != "midnight" else g.Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK12:
-        hour_text, minute, meridiem = groups
-        hour = en_number(hour_text or "")
-        return None if hour is None else g.Clock(hour, int(minute or 0), meridiem=meridiem)
+        hour_text, minute_digits, minute_words, meridiem, compact = groups
+        hour, minute = en_number(hour_text or ""), _minutes(minute_digits, minute_words)
+        if hour is None or minute is None:
+            return None
+        return g.Clock(hour, minute, meridiem=meridiem or compact)
     if kind is Kind.CLOCK24:
-        hour_text, minute = groups
+        hour_text, minute_text = groups
         # "09:30" or "17:00" fixes a 24-hour reading; "5:30" could be either half of the day.
-        return g.Clock(int(hour_text or 0), int(minute or 0), fixed=len(hour_text or "") == 2)
-    at_hour, at_minute, oclock_hour, bare_hour, bare_minute = groups
-    hour = en_number(at_hour or oclock_hour or bare_hour or "")
-    return None if hour is None else g.Clock(hour, int(at_minute or bare_minute or 0))
+        return g.Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
+    if kind is Kind.CLOCK_PAST:
+        return _clock_past(groups)
+    at_hour, at_digits, at_words, oclock_hour, bare_hour, bare_digits, bare_words, comma = groups
+    hour = en_number(at_hour or oclock_hour or bare_hour or comma or "")
+    minute = _minutes(at_digits or bare_digits, at_words or bare_words)
+    return None if hour is None or minute is None else g.Clock(hour, minute)
+
+
+def _clock_past(groups: tuple[str | None, ...]) -> g.Clock | None:
+    """ "quarter to eight" (7:45), "half past 7", "ten after five": an hour on a 12-hour clock."""
+    minutes_text, direction, hour_text, meridiem = groups
+    words = {"quarter": 15, "half": 30}
+    minutes = words.get(minutes_text or "") or en_number(minutes_text or "")
+    hour = en_number(hour_text or "")
+    if minutes is None or hour is None or not 1 <= minutes <= 59 or not 1 <= hour <= 12:
+        return None
+    if direction != "to":
+        return g.Clock(hour, minutes, meridiem=meridiem)
+    if minutes == 30 or (hour == 12 and meridiem):
+        return None  # "half to eight" is no English clock; "quarter to 12 pm" is a riddle
+    # The hour before: "quarter to one" is 12:45, on the same half of the day.
+    return g.Clock(hour - 1 if hour > 1 else 12, 60 - minutes, meridiem=meridiem)

@@ -74,6 +74,7 @@ HOLIDAYS: Final = {
     "lunar new year's eve": "lunar_new_year_eve",
     "mid-autumn": "mid_autumn",
     "mid-autumn festival": "mid_autumn",
+    "independence day": "independence",
 }
 SHORT_ENDS: Final = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
 DAYPARTS: Final = {
@@ -90,12 +91,21 @@ _MON: Final = "(?:" + _MON_FULL + "|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|
 _ORD: Final = "(?:st|nd|rd|th)?"
 # A day of the month: "1", "1st" or "first" (two groups: digits, words).
 _DAY: Final = rf"(?:(\d{{1,2}}){_ORD}|({EN_ORDINAL_WORDS}))"
+# An hour, and minutes in words after it ("five-thirty", "seven forty-five"): ten and
+# up only, so "five two" is no time.
+_HOUR: Final = rf"(\d{{1,2}}|{EN_HOUR_WORDS})"
+_MINUTE_WORDS: Final = (
+    "(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+    "|(?:twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)"
+)
+_MERIDIEM: Final = r"\s*([ap])\.?\s?m\.?"
 
 
 # Lexicon tables and token kinds: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
 class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per token
     ISO = enum.auto()
     MDY = enum.auto()
+    NUMERIC = enum.auto()
     DMY = enum.auto()
     DURATION = enum.auto()
     SPAN = enum.auto()
@@ -105,6 +115,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     HOLIDAY = enum.auto()
     DAYWORD = enum.auto()
     WEEKDAY = enum.auto()
+    WEEKDAY_ABBR = enum.auto()
     END_UNIT = enum.auto()
     UNIT_END = enum.auto()
     END_OF = enum.auto()
@@ -114,6 +125,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     CLOCK12 = enum.auto()
     CLOCK24 = enum.auto()
     CLOCK_WORD = enum.auto()
+    CLOCK_PAST = enum.auto()
     AT_HOUR = enum.auto()
     DAYPART = enum.auto()
     MARKER = enum.auto()
@@ -127,6 +139,9 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
 _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
     (Kind.MDY, rf"({_MON})\s*{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
+    # 23/12, 12/23, 23/12/2026: read only where one number cannot be a month (DESIGN
+    # section 4: without the turn's locale, 12/1 is no date). "24/7" is "always".
+    (Kind.NUMERIC, r"(?!24/7(?![\d/]))(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])", DIGITS),
     (
         Kind.DMY,
         rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
@@ -135,7 +150,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # The 3rd of next month; "by the 15th" (digits only: "the first meeting" is no date).
     (
         Kind.DOM,
-        rf"(?:the\s+)?{_DAY}\s+of\s+(this|next)\s+month",
+        rf"(?:the\s+)?{_DAY}(?:\s+day)?\s+of\s+(this|next|the)\s+month",
         "t" + DIGITS + "fsten",
     ),
     (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
@@ -152,7 +167,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.DURATION,
         (
-            rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?)"
+            # "within the next day": "the next" alone counts one.
+            rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?"
+            r"|the\s+next)"
             # Chat shorthand right after the digits: "within 2h", "in 30min", "in 2 hrs".
             r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|mins?)\b))"
             r"(minute|min|hour|hr|day|week|month|year|h)s?"
@@ -161,16 +178,16 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
     ),
     (Kind.SHORT_END, r"(eow|eom|eoq|eoy)", "e"),
-    # Holidays need a marker ("by Christmas", "before Christmas Eve"): "Christmas gifts"
-    # names no time.
+    # Holidays need a marker ("by Christmas", "before Christmas Eve") or "on" ("on
+    # Christmas", the day itself): "Christmas gifts" names no time.
     (
         Kind.HOLIDAY,
         (
-            r"(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve|new\s+year's\s+day"
-            r"|valentine's(?:\s+day)?|halloween|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?"
-            r"|(?:the\s+)?mid-autumn(?:\s+festival)?)"
+            r"(on\s+)?(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve"
+            r"|new\s+year's\s+day|valentine's(?:\s+day)?|halloween|independence\s+day"
+            r"|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?|(?:the\s+)?mid-autumn(?:\s+festival)?)"
         ),
-        "cnvhlmt",
+        "cnvhlmtoi",
     ),
     (
         Kind.DAYWORD,
@@ -186,6 +203,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"(?:(this|next)\s+(?:week\s+)?)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?",
         "tnmwfs",
     ),
+    # "on Tue", "by Fri.", "next Wed": an abbreviation names a day only after "on", a
+    # marker or this/next ("we sat down", "wed" alone name none).
+    (
+        Kind.WEEKDAY_ABBR,
+        r"(on\s+)?(?:(this|next)\s+)?(mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?",
+        "otnmwfs",
+    ),
     (
         Kind.END_UNIT,
         r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",
@@ -197,22 +221,35 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # "in December": a month named alone is its end (DESIGN section 4).
     (Kind.MONTH, rf"(in\s+)?({_MON_FULL})(?:\s+(\d{{4}}))?", "ijfmasond"),
     (Kind.YEAR, r"(20\d\d)", "2"),
+    # "5pm", "five thirty p.m.", and the chat form "8:45a" (minutes needed: "5a" is no time).
     (
         Kind.CLOCK12,
-        rf"(\d{{1,2}}|{EN_HOUR_WORDS})(?:[:.](\d{{2}}))?\s*([ap])\.?\s?m\.?",
+        rf"{_HOUR}(?:[:.](\d{{2}})|[- ]{_MINUTE_WORDS})?(?:{_MERIDIEM}|(?<=:\d\d)([ap]))",
         DIGITS + "otfsen",  # digits, one … twelve
+    ),
+    # "quarter to eight", "half past 7 pm", "ten after five": minutes, direction, hour.
+    (
+        Kind.CLOCK_PAST,
+        (
+            rf"(?:a\s+)?(quarter|half|\d{{1,2}}|{EN_NUMBER_WORDS})(?:\s+minutes?)?"
+            rf"\s+(past|after|to)\s+{_HOUR}(?:{_MERIDIEM}|\s*o'clock)?"
+        ),
+        DIGITS + "aqhotfsen",
     ),
     (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
     (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
     # the evening"); "at 3" alone stays ambiguous.
+    # "10, tonight" with a comma only where the number starts the phrase or follows a
+    # marker: "chapters 9 and 10, tonight" counts chapters.
     (
         Kind.AT_HOUR,
         (
-            rf"at\s+(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?![\d:.])(?:\s*o'clock)?"
-            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})\s*o'clock"
-            rf"|(\d{{1,2}}|{EN_HOUR_WORDS})(?::(\d{{2}}))?(?=\s+(?:tonight|in\s+the\s|at\s+night"
+            rf"at\s+{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?![\d:.])(?:\s*o'clock)?"
+            rf"|{_HOUR}\s*o'clock"
+            rf"|{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?=\s+(?:tonight|in\s+the\s|at\s+night"
             r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
+            r"|(?:(?<=by\s)|(?<![\w,]\s)(?<![\w,]))(\d{1,2})(?=\s*,\s*tonight(?![\w']))"
         ),
         "a" + DIGITS + "otfsen",
     ),
@@ -225,7 +262,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
 _MARKER_SOURCE: Final = (
     r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
 )
-_CONNECTOR_SOURCE: Final = r"at|on|of"
+_CONNECTOR_SOURCE: Final = r"at|on|of|and"
 MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
 _END: Final = r"(?![\w'])"
 
@@ -239,12 +276,15 @@ LEXER: Final = Lexer(
 )
 _GAP: Final = re.compile(r"[\s,]*")
 
+# Words that join two items of one run: "tomorrow at 5pm", "Feb 1st no later than 6pm",
+# "a day and 5 hours".
+_JOINER_SOURCE: Final = r"at|on|by|before|no\s+later\s+than|not\s+later\s+than|until|till|and"
 _ITEM: Final = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
 # A run of items, optionally led by a marker, joined the way the parser accepts. It
 # runs on lower-cased text (see `normalize`), which keeps the regex engine fast.
 CANDIDATE: Final = re.compile(
     rf"(?<![\w'])(?:(?:{_MARKER_SOURCE})\s+)?{_ITEM}"
-    rf"(?:(?:\s*,\s*|\s+)(?:(?:at|on|by|before)\s+)?{_ITEM})*"
+    rf"(?:(?:\s*,\s*|\s+)(?:(?:{_JOINER_SOURCE})\s+)?{_ITEM})*"
 )
 
 # `candidate_end` walks the same run token by token: each position tries only the
@@ -255,7 +295,7 @@ _NOT_AFTER: Final = re.compile(r"[\w']")
 _MARKER_LEAD: Final = re.compile(rf"(?:{_MARKER_SOURCE})\s+")
 _COMMA: Final = re.compile(r"\s*,\s*")
 _SPACES: Final = re.compile(r"\s+")
-_JOINER: Final = re.compile(r"(?:at|on|by|before)\s+")
+_JOINER: Final = re.compile(rf"(?:{_JOINER_SOURCE})\s+")
 
 
 def candidate_end(lower: str, pos: int) -> int:
@@ -309,7 +349,7 @@ TRIGGERS: Final = frozenset(
         *("eow", "eom", "eoq", "eoy", "next", "coming"),
         *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
         *("weeks", "months", "years"),
-        *("christmas", "eve", "halloween", "valentine", "autumn", "festival"),
+        *("christmas", "eve", "halloween", "valentine", "autumn", "festival", "independence"),
         "noon",
         "midday",
         "midnight",
@@ -320,6 +360,7 @@ TRIGGERS: Final = frozenset(
         *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
         *WEEKDAYS,
         *MONTHS,
+        *("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"),
     }
 )
 
@@ -328,7 +369,7 @@ STARTERS: Final = TRIGGERS | frozenset(
     {
         *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
         *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
-        *("over", "during", "for", "coming"),
+        *("over", "during", "for", "coming", "quarter"),
         *EN_NUMBER_WORD_LIST,
     }
 )

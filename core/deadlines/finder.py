@@ -93,7 +93,7 @@ _EN_EVERY_WHAT: Final = frozenset(
 _ZH_STANDING: Final = (
     "每",
     "天天",
-    "周周",
+    "(?<![本这下上个])周周",  # 本周周五 is this week's Friday, 周周 alone every week
     "总是",
     "永远",
     "从不",
@@ -155,17 +155,22 @@ _ZH_UNSURE_AFTER: Final = re.compile(
     r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)"
     r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
 )
-# A bare day of the month (8号) is a date only before a verb or the end of a clause.
+# A bare day of the month (8号) or holiday (元旦) is a date only before a verb or the
+# end of a clause: 8号楼 is a building, 元旦晚会 an event, 春节期间 a period.
 _BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
+# A holiday ending a run without 前 (元旦, 明年春节): the same rule.
+_ENDS_IN_HOLIDAY: Final = re.compile(
+    "(?:" + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True)) + ")$"
+)
 _ZH_AFTER_BARE_DAY: Final = frozenset(
     "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
 )
 _AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
-_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9]")
+_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜]")
 _ZH_FIRST: Final = frozenset(
-    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重"
+    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从"
 )
 _ZH_REACH: Final = 7
 _ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")
@@ -367,7 +372,10 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
     before = terms[max(floor, start - _AHEAD) : start]
     after = terms[end : end + _AHEAD]
     if chinese:
-        context = _chinese_context(before, after, bare_day=_BARE_DAY.fullmatch(phrase) is not None)
+        bare_day = (
+            _BARE_DAY.fullmatch(phrase) is not None or _ENDS_IN_HOLIDAY.search(phrase) is not None
+        )
+        context = _chinese_context(before, after, bare_day=bare_day)
         if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
             context = False
         if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):

@@ -36,6 +36,7 @@ class Hint(enum.Enum):
 
 
 class Unit(enum.Enum):
+    SECOND = "second"  # only from a half minute (十三分半以内); elapsed time like minutes
     MINUTE = "minute"
     HOUR = "hour"
     DAY = "day"
@@ -83,9 +84,14 @@ class CheckedDate(msgspec.Struct, frozen=True):
 
 
 class Holiday(msgspec.Struct, frozen=True):
-    """A holiday by name (`holidays.py`): its next occurrence, today included."""
+    """A holiday by name (`holidays.py`): its next occurrence, today included.
+
+    `year_offset` names the (Gregorian) year relative to the turn's: 明年春节 is 1, and
+    then it is that year's occurrence, none if it is already over.
+    """
 
     name: str
+    year_offset: int | None = None
 
 
 def with_day(current: Day | None, new: Day) -> Day | None:
@@ -144,6 +150,11 @@ class DeadlineSpec(msgspec.Struct, frozen=True):
 
     `time` is (hour, minute) on a 24-hour clock, hour 24 meaning the end of the day;
     it is never set together with `period` or `within`.
+
+    `either_half`: `time` is a 12-hour clock said without am/pm or a part of the day
+    (三点, "at 3"), so it may also mean 12 hours later. Only two phrasings set it, where
+    the calendar settles which: today's (今天三点: the one reading still to come today,
+    none if both are) and a span from now (从现在到八点: the next time the clock shows it).
     """
 
     edge: Edge = Edge.END
@@ -151,6 +162,7 @@ class DeadlineSpec(msgspec.Struct, frozen=True):
     period: Period | None = None
     time: tuple[int, int] | None = None
     within: Duration | None = None
+    either_half: bool = False
 
 
 class Clock(msgspec.Struct, frozen=True):
@@ -186,6 +198,19 @@ def clock_time(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:  # no
     if hint is None:
         return (hour, minute) if clock.fixed else None
     return _hinted(hour, minute, hint)
+
+
+def twelve_hour(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:
+    """The morning reading of a clock that `clock_time` refuses only for want of am/pm.
+
+    "3" or 三点 alone: (3, 0), to be read with `DeadlineSpec.either_half`; None for any
+    other refusal (a bad minute, a conflict with a part of the day).
+    """
+    if hint is not None or clock.meridiem is not None or clock.fixed:
+        return None
+    if not 1 <= clock.hour <= 12 or clock.minute > 59:
+        return None
+    return (clock.hour, clock.minute)
 
 
 def _hinted(hour: int, minute: int, hint: Hint) -> tuple[int, int] | None:  # noqa: PLR0911  # one exit per part of day
@@ -327,21 +352,67 @@ PART_OF_DAY_END: Final[dict[Hint, tuple[int, int]]] = {
 
 
 def set_day(slots: Slots, day: Day | None) -> bool:
-    if day is None or slots.period is not None:
+    if day is None:
         return False
+    if slots.period is not None:
+        # "next week, Tuesday", 明年春节: a period that only places the day.
+        slots.day, slots.period = _placed(day, slots.period), None
+        return slots.day is not None
     slots.day = with_day(slots.day, day)
     return slots.day is not None
 
 
 def set_period(slots: Slots, period: Period) -> bool:
-    if slots.day is not None or slots.period is not None:
+    if slots.period is not None:
         return False
+    if slots.day is not None:
+        # "Tuesday, next week", "Christmas next year": the period places the day.
+        slots.day = _placed(slots.day, period)
+        return slots.day is not None
     slots.period = period
     return True
+
+
+def _placed(day: Day, period: Period) -> Day | None:
+    """A bare weekday in a relative week, a holiday in a relative year; else None (two times)."""
+    if not isinstance(period, RelativePeriod):
+        return None
+    if isinstance(day, Weekday) and day.week is None and period.unit is Unit.WEEK:
+        return Weekday(day.weekday, period.offset)
+    if isinstance(day, Holiday) and day.year_offset is None and period.unit is Unit.YEAR:
+        return Holiday(day.name, period.offset)
+    return None
 
 
 def set_hint(slots: Slots, hint: Hint) -> bool:
     if slots.hint not in {None, hint}:
         return False
     slots.hint = hint
+    return True
+
+
+# Lengths that add up as elapsed time ("a day and 5 hours"): seconds in each unit. A
+# week, month or year is a calendar length, never added to another.
+_ELAPSED: Final[dict[Unit, int]] = {
+    Unit.SECOND: 1,
+    Unit.MINUTE: 60,
+    Unit.HOUR: 3600,
+    Unit.DAY: 86400,
+}
+
+
+def add_duration(slots: Slots, duration: Duration) -> bool:
+    """Name a length, or add a finer one to the length named ("1 day and 5 hours").
+
+    The sum is counted in the finer unit, so a day with hours is 24 elapsed hours plus
+    them (DESIGN section 4 counts hours as elapsed time), never a calendar day.
+    """
+    current = slots.duration
+    if current is None:
+        slots.duration = duration
+        return True
+    coarse, fine = _ELAPSED.get(current.unit), _ELAPSED.get(duration.unit)
+    if coarse is None or fine is None or fine >= coarse:
+        return False
+    slots.duration = Duration(current.amount * (coarse // fine) + duration.amount, duration.unit)
     return True

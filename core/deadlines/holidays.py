@@ -19,6 +19,7 @@ FIXED: Final[dict[str, tuple[int, int]]] = {
     "women": (3, 8),
     "labour": (5, 1),
     "children": (6, 1),
+    "independence": (7, 4),  # the United States' (the English grammar's only one)
     "national": (10, 1),
     "halloween": (10, 31),
     "christmas_eve": (12, 24),
@@ -73,8 +74,14 @@ LUNAR["lunar_new_year_eve"] = tuple(
 )
 
 
-def next_holiday(name: str, today: date) -> date | None:
-    """The holiday's next occurrence, today included, or None outside the table."""
+def next_holiday(name: str, today: date, year_offset: int | None = None) -> date | None:
+    """The holiday's next occurrence, today included, or None outside the table.
+
+    With `year_offset`, its occurrence in the year `today.year + year_offset` instead
+    (the caller refuses one already over).
+    """
+    if year_offset is not None:
+        return _in_year(name, today.year + year_offset)
     fixed = FIXED.get(name)
     if fixed is not None:
         for year in (today.year, today.year + 1):
@@ -86,3 +93,10 @@ def next_holiday(name: str, today: date) -> date | None:
     if today.year < FIRST_YEAR:
         return None  # this year's occurrence is outside the table
     return next((day for day in LUNAR.get(name, ()) if day >= today), None)
+
+
+def _in_year(name: str, year: int) -> date | None:
+    fixed = FIXED.get(name)
+    if fixed is not None:
+        return date(year, *fixed) if 1 <= year <= 9999 else None
+    return next((day for day in LUNAR.get(name, ()) if day.year == year), None)

@@ -80,6 +80,8 @@ def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | Non
         if bounds is None:
             return None
         return _day_start(bounds[1] if spec.edge is Edge.END else bounds[0], zone)
+    if spec.either_half and spec.time is not None:
+        return _either_half(spec, spec.time, ts, today, zone)
     if spec.day is None:
         if spec.time is None:
             return None
@@ -94,8 +96,32 @@ def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | Non
     return _day_start(day + timedelta(days=1) if spec.edge is Edge.END else day, zone)
 
 
+def _either_half(
+    spec: DeadlineSpec, time: tuple[int, int], ts: datetime, today: date, zone: ZoneInfo
+) -> datetime | None:
+    """A 12-hour clock without am/pm (`DeadlineSpec.either_half`), by its two readings.
+
+    With a day named (今天三点), the reading of that day still to come, when only one
+    is: said at 10:00, 三点 is 15:00; said at 02:00, either could be meant, so none. Said
+    from now (从现在到八点), the next time the clock shows it.
+    """
+    hour, minute = time
+    later = (24 if hour == 12 else hour + 12, minute)  # 12 o'clock: noon, or midnight (24:00)
+    if spec.day is None:
+        readings = [_at(today, time, zone), _at(today, later, zone)]
+        readings.append(_at(today + timedelta(days=1), time, zone))
+        return next((instant for instant in readings if instant > ts), None)
+    day = _day(spec.day, today)
+    if day is None:
+        return None
+    ahead = [instant for instant in (_at(day, time, zone), _at(day, later, zone)) if instant > ts]
+    return ahead[0] if len(ahead) == 1 else None
+
+
 def _within(duration: Duration, ts: datetime, today: date, zone: ZoneInfo) -> datetime | None:
     amount, unit = duration.amount, duration.unit
+    if unit is Unit.SECOND:
+        return (ts + timedelta(seconds=amount)).astimezone(UTC)
     if unit is Unit.MINUTE:
         return (ts + timedelta(minutes=amount)).astimezone(UTC)
     if unit is Unit.HOUR:
@@ -122,7 +148,7 @@ def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per
     if isinstance(day, CalendarDate):
         return _calendar_date(day, today)
     if isinstance(day, Holiday):
-        return holidays.next_holiday(day.name, today)
+        return holidays.next_holiday(day.name, today, day.year_offset)
     if isinstance(day, CheckedDate):
         date_ = _day(day.date, today)
         return date_ if date_ is not None and date_.weekday() == day.weekday else None

@@ -34,10 +34,10 @@ FOUND: tuple[tuple[str, str], ...] = (
 
 NOT_FOUND: tuple[tuple[str, str], ...] = (
     # Never a wrong deadline: a year or an end the run does not hold gives none.
-    ("次年年末前交报告", "次年 is next year: 年年末 alone would read as this year's end"),
-    ("后年年底前交", "后年 is the year after next"),
-    ("下午5点-7点给我打电话", "a range ends at 7, not at 5"),
-    ("下午5点到7点之间给我打电话", "a range ends at 7, not at 5"),
+    ("去年年底的报告周五前交", "去年年底 names a past year the run does not hold"),
+    ("前年年底前交", "前年 is a past year: 年年底 alone would read as this year's end"),
+    ("5点到7点给我打电话", "a range of 12-hour clocks without a part of the day"),
+    ("晚上10点到6点不要打扰我", "a range ending before it starts on the same day"),
     ("3天后开始执行", "N后 before 开始 is a start, not an end"),
     ("5 days from now on, reply in French", "from now on sets a standing rule"),
     ("send me a weekly report by Friday", "a weekly report: one every week"),
@@ -149,6 +149,83 @@ ENGLISH: tuple[Case, ...] = (
     en("by the fifth of May", "2027-05-06T00:00:00-04:00"),
     en("by May fifth", "2027-05-06T00:00:00-04:00"),
     en("by the twenty-first of December", "2026-12-22T00:00:00-05:00"),
+    # A holiday named as the day: "on" it is its end, as "by"; Independence Day is the
+    # United States' (4 July).
+    en("on Christmas", "2026-12-26T00:00:00-05:00"),
+    en("on Christmas Day", "2026-12-26T00:00:00-05:00"),
+    en("by Independence Day", "2027-07-05T00:00:00-04:00"),
+    en("before Independence Day", "2027-07-04T00:00:00-04:00"),
+    en("on Independence Day", "2027-07-05T00:00:00-04:00"),
+    # "end of" a month needs no marker.
+    en("end of April", "2027-05-01T00:00:00-04:00"),
+    en("the end of April", "2027-05-01T00:00:00-04:00"),
+    # Clock times in words and chat forms.
+    en("quarter to eight tonight", "2026-11-27T19:45:00-05:00"),
+    en("by quarter to eight pm", "2026-11-27T19:45:00-05:00"),
+    en("half past 7 pm", "2026-11-27T19:30:00-05:00"),
+    en("ten to five pm", "2026-11-27T16:50:00-05:00"),
+    en("by a quarter past nine tomorrow morning", "2026-11-28T09:15:00-05:00"),
+    en("quarter to one tonight", None),  # 00:45 or 12:45: either side of midnight
+    en("by quarter to eight", None),  # no am/pm, no part of the day
+    en("by seven forty-five pm", "2026-11-27T19:45:00-05:00"),
+    en("five-thirty tomorrow evening", "2026-11-28T17:30:00-05:00"),
+    en("at five thirty tomorrow evening", "2026-11-28T17:30:00-05:00"),
+    en("by 8:45a", "2026-11-28T08:45:00-05:00"),  # already past today
+    en("by 8:45p", "2026-11-27T20:45:00-05:00"),
+    en("10, tonight", "2026-11-27T22:00:00-05:00"),
+    en("by 10, tonight", "2026-11-27T22:00:00-05:00"),
+    # Numeric dates: only where one number cannot be a month.
+    en("23/12 before 5pm", "2026-12-23T17:00:00-05:00"),
+    en("by 12/23", "2026-12-24T00:00:00-05:00"),
+    en("by 23/12/2027", "2027-12-24T00:00:00-05:00"),
+    en("by 12/1", None),  # 1 December or 12 January
+    en("by 31/11", None),  # November has 30 days
+    # A marker inside the run before its clock.
+    en("Feb 1st no later than 6pm", "2027-02-01T18:00:00-05:00"),
+    en("Feb 1st no later than 18:00", "2027-02-01T18:00:00-05:00"),
+    en("Feb 1st no later than 6:00", None),  # 06:00 or 18:00
+    en("tomorrow until 5pm", "2026-11-28T17:00:00-05:00"),
+    # "the Nth day of the month": its next occurrence.
+    en("before the twenty-sixth day of the month", "2026-12-26T00:00:00-05:00"),
+    en("by the 28th day of the month", "2026-11-29T00:00:00-05:00"),
+    en("by the 5th of next month", "2026-12-06T00:00:00-05:00"),
+    # Lengths added up: elapsed time, a day counting 24 hours.
+    en("within the next day and 5 hours", "2026-11-28T15:00:00-05:00"),
+    en("within 1 day and 5 hours", "2026-11-28T15:00:00-05:00"),
+    en("within 2 hours and 30 minutes", "2026-11-27T12:30:00-05:00"),
+    en("in 2 hours 30 minutes", "2026-11-27T12:30:00-05:00"),
+    en("within the next day", "2026-11-29T00:00:00-05:00"),
+    en("within 2 weeks and 3 days", None),  # a week is a calendar length
+    en("within 1 day and 5 hours", "2026-11-02T04:30:00-05:00", said="2026-11-01T00:30:00-04:00"),
+    en(
+        "within the next day and 5 hours",
+        "2026-03-08T18:00:00-04:00",
+        said="2026-03-07T12:00:00-05:00",
+    ),
+    en("next 3 weeks", "2026-12-19T00:00:00-05:00"),
+    # Today with a 12-hour clock: the one reading still to come, none if both are.
+    en("today at 3", "2026-11-27T15:00:00-05:00"),
+    en("today at 11", None),
+    en("today at 3", None, said="2026-11-27T16:00:00-05:00"),
+    en(
+        "today at 12",
+        "2026-09-06T01:00:00-03:00",
+        said="2026-09-05T13:00:00-04:00",
+        zone="America/Santiago",
+    ),
+    en("at 3", None),
+    # A relative week or year that places a weekday or a holiday.
+    en("Tuesday, next week", "2026-12-02T00:00:00-05:00"),
+    en("next week, Tuesday", "2026-12-02T00:00:00-05:00"),
+    en("by Christmas next year", "2027-12-26T00:00:00-05:00"),
+    en("by Christmas this year", "2026-12-26T00:00:00-05:00"),
+    en("by Christmas this year", None, said="2026-12-27T10:00:00-05:00"),  # over
+    # Weekday abbreviations after "on", a marker or this/next.
+    en("on Tue", "2026-12-02T00:00:00-05:00"),
+    en("by Fri.", "2026-11-28T00:00:00-05:00"),
+    en("by next Wed", "2026-12-03T00:00:00-05:00"),
+    en("by Thurs 5pm", "2026-12-03T17:00:00-05:00"),
+    en("on Sun at noon", "2026-11-29T12:00:00-05:00"),
 )
 
 CHINESE: tuple[Case, ...] = (
@@ -231,6 +308,64 @@ CHINESE: tuple[Case, ...] = (
     zh("兩個鐘頭內", "2026-11-27T12:00:00+08:00"),
     zh("這週五前", "2026-11-28T00:00:00+08:00"),
     zh("明天下午3點前", "2026-11-28T15:00:00+08:00"),
+    # A holiday named alone as the day: the end of that day (前 is its start, above).
+    zh("元旦", "2027-01-02T00:00:00+08:00"),
+    zh("劳动节", "2027-05-02T00:00:00+08:00"),
+    zh("儿童节", "2027-06-02T00:00:00+08:00"),
+    zh("妇女节", "2027-03-09T00:00:00+08:00"),
+    zh("春节", "2027-02-07T00:00:00+08:00"),  # lunar table: 2027-02-06
+    zh("在春节", "2027-02-07T00:00:00+08:00"),
+    zh("春节", None, said="2040-03-01T09:00:00+08:00"),  # 2041 is past the table
+    zh("国庆", None),  # also a given name: needs 前 or a lead
+    zh("五一", None),  # also a number
+    # Months and year ends said with their year, from now.
+    zh("明年九月", "2027-10-01T00:00:00+08:00"),
+    zh("明年3月份", "2027-04-01T00:00:00+08:00"),
+    zh("3月份", "2027-04-01T00:00:00+08:00"),
+    zh("次年3月前", "2027-04-01T00:00:00+08:00"),
+    zh("次年年末", "2028-01-01T00:00:00+08:00"),
+    zh("次年年末前", "2028-01-01T00:00:00+08:00"),
+    zh("来年年底", "2028-01-01T00:00:00+08:00"),
+    zh("后年年底前", "2029-01-01T00:00:00+08:00"),
+    zh("十二月月底", "2027-01-01T00:00:00+08:00"),
+    # Spans from now: 从现在到 a clock is its next occurrence, 分半 half a minute.
+    zh("从现在到八点", "2026-11-27T20:00:00+08:00"),
+    zh("从现在到八点", "2026-11-28T08:00:00+08:00", said="2026-11-27T21:00:00+08:00"),
+    zh("从现在起到十二点", "2026-11-28T00:00:00+08:00", said="2026-11-27T13:00:00+08:00"),
+    zh("从现在到下午三点", "2026-11-27T15:00:00+08:00"),
+    zh("十三分半以内", "2026-11-27T10:13:30+08:00"),
+    zh("三分半钟内", "2026-11-27T10:03:30+08:00"),
+    zh("十三分半", None),  # a length needs 内 or 未来
+    zh("未来3小时", "2026-11-27T13:00:00+08:00"),
+    zh("未来7天", "2026-12-05T00:00:00+08:00"),
+    # Today with a 12-hour clock: the one reading still to come, none if both are.
+    zh("今天三点", "2026-11-27T15:00:00+08:00"),
+    zh("今天三点前", "2026-11-27T15:00:00+08:00"),
+    zh("今天十一点半", None),  # 11:30 and 23:30 are both to come
+    zh("今天十一点半", "2026-11-27T23:30:00+08:00", said="2026-11-27T12:00:00+08:00"),
+    zh("今天三点", None, said="2026-11-27T02:00:00+08:00"),
+    zh("三点", None),  # no day, no part of the day: a guess
+    zh("明天三点", None),  # both readings to come
+    zh("到周日为止", "2026-11-30T00:00:00+08:00"),
+    # Ranges of clock times end at their second time, on the first's day and part of it.
+    zh("下午5点-7点", "2026-11-27T19:00:00+08:00"),
+    zh("下午5点到7点", "2026-11-27T19:00:00+08:00"),
+    zh("上午9点~11点", "2026-11-27T11:00:00+08:00"),
+    zh("明天下午3点到5点前", "2026-11-28T17:00:00+08:00"),
+    zh("下午3点到晚上7点", "2026-11-27T19:00:00+08:00"),
+    zh("今晚10点到明早6点", "2026-11-28T06:00:00+08:00"),
+    zh("5点到7点", None),
+    zh("晚上10点到6点", None),
+    zh("下午5点-7点", "2026-11-28T19:00:00+08:00", said="2026-11-27T20:00:00+08:00"),
+    # A holiday in a relative year: that year's occurrence (lunar ones from the table).
+    zh("明年春节前", "2027-02-06T00:00:00+08:00"),
+    zh("明年春节前", "2027-02-06T00:00:00+08:00", said="2026-01-10T09:00:00+08:00"),
+    zh("明年春节", "2027-02-07T00:00:00+08:00"),
+    zh("明年中秋节之前", "2027-09-15T00:00:00+08:00"),
+    zh("今年春节前", None),  # over
+    zh("明年元旦", "2027-01-02T00:00:00+08:00"),
+    zh("下周 周五前", "2026-12-05T00:00:00+08:00"),
+    zh("本周周五前", "2026-11-28T00:00:00+08:00"),
 )
 
 
@@ -276,9 +411,37 @@ def test_a_family_phrase_is_found_whole_in_terms(phrase: str) -> None:
         ("send me the plan in December", "in December"),
         ("我三月去北京，周五前交报告", "周五前"),  # a bare month is no deadline wording
         ("send the cards before Christmas Eve", "before Christmas Eve"),
+        ("元旦交年终总结", "元旦"),
+        ("我们春节前把钱还清", "春节前"),
+        ("明年九月完成迁移", "明年九月"),
+        ("次年年末前交报告", "次年年末前"),
+        ("从现在到八点不要打扰我", "从现在到八点"),
+        ("十三分半以内回复我", "十三分半以内"),
+        ("下午5点-7点给我打电话", "下午5点-7点"),
+        ("下午5点到7点之间给我打电话", "下午5点到7点"),
+        ("周五到公司把合同签了", "周五"),
+        ("明年春节前把钱还清", "明年春节前"),
+        ("本周周五前交周报", "本周周五前"),
+        ("明年春节期间不要找我", None),  # a period of the holiday, not its day
+        ("call me on Tuesday, next week", "Tuesday, next week"),
+        ("send it on Tue", "on Tue"),
+        ("we sat down and agreed: by Friday", "by Friday"),  # "sat" alone is no day
+        ("send it Tue", None),  # an abbreviation alone names no day
+        ("send the gifts on Christmas", "on Christmas"),
+        ("finish the audit end of April", "end of April"),
+        ("call me at quarter to eight tonight", "quarter to eight tonight"),
+        ("send the invoice 23/12 before 5pm", "23/12 before 5pm"),
+        ("pay it Feb 1st no later than 6pm", "Feb 1st no later than 6pm"),
+        ("reply within the next day and 5 hours", "within the next day and 5 hours"),
+        ("send 10, tonight", "tonight"),  # "send 10": a count, not 22:00
+        ("read chapters 9 and 10, tonight", "tonight"),
+        ("support us 24/7 by Friday", "by Friday"),
+        ("send me 3/4 of the budget by Friday", "by Friday"),
+        ("send the invoice by 23/12", "by 23/12"),
+        ("keep the score at 23/12", None),  # a numeric date needs a marker or a clock
     ],
 )
-def test_family_wording_is_found_inside_terms(terms: str, phrase: str) -> None:
+def test_family_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
     """R9: the new families are found inside proposal terms."""
     assert find_deadline_phrase(terms) == phrase
 
@@ -291,8 +454,13 @@ def test_family_wording_is_found_inside_terms(terms: str, phrase: str) -> None:
         ("send the quarterly report by Friday", "quarterly as an attribute"),
         ("buy Christmas gifts by Friday", "a holiday without a marker names no time"),
         ("春节的红包周五前发", "a holiday as an attribute"),
+        ("元旦晚会的节目周五前发", "元旦晚会 is an event"),
+        ("春节期间的值班表周五前发", "春节期间 is a period"),
+        ("buy Christmas gifts by Friday", "a holiday without a marker"),
+        ("send 12/1 of the files by Friday", "12/1 is no date, never a wrong one"),
     ],
 )
 def test_numbers_that_look_like_days_are_not_deadlines(terms: str, why: str) -> None:
-    """R9: 号 after a number names a building or a line when a noun follows it."""
+    """R9: 号 after a number names a building or a line when a noun follows it; a holiday
+    before a noun names an event or a period; 12/1 may be a fraction."""
     assert find_deadline_phrase(terms) in {"周五前", "by Friday"}, why

@@ -116,7 +116,7 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("first thing tomorrow", "tomorrow morning, not the end of tomorrow"),
     ("明后天给我答复", "tomorrow or the day after"),
     ("今明两天内给我答复", "within today and tomorrow, not two days from now"),
-    ("by ten thirty pm", "minutes in words are outside the grammar"),
+    ("send it by ten thirty", "a 12-hour clock in words without am/pm is a guess"),
     ("finish it by early next week", "part of a period"),
     ("by the middle of next month", "part of a period"),
     ("during the week of December 7", "another period"),

@@ -63,6 +63,8 @@ DAILY = (
     "明天下午5点前",
     "明晚8点前",
     "后天中午12点前",
+    "within the next day",
+    "five-thirty tomorrow evening",
 )
 # Phrases whose deadline moves with the reference week by week.
 WEEKLY = (
@@ -123,6 +125,31 @@ ALWAYS = (
     "24小时内",
     "一个月之内",
     "12月25日前",
+    "on Christmas",
+    "by Independence Day",
+    "end of April",
+    "by 8:45a",
+    "within the next day and 5 hours",
+    "within 2 hours and 30 minutes",
+    "by the 5th of next month",
+    "元旦",
+    "劳动节",
+    "儿童节",
+    "妇女节",
+    "明年九月",
+    "明年3月份",
+    "3月份",
+    "次年年末",
+    "后年年底前",
+    "十二月月底",
+    "从现在到八点",
+    "从现在起到十二点",
+    "十三分半以内",
+    "未来3小时",
+    "未来7天",
+    "到周日为止",
+    "下午5点-7点",
+    "今晚10点到明早6点",
 )
 # Phrases that may already be over, or name a skipped date, and then give None.
 SOMETIMES = (
@@ -142,6 +169,16 @@ SOMETIMES = (
     "2月29日前",
     "2030年6月1日前",
     "11月底前",
+    "春节",  # lunar: none outside the table's years
+    "春节前",
+    "today at 3",
+    "今天三点",
+    "今天十一点半",
+    "10, tonight",
+    "quarter to eight tonight",
+    "23/12 before 5pm",
+    "Feb 1st no later than 6pm",
+    "before the twenty-sixth day of the month",
 )
 
 reference_times = st.datetimes(
@@ -224,6 +261,37 @@ def test_shifting_the_reference_by_weeks_shifts_weekday_deadlines_alike(
     """R9: "next Friday" said k weeks later is k weeks later (weeks start Monday)."""
     first, shifted = _said_days_apart(phrase, ts, zone, 7 * weeks)
     assert _local_day(shifted, zone) == _local_day(first, zone) + timedelta(weeks=weeks)
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(1, 12), st.sampled_from(("从现在到{}点", "从现在起到{}点")), reference_times, zones
+)
+def test_a_clock_from_now_is_its_next_occurrence(
+    hour: int, template: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 从现在到八点 ends the next time the clock shows 8, within half a day (plus a
+    daylight-saving jump), never before ts."""
+    deadline = resolve_deadline(template.format(hour), ts, zone)
+    assert deadline is not None
+    assert ts < deadline <= ts + timedelta(hours=13)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 11), st.sampled_from(("今天{}点", "today at {}")), reference_times, zones)
+def test_todays_twelve_hour_clock_is_today_or_none(
+    hour: int, template: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 今天三点 / "today at 3" is 03:00 or 15:00 of the local day it is said on, the
+    one still to come; none when both are, or neither."""
+    deadline = resolve_deadline(template.format(hour), ts, zone)
+    local = ts.astimezone(zone)
+    to_come = [h for h in (hour, hour + 12) if (h, 0) > (local.hour, local.minute)]
+    if deadline is None:
+        assert len(to_come) != 1
+        return
+    assert deadline > ts
+    assert _local_day(deadline, zone) == local.date()
 
 
 @settings(max_examples=200)

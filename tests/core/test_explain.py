@@ -361,6 +361,8 @@ def test_explain_names_a_binding_and_an_unresolved_deadline_r16() -> None:
         ("by Friday 3pm", "the clock time 15:00 on the named day, exclusive"),
         ("before Friday", "start of the named day, exclusive"),
         ("明晚8点前", "the clock time 20:00 on the named day, exclusive"),
+        ("从现在到八点", "the clock time 08:00 or 20:00, whichever comes next, exclusive"),
+        ("十三分半以内", "ts + 810 second(s), exclusive"),
     ],
 )
 def test_the_deadline_convention_is_named_r16(phrase: str, convention: str) -> None:

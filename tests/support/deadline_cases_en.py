@@ -109,7 +109,8 @@ CASES: tuple[Case, ...] = (
     c("by seven o'clock tonight", "2026-11-27T19:00:00-05:00"),
     c("by twelve pm tomorrow", "2026-11-28T12:00:00-05:00"),
     c("by thirteen pm", None),
-    c("by ten thirty pm", None),
+    c("by ten thirty pm", "2026-11-27T22:30:00-05:00"),
+    c("by ten thirty", None),  # no am/pm: a guess
     c("by December first", "2026-12-02T00:00:00-05:00"),
     c("by the first of December", "2026-12-02T00:00:00-05:00"),
     c("by the twenty-first of December", "2026-12-22T00:00:00-05:00"),
