@@ -59,7 +59,7 @@ def full_plan() -> CommitPlan:
         stats_key=3, gaps_key=4, deadlines_key=5, input_keys=[6], units=[unit],
         letters=[letter], lease_key=7, lease_token=owner, record_ttl_ms=1_000, idle_key=8,
         previous_mark="t.1", new_mark="t.2", records_key=9, state_keys=["open", 10],
-        records_ttl_key=11, outbox_key=12,
+        records_ttl_key=11, outbox_key=12, plain=[13, 1, 14, 4, "a:s", 0], plain_acks=[6, "2-0"],
     )  # fmt: skip
 
 
