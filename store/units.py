@@ -169,7 +169,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         scope, done = steps
         names = self.names.scope_names(*scope_id)
         prefix = names.session_prefix
-        entries, acks = lane.entries, lane.acks
+        entries, acks, index = lane.entries, lane.acks, table.index
         entries += (table(names.view), len(done))
         version = self.version
         after: dict[str, SessionSnapshot[SessionT]] = {}
@@ -191,7 +191,8 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 blob,
             )
             for arrival in arrivals:
-                acks += (table(arrival.stream), arrival.entry_id)
+                # The table's own index first: a stream is in it after its first ack.
+                acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
             applied += len(arrivals)
             after[session_id] = SessionSnapshot(
                 version, next_seq, snapshot.skipped, NO_PARKED, raw_core, kept, None, core_bytes
