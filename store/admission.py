@@ -17,12 +17,12 @@ from typing import Any
 
 import msgspec
 
-from contracts.codec import ContractError, decode_entry, decode_envelope
+from contracts.codec import ContractError, check_ts, decode_entry, decode_envelope, decode_event
 from contracts.common import Provenance
 from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id, sealed
 from contracts.partition import partition_of
-from contracts.streams import DATA_FIELD, Entry, as_text, family_of
+from contracts.streams import DATA_FIELD, Entry, as_text, family_of, input_streams
 from store.config import StoreConfig
 from store.gate import Arrival, ParkedEntry
 from store.work import ScopeId, ScopeWork
@@ -69,6 +69,13 @@ class Admission:
         self.config = config
         # The partitions of the scopes seen lately (a pure function).
         self._partition_of = functools.lru_cache(maxsize=4096)(self._partition_of_scope)
+        # (stream, event type) of the events each of the partition's streams carries.
+        self._kinds = frozenset(
+            (stream, kind)
+            for stream in input_streams(partition)
+            for kind, family in INPUT_STREAM_OF.items()
+            if family == family_of(stream)
+        )
 
     def _partition_of_scope(self, agent_id: str, user_id: str) -> int:
         return partition_of(agent_id, user_id, self.config.partitions)
@@ -80,24 +87,38 @@ class Admission:
         suspect, tried alone by the processor before it may become a letter
         (store/suspects.py, `given_up`).
         """
+        limits = self.config.limits
+        data = entry.fields.get(DATA_KEY)
         try:
-            event = decode_entry(entry.fields, self.config.limits, entry.id().ms)
+            if data is None:
+                event = decode_entry(entry.fields, limits, entry.id().ms)
+            else:  # the gateway's entries: `__data__` alone, looked up once
+                event = decode_event(data, limits)
+                check_ts(event, entry.id().ms, limits)
         except ContractError as error:
             return self._refused(entry, work, self.dead_letter(entry, error.reason, str(error)))
-        if self._partition_of(event.agent_id, event.user_id) != self.partition:
+        scope_id = (event.agent_id, event.user_id)
+        # A scope already in `work` was admitted in this batch: of this partition.
+        scope = work.get(scope_id)
+        if scope is None and self._partition_of(*scope_id) != self.partition:
             return self.dead_letter(
                 entry, DeadLetterReason.WRONG_PARTITION, "scope hashes to another partition", event
             )
-        if INPUT_STREAM_OF[type(event)] != family_of(entry.stream):
+        if (entry.stream, type(event)) not in self._kinds:
             return self.dead_letter(
                 entry,
                 DeadLetterReason.CONTRACT_VIOLATION,
                 f"a {INPUT_STREAM_OF[type(event)]} event on {entry.stream}",
                 event,
             )
-        data = entry.fields.get(DATA_KEY, b"")
-        arrival = Arrival(entry.stream, entry.entry_id, event, data, entry.delivery_count)
-        work[(event.agent_id, event.user_id)].add(event.session_id, arrival)
+        arrival = Arrival(entry.stream, entry.entry_id, event, data or b"", entry.delivery_count)
+        if scope is None:
+            scope = work[scope_id]
+        arrivals = scope.arrivals.get(event.session_id)
+        if arrivals is None:
+            scope.arrivals[event.session_id] = [arrival]
+        else:
+            arrivals.append(arrival)
         return None
 
     def given_up(self, entry: Entry, attempts: int) -> DeadLetter:

@@ -19,7 +19,14 @@ from contracts.outputs import DeadLetter
 from contracts.streams import as_text, input_streams
 from store import keys
 from store.admission import REASON_CHARS, error_text
-from store.commit_plan import CommitPlan, KeyTable, UnitPlan, index_records, script_args
+from store.commit_plan import (
+    CommitPlan,
+    KeyTable,
+    PlainLane,
+    UnitPlan,
+    index_records,
+    script_args,
+)
 from store.config import StoreConfig
 from store.durability import Replication
 from store.ownership import FENCED_ERROR, Fence, LeaseLost
@@ -62,13 +69,14 @@ class Committer:
         """Trust nothing remembered until the next commit has written a mark."""
         self.mark = None
 
-    def plan(
+    def plan(  # noqa: PLR0913, PLR0917  (the parts of one commit)
         self,
         table: KeyTable,
         units: list[UnitPlan],
         token: str,
         letters: Sequence[DeadLetter],
         fence: Fence | None,
+        plain: PlainLane | None = None,
     ) -> CommitPlan:
         p = self.partition
         indexed = index_records(table, units)
@@ -91,6 +99,8 @@ class Committer:
             record_ttl_ms=self.config.record_retention_ms,
             idle_key=table(keys.idle_key(p)) if self.config.session_retention_ms else None,
         )
+        if plain is not None and plain.units:
+            plan.plain, plan.plain_acks = plain.entries, plain.acks
         if indexed:
             plan.records_key = table(keys.records_key(p))
             plan.state_keys = [
@@ -107,21 +117,23 @@ class Committer:
                 plan.scopes_ttl_key = table(keys.scopes_ttl_key(p))
         return plan
 
-    async def commit(
+    async def commit(  # noqa: PLR0913, PLR0917  (the parts of one commit)
         self,
         table: KeyTable,
         units: list[UnitPlan],
         token: str,
         letters: Sequence[DeadLetter] = (),
         fence: Fence | None = None,
+        plain: PlainLane | None = None,
     ) -> CommitResult:
-        """Run commit.lua over `units` (and admission's `letters`); `token` is the
-        commit's version token, written as the partition's commit mark when fenced.
+        """Run commit.lua over `units` (and admission's `letters`, and the `plain` units,
+        numbered after `units` in the result); `token` is the commit's version token,
+        written as the partition's commit mark when fenced.
 
         Raises LeaseLost, with nothing written, when `fence` is set and the partition's
         lease no longer holds its token.
         """
-        plan = self.plan(table, units, token, letters, fence)
+        plan = self.plan(table, units, token, letters, fence, plain)
         durable = self.config.wait_replicas > 0
         if durable:
             plan.outbox_key = table(keys.outbox_stream(self.partition))

@@ -183,6 +183,29 @@ class CommitPlan(msgspec.Struct, omit_defaults=True):
     # Durable commits (StoreConfig.wait_replicas): events and dead letters go to this
     # outbox instead of their streams, published after the wait (store/lua/publish.lua).
     outbox_key: int | None = msgspec.field(default=None, name="ob")
+    # The plain units (`PlainLane`), flat, and their acks ({stream idx, entry id, ...}).
+    plain: list[int | str] = msgspec.field(default_factory=list, name="p")
+    plain_acks: list[int | str] = msgspec.field(default_factory=list, name="pa")
+
+
+class PlainLane(msgspec.Struct):
+    """The plain units of one commit, flat: no map per unit or session to build, encode
+    or unpack in Lua.
+
+    A plain unit is a trusted unit (planned from the cache under the commit mark) whose
+    sessions all went on in order and whose inputs changed nothing of the scope: no
+    record, event, letter, parked entry or scope state, only each session's next seq
+    and perhaps its core state. Per unit `entries` holds {view key idx, sessions m},
+    then m times {session key idx, next seq, applied-seq field of the view, #core state
+    bytes or 0}; `acks` the units' {stream idx, entry id, ...}. commit.lua writes them
+    as it writes the same unit planned in full (tests/store/test_store_plain.py), and
+    numbers them after the plan's other units in its reply: all written, or all moved
+    when the mark moved.
+    """
+
+    entries: list[int | str] = msgspec.field(default_factory=list)
+    acks: list[int | str] = msgspec.field(default_factory=list)
+    units: int = 0
 
 
 class _Revision(msgspec.Struct):

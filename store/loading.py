@@ -167,7 +167,9 @@ class StateLoader(Generic[ScopeT, SessionT]):
                 scopes[scope_id] = cached_scope
             held = NO_SESSIONS if entry is None else entry.sessions
             found = sessions[scope_id] = {}
-            for session_id in work[scope_id].sessions():
+            scope_work = work[scope_id]
+            # (A set of both only when there are gaps to skip, which is rare.)
+            for session_id in scope_work.sessions() if scope_work.skip_gap else scope_work.arrivals:
                 cached_session = held.get(session_id)
                 if cached_session is None:
                     names.append(keys.session_key(p, *scope_id, session_id))

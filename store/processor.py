@@ -49,8 +49,8 @@ from contracts.outputs import DeadLetter
 from contracts.streams import Entry, as_text, input_streams
 from store import keys, suspects
 from store.admission import Admission, provenance_of
-from store.commit import Committer, commit_chunks, commit_with_retry, planned
-from store.commit_plan import KeyTable, UnitPlan
+from store.commit import CommitResult, Committer, commit_chunks, commit_with_retry, planned
+from store.commit_plan import KeyTable, PlainLane, UnitPlan
 from store.compaction import Compaction, compact_idle_sessions
 from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
@@ -63,7 +63,7 @@ from store.retention import trim_applied
 from store.scope_index import prune_scopes_index
 from store.scripts import AnyRedis
 from store.state_cache import ScopeSnapshot, SessionSnapshot
-from store.unit import Event, Unit
+from store.unit import Event, PlainUnit, Unit
 from store.units import UnitPlanner
 from store.watermark import server_ms, unfinished_ms, watermark_ms
 from store.work import ScopeId, ScopeWork
@@ -298,18 +298,12 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             self.planner.room = room_left(self.config, *parked)
             table = KeyTable()
             token = self.planner.next_commit()
-            # Under the fence, with the mark of this processor's last commit known, a scope
-            # planned from the cache alone needs no version read (docs/store.md).
-            trusting = self.fence is not None and self.committer.mark is not None
-            units = [
-                self._unit(
-                    table, s, work[s], scopes, sessions, broken, trusting and s not in loaded
-                )
-                for s in todo
-            ]
+            units, plain, lane = self._plan_round(
+                table, todo, work, scopes, sessions, loaded, broken
+            )
             self.crash("before_commit")
             result = await self.committer.commit(
-                table, [unit.plan for unit in units], token, unsent, self.fence
+                table, [unit.plan for unit in units], token, unsent, self.fence, lane
             )
             unsent = []
             self.crash("after_commit")
@@ -317,22 +311,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 # Something else committed the partition, or Redis lost a commit of ours:
                 # nothing remembered can be trusted; the moved units are reloaded.
                 self.state.clear()
-            for index, unit in enumerate(units):
-                if not result.passed(index):
-                    self.state.forget(unit.scope_id)
-                    if index in result.refused:
-                        broken[unit.scope_id] = result.refused[index]
-                    continue
-                parked = (parked[0] + unit.plan.parked_entries, parked[1] + unit.plan.parked_bytes)
-                self._parked = parked
-                report.outcomes.update(unit.outcomes)
-                report.events.extend(unit.events)
-                report.gap_skips += unit.plan.gaps_skipped
-                if unit.scope_id in broken:
-                    report.isolated[unit.scope_id] = broken[unit.scope_id]
-                self.state.remember(unit.scope_id, unit.scope_after, unit.sessions_after)
+            self._take(result, units, plain, parked, broken, report)
             # A refused unit comes back once more, isolated: its entries as dead letters.
-            return [units[index].scope_id for index in sorted({*result.moved, *result.refused})]
+            scope_ids = [unit.scope_id for unit in units] + [lean.scope_id for lean in plain]
+            return [scope_ids[index] for index in sorted({*result.moved, *result.refused})]
 
         left: list[ScopeId] = []
         for chunk in commit_chunks(work, self.config.commit_entries):
@@ -342,6 +324,69 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if contended:
             report.outcomes["retry_exhausted"] += contended
         return contended
+
+    def _plan_round(  # noqa: PLR0913, PLR0917  (a round's scopes and their state)
+        self,
+        table: KeyTable,
+        todo: list[ScopeId],
+        work: dict[ScopeId, ScopeWork],
+        scopes: dict[ScopeId, ScopeSnapshot[ScopeT]],
+        sessions: dict[ScopeId, dict[str, SessionSnapshot[SessionT]]],
+        loaded: set[ScopeId],
+        broken: dict[ScopeId, str],
+    ) -> tuple[list[Unit[ScopeT, SessionT]], list[PlainUnit[ScopeT, SessionT]], PlainLane]:
+        """The round's units: in full, or plain in the lane (store/units.py, `plain`)."""
+        # Under the fence, with the mark of this processor's last commit known, a scope
+        # planned from the cache alone needs no version read (docs/store.md), and one
+        # whose inputs change nothing but its sessions goes in the plain lane.
+        trusting = self.fence is not None and self.committer.mark is not None
+        lane = PlainLane()
+        units: list[Unit[ScopeT, SessionT]] = []
+        plain: list[PlainUnit[ScopeT, SessionT]] = []
+        for s in todo:
+            trusted = trusting and s not in loaded and s not in broken
+            if trusted:
+                lean = self.planner.plain(table, lane, s, work[s], scopes[s], sessions[s])
+                if lean is not None:
+                    plain.append(lean)
+                    continue
+            units.append(self._unit(table, s, work[s], scopes, sessions, broken, trusted))
+        return units, plain, lane
+
+    def _take(  # noqa: PLR0913, PLR0917  (a commit's result, its units, what to update)
+        self,
+        result: CommitResult,
+        units: list[Unit[ScopeT, SessionT]],
+        plain: list[PlainUnit[ScopeT, SessionT]],
+        parked: tuple[int, int],
+        broken: dict[ScopeId, str],
+        report: BatchReport,
+    ) -> None:
+        """Report and remember the units that passed; forget the others (the plain ones
+        are numbered after `units` in `result`)."""
+        for index, unit in enumerate(units):
+            if not result.passed(index):
+                self.state.forget(unit.scope_id)
+                if index in result.refused:
+                    broken[unit.scope_id] = result.refused[index]
+                continue
+            parked = (parked[0] + unit.plan.parked_entries, parked[1] + unit.plan.parked_bytes)
+            self._parked = parked
+            report.outcomes.update(unit.outcomes)
+            report.events.extend(unit.events)
+            report.gap_skips += unit.plan.gaps_skipped
+            if unit.scope_id in broken:
+                report.isolated[unit.scope_id] = broken[unit.scope_id]
+            self.state.remember(unit.scope_id, unit.scope_after, unit.sessions_after)
+        applied = 0
+        for index, lean in enumerate(plain, len(units)):
+            if not result.passed(index):
+                self.state.forget(lean.scope_id)
+                continue
+            applied += lean.applied
+            self.state.remember(lean.scope_id, lean.scope_after, lean.sessions_after)
+        if applied:
+            report.outcomes["applied"] += applied
 
     async def _parked_totals(self) -> tuple[int, int]:
         """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""

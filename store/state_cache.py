@@ -100,6 +100,31 @@ def session_weight(snapshot: SessionSnapshot[Any]) -> int:
     )
 
 
+def _put_sessions(
+    held: dict[str, SessionSnapshot[Any]], sessions: Mapping[str, SessionSnapshot[Any]]
+) -> tuple[int, int]:
+    """Put `sessions` into `held`: (sessions added, change of their weight). Once per
+    entry at a live gateway's shape, so `session_weight` is inline for the usual
+    snapshot, the one without parked entries."""
+    added = delta = 0
+    for session_id, snapshot in sessions.items():
+        older = held.get(session_id)
+        if older is None:
+            added += 1
+        elif older.parked:
+            delta -= session_weight(older)
+        else:
+            per_byte = 1 if older.core is None else DECODED_PER_ENCODED_BYTE
+            delta -= SNAPSHOT_BYTES + per_byte * older.core_bytes
+        held[session_id] = snapshot
+        if snapshot.parked:
+            delta += session_weight(snapshot)
+        else:
+            per_byte = 1 if snapshot.core is None else DECODED_PER_ENCODED_BYTE
+            delta += SNAPSHOT_BYTES + per_byte * snapshot.core_bytes
+    return added, delta
+
+
 class ScopeEntry(msgspec.Struct, Generic[ScopeT, SessionT], gc=False):
     """One scope as the cache remembers it: its snapshot (None: not remembered, only
     some of its sessions are) and its sessions', weighed together."""
@@ -161,15 +186,9 @@ class StateCache(Generic[ScopeT, SessionT]):
                 delta -= scope_weight(entry.scope)
             entry.scope = scope
             delta += scope_weight(scope)
-        held = entry.sessions
-        for session_id, snapshot in sessions.items():
-            older = held.get(session_id)
-            if older is None:
-                self.sessions += 1
-            else:
-                delta -= session_weight(older)
-            held[session_id] = snapshot
-            delta += session_weight(snapshot)
+        added, change = _put_sessions(entry.sessions, sessions)
+        delta += change
+        self.sessions += added
         entry.weight += delta
         self.bytes += delta
         if entry.weight > self._byte_limit:

@@ -32,6 +32,16 @@ class Unit(msgspec.Struct, Generic[ScopeT, SessionT]):
     sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
 
 
+class PlainUnit(msgspec.Struct, Generic[ScopeT, SessionT]):
+    """A plain unit (store/commit_plan.py, `PlainLane`): its part of the commit is in the
+    lane; what to remember if it passes is here (`scope_after` None: the scope as it was)."""
+
+    scope_id: ScopeId
+    applied: int
+    sessions_after: dict[str, SessionSnapshot[SessionT]]
+    scope_after: ScopeSnapshot[ScopeT] | None = None
+
+
 class UnitBuild(msgspec.Struct, Generic[ScopeT, SessionT]):
     """One unit while it is being planned: the scope threaded through its sessions."""
 

@@ -22,7 +22,14 @@ from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.records import AgreementRecord
 from store import keys
 from store.admission import Admission, error_text, provenance_of
-from store.commit_plan import KeyTable, SessionWrite, UnitPlan, parked_data, session_write
+from store.commit_plan import (
+    KeyTable,
+    PlainLane,
+    SessionWrite,
+    UnitPlan,
+    parked_data,
+    session_write,
+)
 from store.config import StoreConfig
 from store.core_port import CorePort, ScopeT, SessionT
 from store.gate import UNLIMITED, Arrival, GatePlan, ParkedEntry, in_order_from, plan_session
@@ -34,12 +41,17 @@ from store.parked_limits import (
     parked_delta,
 )
 from store.state_cache import NO_PARKED, ScopeSnapshot, SessionSnapshot
-from store.unit import Event, Unit, UnitBuild
+from store.unit import Event, PlainUnit, Unit, UnitBuild
 from store.work import ScopeId, ScopeWork
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
 # limit must not strand them, so they are decoded again without limits.
 _NO_LIMITS = UNLIMITED
+
+
+# One session of a plain unit, planned: its id, its snapshot before, its inputs, its core
+# state after, and that state encoded when the inputs changed it.
+_PlainSession = tuple[str, SessionSnapshot[SessionT], list[Arrival], SessionT, bytes | None]
 
 
 class UnitPlanner(Generic[ScopeT, SessionT]):
@@ -125,6 +137,105 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             version = self.version if build.scope_changed else before.version
             scope_after = ScopeSnapshot(version, build.scope, deadlines, state_bytes)
         return Unit(scope_id, plan, build.outcomes, build.events, scope_after, build.sessions_after)
+
+    def plain(  # noqa: PLR0913, PLR0917  (a unit's inputs, and the lane it joins)
+        self,
+        table: KeyTable,
+        lane: PlainLane,
+        scope_id: ScopeId,
+        work: ScopeWork,
+        before: ScopeSnapshot[ScopeT],
+        sessions: dict[str, SessionSnapshot[SessionT]],
+    ) -> PlainUnit[ScopeT, SessionT] | None:
+        """The scope as a plain unit of `lane`, or None when it is not one (then `unit`
+        plans it). For a trusted scope only: one planned from the cache under the mark.
+
+        Almost every scope of a live gateway's read is plain: its sessions go on in
+        order and their turns change nothing but the seq (and a todo list's tracking).
+        The core runs first, on every input of the scope; only if no step touched the
+        scope (no record, event or scope change) and none failed does anything go to
+        `table` or `lane`. Since the core is pure, a scope that turns out not plain is
+        planned again from the same state by `unit`, which plans what this would have
+        (tests/store/test_store_plain.py compares them).
+        """
+        if work.skip_gap or not work.arrivals or self.config.session_retention_ms:
+            return None
+        try:
+            steps = self._plain_steps(work, before.state, sessions)
+        except Exception:  # noqa: BLE001  (`unit` plans the failure: the input is refused)
+            return None
+        if steps is None:
+            return None
+        scope, done = steps
+        names = self.names.scope_names(*scope_id)
+        prefix = names.session_prefix
+        entries, acks, index = lane.entries, lane.acks, table.index
+        entries += (table(names.view), len(done))
+        version = self.version
+        after: dict[str, SessionSnapshot[SessionT]] = {}
+        applied = 0
+        for session_id, snapshot, arrivals, session, encoded in done:
+            next_seq = snapshot.next_seq + len(arrivals)
+            # What the cache keeps, as `_in_order` keeps it: the state as stored (encoded),
+            # or decoded while it was never stored.
+            if encoded is None:
+                raw_core, core_bytes, blob = snapshot.raw_core, snapshot.core_bytes, 0
+                kept = session if raw_core is None else None
+            else:
+                raw_core, core_bytes, blob = encoded, len(encoded), table.blob(encoded)
+                kept = None
+            entries += (
+                table(prefix + keys.ident(session_id)),
+                next_seq,
+                keys.applied_field(session_id),
+                blob,
+            )
+            for arrival in arrivals:
+                # The table's own index first: a stream is in it after its first ack.
+                acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
+            applied += len(arrivals)
+            after[session_id] = SessionSnapshot(
+                version, next_seq, snapshot.skipped, NO_PARKED, raw_core, kept, None, core_bytes
+            )
+        lane.units += 1
+        scope_after = None
+        if scope is not before.state:
+            # Unchanged, as the step says, but another object: remembered as `unit` would.
+            scope_after = ScopeSnapshot(before.version, scope, before.deadlines, before.state_bytes)
+        return PlainUnit(scope_id, applied, after, scope_after)
+
+    def _plain_steps(
+        self, work: ScopeWork, scope: ScopeT, sessions: dict[str, SessionSnapshot[SessionT]]
+    ) -> tuple[ScopeT, list[_PlainSession[SessionT]]] | None:
+        """The core applied to every input of the scope, when each of its sessions goes
+        on in order: (the scope after, per session its snapshot, inputs, state after and
+        that state encoded if it changed); None as soon as an input is refused or a step
+        touches more than its session. Raises what the core raises."""
+        core = self.core
+        apply = core.apply
+        done: list[_PlainSession[SessionT]] = []
+        for session_id in sorted(work.arrivals):
+            snapshot = sessions[session_id]
+            arrivals = work.arrivals[session_id]
+            if snapshot.parked or not in_order_from(snapshot.next_seq, arrivals):
+                return None
+            session = snapshot.core
+            if session is None:
+                session = core.decode_session(snapshot.raw_core, session_id)
+            changed = False
+            for arrival in arrivals:
+                event = arrival.event
+                if event is None:
+                    return None  # refused at admission: its letter is written in order
+                provenance = provenance_of(arrival.stream, arrival.entry_id, event)
+                step = apply(scope, session, event, provenance)
+                if step.scope_changed or step.events or step.records:
+                    return None
+                scope, session = step.scope, step.session
+                changed = changed or step.session_changed
+            encoded = core.encode_session(session) if changed else None
+            done.append((session_id, snapshot, arrivals, session, encoded))
+        return scope, done
 
     def isolated(
         self, table: KeyTable, scope_id: ScopeId, work: ScopeWork, reason: str

@@ -28,4 +28,4 @@ class ScopeWork(msgspec.Struct):
         self.arrivals.setdefault(session_id, []).append(arrival)
 
     def entries(self) -> int:
-        return sum(len(arrivals) for arrivals in self.arrivals.values())
+        return sum(map(len, self.arrivals.values()))

@@ -23,9 +23,13 @@ mean hides them) (docs/operations.md, "Memory model").
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Iterable
 
 from contracts.streams import Entry
+
+_FIELDS = operator.attrgetter("fields")
 
 # The fewest entries a read asks for, however large the entries: a read per entry would
 # cost a round trip each, and the entry limit already bounds one entry.
@@ -51,11 +55,10 @@ class ReadSize:
         """One stream's part of a read: its entries' bytes move the next COUNT."""
         if not self.budget:
             return
-        total = n = 0
-        for entry in entries:
-            n += 1
-            for value in entry.fields.values():
-                total += len(value)
+        # Summed without a Python loop per entry: this runs on every entry read.
+        fields = list(map(_FIELDS, entries))
+        n = len(fields)
+        total = sum(map(len, itertools.chain.from_iterable(map(dict.values, fields))))
         if not n:
             return
         mean = total / n

@@ -22,6 +22,7 @@ from contracts.common import Provenance, Role
 from contracts.inputs import ChatTurn, InputEvent, ToolCall
 from contracts.outputs import sealed
 from contracts.step import CoreStep
+from contracts.tools import ACCEPT_TOOL_NAME
 from core.intents import (
     Acceptance,
     AmendmentCancellation,
@@ -70,10 +71,14 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     # (DESIGN 3); until then the handlers treat them as past due, so a concurrent
     # session can neither pre-empt an in-time input nor act on a dead record.
     expiries = expired(scope, event.ts, session_id=event.session_id)
-    if not expiries and isinstance(intent, NoIntent) and isinstance(event, ChatTurn):
+    if not expiries and (
+        (isinstance(intent, NoIntent) and isinstance(event, ChatTurn))
+        or (isinstance(event, ToolCall) and event.name != ACCEPT_TOOL_NAME)
+    ):
         # Most turns: no phrase recognized, no claim, nothing due. No handler acts on a
-        # turn without an intent (`_on_turn`), so the step is "nothing changed", decided
-        # here without building the handler's context: this runs for nearly every turn.
+        # turn without an intent (`_on_turn`), nor on a call of a tool other than the
+        # acceptance (`on_call`, R10), so the step is "nothing changed", decided here
+        # without building the handler's context: this runs for nearly every input.
         return CoreStep(
             scope=scope, session=session, events=(), records=(),
             scope_changed=False, session_changed=False,

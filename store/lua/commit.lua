@@ -396,6 +396,41 @@ local function write(unit)
   end
 end
 
+-- The plain units (`p`, store/commit_plan.py `PlainLane`), flat: per unit {view key,
+-- sessions m}, then m times {session key, next seq, applied field, #core or 0}; their
+-- acks in `pa`. Each is written as `write` writes the same unit planned in full: its
+-- view's applied seqs first, then each session's next seq, version and core state.
+-- Planned from the cache, they rest on the mark alone: all written while it holds,
+-- else all returned as moved (numbered on from `first`, after the plan's other units).
+local function write_plain(first)
+  local p = plan.p or NONE
+  local i, index = 1, first
+  while i <= #p do
+    local last = i + 1 + 4 * p[i + 1]
+    if trusted then
+      local fields = {}
+      for j = i + 2, last, 4 do
+        fields[#fields + 1] = p[j + 2]
+        fields[#fields + 1] = p[j + 1] - 1
+      end
+      chunked('HSET', KEYS[p[i]], nil, fields, 2)
+      for j = i + 2, last, 4 do
+        if p[j + 3] > 0 then
+          redis.call('HSET', KEYS[p[j]], 'n', p[j + 1], 'v', plan.nm, 'c', ARGV[p[j + 3]])
+        else
+          redis.call('HSET', KEYS[p[j]], 'n', p[j + 1], 'v', plan.nm)
+        end
+      end
+    else
+      distrusted = 1
+      failed[#failed + 1] = index
+    end
+    index = index + 1
+    i = last + 1
+  end
+  if trusted then gather_acks(plan.pa) end
+end
+
 local shared_error = shared_ok()
 if shared_error then
   return redis.error_reply('commit: ' .. shared_error)
@@ -424,6 +459,7 @@ for index, unit in ipairs(plan.u or NONE) do
   end
 end
 
+write_plain(#(plan.u or NONE))
 flush_acks()
 dead_letters(plan.d)
 local held = 0

@@ -52,7 +52,10 @@ class Trusted:
         inner = self.spy.commit
 
         async def commit(table: Any, units: Any, token: str, *rest: Any) -> Any:
-            self.rounds.append([unit.trusted for unit in units])
+            plain = rest[2] if len(rest) > 2 else None  # (letters, fence, plain)
+            self.rounds.append(
+                [unit.trusted for unit in units] + [True] * (plain.units if plain else 0)
+            )
             return await inner(table, units, token, *rest)
 
         store.committer.commit = commit  # type: ignore[method-assign, assignment]

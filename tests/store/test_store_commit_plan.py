@@ -61,6 +61,7 @@ def full_plan() -> CommitPlan:
         letters=[letter], lease_key=7, lease_token=owner, record_ttl_ms=1_000, idle_key=8,
         previous_mark="t.1", new_mark="t.2", records_key=9, state_keys=["open", 10],
         records_ttl_key=11, outbox_key=12, scopes_key=13, scopes_open_key=14, scopes_ttl_key=15,
+        plain=[16, 1, 17, 4, "a:s", 0], plain_acks=[6, "2-0"],
     )  # fmt: skip
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from contracts.outputs import DeadLetter
 from store.commit import CommitResult
-from store.commit_plan import CommitPlan, KeyTable, UnitPlan
+from store.commit_plan import CommitPlan, KeyTable, PlainLane, UnitPlan
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 
@@ -25,7 +25,7 @@ class CommitSpy:
         before: Callable[[int], Awaitable[None]] | None = None,
         check: Callable[[KeyTable], None] | None = None,
     ) -> None:
-        # (units, letters) of each script call.
+        # (units, letters) of each script call; plain units count as units.
         self.calls: list[tuple[int, int]] = []
         self._before = before
         self._check = check
@@ -36,20 +36,21 @@ class CommitSpy:
     def units(self) -> list[int]:
         return [units for units, _ in self.calls]
 
-    async def commit(
+    async def commit(  # noqa: PLR0913, PLR0917  (the committer's own signature)
         self,
         table: KeyTable,
         units: list[UnitPlan],
         token: str,
         letters: Sequence[DeadLetter] = (),
         fence: Fence | None = None,
+        plain: PlainLane | None = None,
     ) -> CommitResult:
         if self._check is not None:
             self._check(table)
-        self.calls.append((len(units), len(letters)))
+        self.calls.append((len(units) + (plain.units if plain else 0), len(letters)))
         if self._before is not None:
             await self._before(len(self.calls))
-        return await self._inner(table, units, token, letters, fence)
+        return await self._inner(table, units, token, letters, fence, plain)
 
 
 def watched_plans(processor: PartitionProcessor[Any, Any]) -> list[tuple[CommitPlan, list[str]]]:

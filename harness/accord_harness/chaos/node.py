@@ -113,14 +113,18 @@ async def _ack(redis: AnyRedis, group: str, entries: Sequence[Entry]) -> None:
 
 
 def _plant_trusted_ack_only() -> None:
-    """The planted bug: commit.lua skips the session writes of trusted units."""
-    source = COMMIT.source
-    planted = source.replace(
-        "    if s.n then write_session(s) end",
-        "    if s.n and not unit.t then write_session(s) end",
-    )
-    if planted == source:
-        raise RuntimeError("trusted_ack_only: commit.lua no longer has the line to plant in")
+    """The planted bug: commit.lua skips the session writes of trusted units, those
+    planned in full and the plain lane's (whose session loop never runs)."""
+    planted = COMMIT.source
+    for line, bug in (
+        ("    if s.n then write_session(s) end",
+         "    if s.n and not unit.t then write_session(s) end"),
+        ("      for j = i + 2, last, 4 do\n        if p[j + 3] > 0 then",
+         "      for j = i + 2, 0, 4 do\n        if p[j + 3] > 0 then"),
+    ):  # fmt: skip
+        if line not in planted:
+            raise RuntimeError("trusted_ack_only: commit.lua no longer has the line to plant in")
+        planted = planted.replace(line, bug)
     sha = hashlib.sha1(planted.encode()).hexdigest()  # noqa: S324  (Redis names scripts by SHA-1)
     # The committer runs the script its module names (store/commit.py imports COMMIT).
     vars(store.commit)["COMMIT"] = LuaScript("commit", planted, sha)
