@@ -19,16 +19,19 @@ PATIENCE_S = 30.0
 
 
 class Pair:
-    """A primary and its replica; the replica can be stopped (SIGSTOP) and resumed."""
+    """A primary and its replica, both started with `extra` server arguments; the replica
+    can be stopped (SIGSTOP) and resumed."""
 
-    def __init__(self) -> None:
-        self.primary = EmbeddedRedis()
+    def __init__(self, extra: tuple[str, ...] = ()) -> None:
+        self.extra = extra
+        self.primary = EmbeddedRedis(extra_args=extra)
         self.replica = EmbeddedRedis()
 
     def start(self) -> None:
         """Both servers running, the replica's link online (every test needs it so)."""
         self.primary.start()
-        self.replica.extra_args = ("--replicaof", "127.0.0.1", str(self.primary.port))
+        replicaof = ("--replicaof", "127.0.0.1", str(self.primary.port))
+        self.replica.extra_args = (*self.extra, *replicaof)
         self.replica.start()
         deadline = time.monotonic() + PATIENCE_S
         with redis.Redis(port=self.replica.port) as replica:
