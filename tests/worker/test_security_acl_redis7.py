@@ -36,6 +36,7 @@ from accord_client.scripts import APPEND_SOURCE
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import keys
 from store.config import StoreConfig
+from store.durability import WaitAofUnsupported, check_wait_aof
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.scripts import SCRIPTS, use_functions
@@ -376,6 +377,23 @@ def test_a_worker_in_function_mode_refuses_a_missing_or_older_library(
         expected = ["0123456789abcdef", VERSION] if loaded == "older" else ["no accord function"]
         assert all(part in lines[0] for part in expected), lines[0]
     assert ops.exists(CHAT) == 0
+
+
+@pytest.mark.asyncio
+async def test_wait_aof_needs_waitaof_granted_which_the_shipped_file_leaves_out(
+    port: int, ops: redis.Redis
+) -> None:
+    """The Redis 7 file grants `accord` WAIT, not WAITAOF (it must load on 7.0, which has
+    no such command): with the production config's AOF on, ACCORD_WAIT_AOF's start-up
+    check says to grant `+waitaof` on Valkey, and that 7.0 has no WAITAOF."""
+    info: Any = ops.info("server")
+    expected = r"grant it \+waitaof" if "valkey_version" in info else "Redis 7.2 or later"
+    client = redis.asyncio.Redis.from_url(url(port, "accord"), **quiet_options())
+    try:
+        with pytest.raises(WaitAofUnsupported, match=expected):
+            await check_wait_aof(client)
+    finally:
+        await client.aclose()
 
 
 @pytest.mark.asyncio
