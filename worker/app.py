@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from contracts.redis_url import is_sentinel_url
 from core import native
+from store.durability import WaitAofUnsupported, check_wait_aof
 from store.intake import ensure_groups, missing_groups
 from store.layout import LayoutMismatch, claim_layout
 from store.processor import PartitionProcessor
@@ -179,7 +180,7 @@ class Worker:
         """Run until SIGINT/SIGTERM (graceful) or a fatal condition; the exit code."""
         try:
             await self.app.run()
-        except (LayoutMismatch, LibraryMismatch) as error:
+        except (LayoutMismatch, LibraryMismatch, WaitAofUnsupported) as error:
             # A configuration error, like a bad setting: one line, exit 2.
             self.log.critical("worker_refused", error=str(error))
             await self._abandon()
@@ -318,19 +319,29 @@ async def _start_reading(worker: Worker) -> None:
         _spawn_merged_readers(worker)
 
 
+async def _refuse_what_redis_cannot_do(worker: Worker) -> None:
+    """The refusals a start can meet (LayoutMismatch, LibraryMismatch,
+    WaitAofUnsupported: exit 2), before any group is made or entry read."""
+    settings = worker.settings
+    # First the layout: a worker with another partition count must not read a thing.
+    # (During `accord repartition` a worker starts as usual: it helps drain the old
+    # layout until the mover fences the leases, then waits, store/repartition.py.)
+    await claim_layout(worker.redis, settings.partitions, settings.group)
+    if settings.redis_functions:
+        # Nor may one call functions of another release (or none at all).
+        await check_library(worker.redis)
+    if settings.store.wait_aof:
+        # Nor commit batches whose wait for the AOF then fails every time.
+        await check_wait_aof(worker.redis)
+
+
 def _wire_lifecycle(worker: Worker) -> None:
     settings = worker.settings
     app = worker.app
 
     @app.on_startup
     async def create_groups() -> None:
-        # First the layout: a worker with another partition count must not read a thing.
-        # (During `accord repartition` a worker starts as usual: it helps drain the old
-        # layout until the mover fences the leases, then waits, store/repartition.py.)
-        await claim_layout(worker.redis, settings.partitions, settings.group)
-        if settings.redis_functions:
-            # Nor may one call functions of another release (or none at all).
-            await check_library(worker.redis)
+        await _refuse_what_redis_cannot_do(worker)
         # At id 0 before anything reads: entries written before the first start count.
         created = await ensure_groups(worker.redis, settings.served(), settings.group)
         recognizer = native.state()

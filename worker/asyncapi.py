@@ -158,7 +158,10 @@ def document() -> dict[str, Any]:
             "redis": {
                 "host": "localhost:6379",
                 "protocol": "redis",
-                "description": "Any Redis >= 6.2, or Redis Cluster (keys carry {p} hash tags).",
+                "description": (
+                    "Redis 6.2 or later, or Valkey: one server or a Cluster (keys carry {p}"
+                    " hash tags)."
+                ),
             }
         },
         "channels": channels,

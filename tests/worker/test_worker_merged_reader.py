@@ -127,8 +127,8 @@ async def test_a_caught_up_worker_reads_once_per_input_r15(
     async with running_worker(settings):
         ids: dict[str, list[tuple[int, int]]] = {}
         # Counted between two moments the worker is blocked in a read, so the count is the
-        # same whether Redis counts a blocked read when it blocks (6.2, the embedded
-        # server) or when it returns (7.x): one per read that returned an input. Counted
+        # same whether Redis counts a blocked read when it blocks (6.2) or when it
+        # returns (7.x, Valkey): one per read that returned an input. Counted
         # from any other moment, a worker slow to issue its next read (a busy machine)
         # left the last read out on 6.2.
         await wait_for(lambda: _blocked_reading(aredis), 30)

