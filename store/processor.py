@@ -302,9 +302,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 table, todo, work, scopes, sessions, loaded, broken
             )
             self.crash("before_commit")
-            result = await self.committer.commit(
-                table, [unit.plan for unit in units], token, unsent, self.fence, lane
-            )
+            result = await self._commit(table, [unit.plan for unit in units], token, unsent, lane)
             unsent = []
             self.crash("after_commit")
             if result.distrusted:
@@ -388,6 +386,33 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         if applied:
             report.outcomes["applied"] += applied
 
+    async def _commit(
+        self,
+        table: KeyTable,
+        plans: list[UnitPlan],
+        token: str,
+        letters: Sequence[DeadLetter] = (),
+        plain: PlainLane | None = None,
+    ) -> CommitResult:
+        """One commit script of the partition (fenced when the processor is).
+
+        If the call raises, its outcome is unknown: the script may have run with only its
+        answer lost (a primary that died with it in flight while its replica had the
+        commit; a WAIT or a publish that failed after it). What this processor remembers
+        of the commit's scopes may then be older than Redis and, the mark being unknown,
+        so may the rest (earlier commits a failover lost): all of it goes with the mark.
+        Otherwise the next commit writes a mark of its own again, later units are planned
+        from the cache and written unchecked, and a stale scope undoes the commit whose
+        inputs it acked: those seqs are never applied, and their session waits for them
+        until the gap timeout skips them.
+        """
+        try:
+            return await self.committer.commit(table, plans, token, letters, self.fence, plain)
+        except BaseException:
+            self.state.clear()
+            self.committer.forget_mark()
+            raise
+
     async def _parked_totals(self) -> tuple[int, int]:
         """The partition's parked (entries, bytes): remembered, or read from `stats:{p}`."""
         if self._parked is None:
@@ -465,9 +490,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                     broken[scope_id] = f"expiry failed: {expiry}"
                     continue
                 units.append((scope_id, *expiry))
-            result = await self.committer.commit(
-                table, [u for _, u, _ in units], token, fence=self.fence
-            )
+            result = await self._commit(table, [u for _, u, _ in units], token)
             for index, (scope_id, _, events) in enumerate(units):
                 if index in result.refused:
                     broken[scope_id] = result.refused[index]

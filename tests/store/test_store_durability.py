@@ -5,7 +5,9 @@ events reach the streams subscribers read only then: while the replica is stoppe
 (SIGSTOP) the batch is held, nothing is published, and the shortfall is counted; once it
 runs again the batch finishes and the replica holds everything the primary said.
 What a commit left held (its worker died before publishing) is published by the
-sweeper's pass, by the lease's owner only.
+sweeper's pass, by the lease's owner only. A commit whose outcome the worker did not
+learn (its answer died with the primary, its publish failed) is never undone by what the
+worker remembered from before it.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ from redis.asyncio import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from contracts.streams import GROUP
-from store import keys, ownership
+from store import durability, keys, ownership
 from store.config import StoreConfig
 from store.durability import (
     LATE_PUBLISHES,
     SHORT_WAITS,
     Replication,
     WaitAofUnsupported,
+    acknowledged,
     check_wait_aof,
     on_one_connection,
 )
@@ -41,10 +44,13 @@ from store.embedded import SERVER_VARIABLE, EmbeddedCluster, EmbeddedRedis
 from store.intake import ensure_groups
 from store.ownership import Fence, LeaseLost
 from store.processor import PartitionProcessor
+from store.scripts import COMMIT
 from tests.support.fake_core import FakeCore
 from tests.support.redis_deploy_kit import redis7_binary
 from tests.support.replica_kit import PATIENCE_S, Pair, pair, replica_of
+from tests.support.sentinel_kit import SentinelTopology, sentinel_topology
 from tests.support.worker_kit import wait_for
+from worker.connection import quiet_options, sentinel_client
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 __all__ = ["pair"]  # the fixture, imported to be found by pytest
@@ -368,3 +374,106 @@ async def test_a_lost_cluster_node_is_relearned_for_the_next_call_r15() -> None:
             await wait_for(reaches_the_promoted_replica, PATIENCE_S)
         finally:
             await client.aclose()
+
+
+async def _turn(client: redis.asyncio.Redis, seq: int, text: str = "hello") -> None:
+    document = chat(SCOPE, "s", seq, text)
+    await client.xadd("chat-turn:{0}", {"__data__": json.dumps(document)})
+
+
+async def _applied(client: redis.asyncio.Redis) -> list[int]:
+    """The seqs the session's state has applied, in order (the fake core keeps them)."""
+    raw: Any = await client.hget(keys.session_key(0, *SCOPE, "s"), "c")
+    return list(FakeCore().decode_session(raw, "s").seqs)
+
+
+def _answer_dies_with_the_primary(
+    topology: SentinelTopology, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next durable commit runs on the primary and its replica acknowledges it; then
+    the primary is killed (-9) and the promoted, and the worker gets a connection reset
+    instead of the answer, as a commit's answer in flight dies with its primary."""
+    real = durability.on_one_connection
+
+    async def answer_lost(redis: Any, route: str, calls: list[tuple[Any, ...]]) -> list[Any]:
+        answers = await real(redis, route, calls)
+        if calls[0][:2] == ("EVALSHA", COMMIT.sha):
+            monkeypatch.setattr(durability, "on_one_connection", real)
+            assert acknowledged(answers[1], DURABLE), "the replica has the commit"
+            await asyncio.to_thread(topology.kill_primary)
+            raise RedisConnectionError("Connection reset by peer")
+        return answers
+
+    monkeypatch.setattr(durability, "on_one_connection", answer_lost)
+
+
+@pytest.mark.slow
+async def test_a_commit_whose_answer_died_with_the_primary_is_not_undone_r15(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R15 across a kill -9 failover with the lease outliving it (the workers' shipped
+    lease): the durable commit of seq 2 reaches the replica, and the primary dies before
+    its answer reaches the worker (the batch fails; on the promoted replica seq 2 is
+    applied and its entry acked). The same processor then commits on the new primary,
+    first the sweeper's pass (which writes the commit mark again), then seq 3 of the same
+    session: seq 3 applies after seq 2. What the processor remembered from before seq 2
+    is not written back over it, which left seq 2 acked and never applied, and seq 3
+    parked until the gap timeout gave seq 2 up."""
+    # Two replicas: the promoted one must have a replica of its own to acknowledge.
+    with sentinel_topology(replicas=2) as topology:
+        client = sentinel_client(topology.url(), quiet_options())
+        try:
+            await ensure_groups(client, [0], GROUP)
+            lease = await ownership.acquire(client, 0, "w1", 600_000, 8)
+            processor = PartitionProcessor(client, 0, FakeCore(), DURABLE)
+            processor.set_fence(Fence(0, lease.owner))
+            await _turn(client, 1)
+            await processor.process(await read_new(client, 0, GROUP, "c"))
+
+            _answer_dies_with_the_primary(topology, monkeypatch)
+            await _turn(client, 2)
+            with pytest.raises(RedisConnectionError):
+                await processor.process(await read_new(client, 0, GROUP, "c"))
+            assert await _applied(client) == [1, 2], "the promoted replica has seq 2"
+
+            await processor.sweep_expired()
+            mark: Any = await client.hget(keys.lease_key(0), "m")
+            assert mark.decode() == processor.committer.mark, "the mark is the worker's again"
+            await _turn(client, 3)
+            report = await processor.process(await read_new(client, 0, GROUP, "c"))
+            assert report.outcomes == {"applied": 1}
+            assert await _applied(client) == [1, 2, 3]
+            assert await client.exists(keys.parked_key(0, *SCOPE, "s")) == 0
+            pending: Any = await client.xpending("chat-turn:{0}", GROUP)
+            assert pending["pending"] == 0
+        finally:
+            await client.aclose()
+
+
+async def test_a_commit_whose_publish_failed_is_not_undone_r15(
+    clients: tuple[redis.asyncio.Redis, redis.asyncio.Redis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R15 when the connection fails between a durable commit and its publish: the batch
+    of seq 2 raises although Redis holds it (and its mark), and the processor goes on
+    with the next batch of the same session. Seq 3 applies after seq 2, not over what the
+    processor remembered from before it."""
+    primary, _ = clients
+    lease = await ownership.acquire(primary, 0, "w1", 600_000, 8)
+    processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+    processor.set_fence(Fence(0, lease.owner))
+    await _turn(primary, 1)
+    await processor.process(await read_new(primary, 0, GROUP, "c"))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Replication, "publish", _dies)
+        await _turn(primary, 2, "propose tea")  # an event: the commit holds it to publish
+        with pytest.raises(ConnectionError):
+            await processor.process(await read_new(primary, 0, GROUP, "c"))
+    assert await _applied(primary) == [1, 2]
+
+    await _turn(primary, 3)
+    report = await processor.process(await read_new(primary, 0, GROUP, "c"))
+    assert report.outcomes == {"applied": 1}
+    assert await _applied(primary) == [1, 2, 3]
+    assert await primary.exists(keys.parked_key(0, *SCOPE, "s")) == 0
