@@ -46,7 +46,7 @@ import msgspec
 
 from contracts.keys import Layout
 from contracts.partition import partition_of
-from contracts.streams import as_text, input_streams, stream_name
+from contracts.streams import as_text, input_streams
 from store import keys
 from store.intake import ensure_groups
 from store.layout import stored_layout
@@ -427,9 +427,3 @@ class Repartition:
         stale = [m for m in members if partition_of(*member_scope(m), target) != p]
         for first in range(0, len(stale), 1000):
             await self.redis.zrem(name, *stale[first : first + 1000])
-
-
-def retired_event_streams(source: int, target: int) -> list[str]:
-    """Agreement-event streams of partitions a shrink retired: subscribers that name
-    partitions read them to their end (a following subscription keeps reading them)."""
-    return [stream_name("agreement-events", p) for p in range(target, source)]

@@ -167,7 +167,7 @@ class AccordClient:
                     return await self.learn_partitions()
         return self.partitions
 
-    async def follow_refusal(self, refusal: str) -> bool:
+    def follow_refusal(self, refusal: str) -> bool:
         """Act on the append script's `ACCORDLAYOUT <value>`: learn the new count (True:
         retry now), or, during a move, False (retry after a pause)."""
         value = refusal.rsplit(maxsplit=1)[-1] if refusal.split() else ""

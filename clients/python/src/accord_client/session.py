@@ -301,7 +301,7 @@ class Session:
                 refusal = str(error)
                 if not refusal.startswith(LAYOUT_REFUSAL):
                     raise
-                if await client.follow_refusal(refusal):
+                if client.follow_refusal(refusal):
                     self._at(client.partitions)  # the new count: its partition, at once
                     continue
                 # A repartition moves the partition: wait for it, up to layout_wait_s.
