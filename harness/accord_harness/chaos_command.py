@@ -21,7 +21,9 @@ def register(app: typer.Typer) -> None:
                 help="small (CI, about a minute; tuned settings), full, kills (20 SIGKILLs and "
                 "a Redis restart), outage (40 s without workers, then three catch up), "
                 "failover or failover-small (a primary, two lagging replicas and three "
-                "Sentinels; three failovers; the loss counted in the report's `failover`)."
+                "Sentinels; three failovers; the loss counted in the report's `failover`), "
+                "cluster-failover or cluster-failover-small (the same on a Redis Cluster of "
+                "three primaries with a lagging replica each)."
             ),
         ] = "small",
         fsync: Annotated[str, typer.Option(help="Redis appendfsync: always or everysec.")] = (
@@ -31,7 +33,8 @@ def register(app: typer.Typer) -> None:
         plant: Annotated[
             str | None,
             typer.Option(
-                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only."
+                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only, "
+                "wait_skipped (the failover sizes with --wait-replicas)."
             ),
         ] = None,
         cache_size: Annotated[

@@ -89,7 +89,7 @@ class ClusterRedis(LaggedNodes):
                 text: Any = await self._client(node.port).execute_command(  # type: ignore[no-untyped-call]
                     "CLUSTER", "NODES"
                 )
-                return self._parse(text.decode() if isinstance(text, bytes) else str(text))
+                return self.parse(text.decode() if isinstance(text, bytes) else str(text))
         raise RuntimeError("no cluster node answers")
 
     async def primary_of(self, key: str, exclude: Node | None = None) -> Node:
@@ -216,7 +216,7 @@ class ClusterRedis(LaggedNodes):
     def _named(self, name: str) -> Node:
         return next(node for node in self.nodes if node.name == name)
 
-    def _parse(self, text: str) -> View:
+    def parse(self, text: str) -> View:
         """`CLUSTER NODES` lines: `id ip:port@bus flags master ping pong epoch link slots...`;
         nodes are told apart by the port they announce (their proxy's)."""
         by_port = {node.address: node.name for node in self.nodes}
