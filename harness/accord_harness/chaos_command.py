@@ -98,6 +98,9 @@ def register(app: typer.Typer) -> None:
                 f"[red]--size {'|'.join(PLANS)}, --fsync always|everysec[/]", markup=True
             )
             raise typer.Exit(2)
+        if sentinel_url and PLANS[size].cluster:
+            err_console.print("[red]--sentinel-url: a cluster size has no Sentinel[/]", markup=True)
+            raise typer.Exit(2)
         plan = dataclasses.replace(
             PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size,
             resend_lost=resend_lost, sentinel_url=sentinel_url,
