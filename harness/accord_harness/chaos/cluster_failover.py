@@ -44,6 +44,7 @@ from accord_harness.documents import Document
 from contracts.streams import DATA_FIELD, as_text
 from store import keys
 from store.durability import on_one_connection
+from store.scripts import AnyRedis
 
 # A cluster adds its own: CLUSTERDOWN while a shard has no primary, MOVED/TRYAGAIN while
 # the slots map changes (on_one_connection relearns it first), a node gone.
@@ -90,31 +91,47 @@ def _flat(fields: dict[str, bytes]) -> list[Any]:
 
 @dataclass
 class ClusterSubscriber(Subscriber):
-    """The subscriber on a cluster: one XREAD a stream (each stream is in a slot of its
-    own), remembering which stream each event came from."""
+    """The subscriber on a cluster: each stream is in a slot of its own and no XREAD
+    spans two, so each stream is followed by a blocking XREAD of its own, on a client of
+    its own (`url`): an event is read as soon as it is published, as the Sentinel run's
+    subscriber reads it, and a failover can land within the replication lag after it."""
 
+    url: str = ""
     by_stream: dict[str, set[str]] = field(default_factory=dict)
 
+    async def run(self, stop: asyncio.Event) -> None:
+        await asyncio.gather(*(self._follow(stream, stop) for stream in list(self.last)))
+
+    async def _follow(self, stream: str, stop: asyncio.Event) -> None:
+        reader = cluster_client(self.url)
+        try:
+            while not stop.is_set():
+                await self._read(reader, stream, block_ms=200)
+        finally:
+            await reader.aclose()
+
     async def read(self, block_ms: int | None = None) -> int:
+        """Each stream once, from where it stopped (what was published before a stop)."""
+        return sum([await self._read(self.redis, s, block_ms) for s in list(self.last)])
+
+    async def _read(self, reader: AnyRedis, stream: str, block_ms: int | None) -> int:
+        try:
+            reply: Any = await reader.xread({stream: self.last[stream]}, count=1000, block=block_ms)
+        except CLUSTER_RETRYABLE:
+            self.errors += 1
+            await asyncio.sleep(0.1)  # (a node down answers at once: do not spin)
+            return 0
         read = 0
-        for stream, last in list(self.last.items()):
-            try:
-                reply: Any = await self.redis.xread({stream: last}, count=1000)
-            except CLUSTER_RETRYABLE:
-                self.errors += 1
-                await asyncio.sleep(0.1)
-                continue
-            for _, entries in reply or ():
-                for entry_id, fields in entries:
-                    event = json.loads(fields[DATA_FIELD.encode()])
-                    self.seen.append((event["event_id"], event))
-                    self.by_stream.setdefault(stream, set()).add(event["event_id"])
-                    self.last[stream] = as_text(entry_id)
-                    read += 1
+        for _, entries in reply or ():
+            for entry_id, fields in entries:
+                event = json.loads(fields[DATA_FIELD.encode()])
+                self.seen.append((event["event_id"], event))
+                self.by_stream.setdefault(stream, set()).add(event["event_id"])
+                self.last[stream] = as_text(entry_id)
+                read += 1
         if read:
+            self.fresh_stream = stream
             self.fresh.set()
-        elif block_ms:
-            await asyncio.sleep(0.05)  # (a poll interval: nothing new yet)
         return read
 
 
@@ -147,7 +164,8 @@ class ClusterFailoverChaos(FailoverChaos):
             cluster_client(url), plan.partitions,
             wait_replicas=plan.gateway_wait, wait_timeout_ms=plan.gateway_wait_timeout_ms,
         )  # fmt: skip
-        self.subscriber = ClusterSubscriber(cluster_client(url), plan.partitions)
+        self.subscriber = ClusterSubscriber(cluster_client(url), plan.partitions, url=url)
+        self.shard_primaries = await self._shard_primaries()
         env = worker_env(url, plan) | {"ACCORD_REDIS_CLUSTER": "1"}
         self.workers = Workers(
             plan.workers, env, self.rng, self.workdir,
@@ -159,9 +177,26 @@ class ClusterFailoverChaos(FailoverChaos):
         partition = self.rng.randrange(self.plan.partitions)
         return await self.cluster.primary_of(keys.stats_key(partition))
 
+    def _at_moment(self, how: str, victim: Node) -> Node:
+        """A pause lands on the primary of the stream whose event the subscriber just
+        read (the one whose commit may be on no replica yet); a kill on the one drawn."""
+        if how == "sigstop" and self.subscriber.fresh_stream:
+            partition = next(
+                p for p in range(self.plan.partitions)
+                if keys.events_stream(p) == self.subscriber.fresh_stream
+            )  # fmt: skip
+            return self.shard_primaries[partition]
+        return victim
+
+    async def _shard_primaries(self) -> dict[int, Node]:
+        return {
+            p: await self.cluster.primary_of(keys.stats_key(p)) for p in range(self.plan.partitions)
+        }
+
     async def _heal(self) -> None:
         await self.cluster.await_healthy()
         self.primaries = set((await self.cluster.view()).primaries)
+        self.shard_primaries = await self._shard_primaries()
 
     async def _follow(self, primary: Node) -> None:
         """Nothing to point anywhere (module docstring); later worker starts begin at a

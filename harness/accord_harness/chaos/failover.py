@@ -83,8 +83,10 @@ class Subscriber:
     seen: list[tuple[str, Any]] = field(default_factory=list)
     errors: int = 0
     last: dict[str, str] = field(default_factory=dict)
-    # Set on every read that brought events (a failover lands right after one).
+    # Set on every read that brought events (a failover lands right after one), and
+    # the stream of the last events read.
     fresh: asyncio.Event = field(default_factory=asyncio.Event)
+    fresh_stream: str = ""
 
     def __post_init__(self) -> None:
         self.last = {keys.events_stream(p): "0-0" for p in range(self.partitions)}
@@ -107,6 +109,7 @@ class Subscriber:
                 event = json.loads(fields[DATA_FIELD.encode()])
                 self.seen.append((event["event_id"], event))
                 self.last[as_text(stream)] = as_text(entry_id)
+                self.fresh_stream = as_text(stream)
                 read += 1
         if read:
             self.fresh.set()
@@ -257,6 +260,7 @@ class FailoverChaos(Chaos):
             self.subscriber.fresh.clear()
             with contextlib.suppress(TimeoutError):  # (no event at all: the burst suffices)
                 await asyncio.wait_for(self.subscriber.fresh.wait(), timeout=2.0)
+        old = self._at_moment(how, old)
         await asyncio.sleep(self.rng.uniform(0.002, 0.008))
         down_at = time.monotonic()
         if how == "kill9":
@@ -288,6 +292,11 @@ class FailoverChaos(Chaos):
     async def _victim(self) -> Node:
         """The primary the next failover takes down."""
         return await self.sentinel.primary()
+
+    def _at_moment(self, how: str, victim: Node) -> Node:  # noqa: ARG002  (a hook)
+        """The node to take down, chosen at the moment (without a wait: the window is
+        the replication lag): the one primary here."""
+        return victim
 
     async def _heal(self) -> None:
         """Until the topology is whole again: both replicas caught up."""
