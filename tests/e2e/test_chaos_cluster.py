@@ -14,8 +14,16 @@ from pathlib import Path
 import pytest
 import redis.asyncio
 from accord_harness.chaos.cluster import ClusterRedis, View
+from accord_harness.chaos.cluster_failover import ClusterGateway
 from accord_harness.chaos.proxy import LagProxy
 from accord_harness.chaos.replicated import Node
+from accord_harness.chaos.workload import build
+from redis.asyncio import RedisCluster
+
+from contracts.streams import hash_tag
+from store import keys
+from store.embedded import EmbeddedCluster
+from tests.support.replica_kit import replica_of
 
 # Far above a busy machine's scheduling hiccups: the write that follows must still be
 # in flight when the primary dies right after acknowledging it.
@@ -97,3 +105,36 @@ async def test_a_cluster_failover_loses_the_acknowledged_write_still_in_flight(
         assert sum(node.proxy.replication_links for node in topology.nodes) >= 4
     finally:
         await topology.stop()
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(120)
+async def test_the_cluster_gateway_appends_each_shard_with_its_wait_in_order() -> None:
+    """The chaos gateway on a cluster (R15's durable appends): a burst spanning every
+    shard is acknowledged with each item's entry id in the burst's order, and only once
+    each shard's replica has its appends (the WAIT follows the XADDs to the shard's
+    primary: a keyless WAIT routed elsewhere would count another shard's replica)."""
+    workload = build(seed=3, sessions=12, events_per_session=3, partitions=4, poison_copies=1)
+    burst = workload.writes[:40]
+    with EmbeddedCluster(replicas=1) as servers:
+        client = RedisCluster.from_url(servers.url)
+        gateway = ClusterGateway(client, 4, wait_replicas=1)
+        try:
+            await gateway.write(burst)
+            assert gateway.wait_short == 0
+            written = {**gateway.entries, **gateway.poison}
+            assert len(written) == len(burst)
+            for stream, entry_id in written:
+                assert await client.xrange(stream, min=entry_id, max=entry_id)
+            for p in range(4):
+                replica = replica_of(servers, keys.events_stream(p))
+                reader = redis.asyncio.Redis(port=replica.port, single_connection_client=True)
+                try:
+                    await reader.execute_command("READONLY")  # type: ignore[no-untyped-call]
+                    for stream, entry_id in written:
+                        if stream.endswith(hash_tag(p)):
+                            assert await reader.xrange(stream, min=entry_id, max=entry_id)
+                finally:
+                    await reader.aclose()
+        finally:
+            await client.aclose()
