@@ -166,6 +166,9 @@ class ClusterFailoverChaos(FailoverChaos):
         )  # fmt: skip
         self.subscriber = ClusterSubscriber(cluster_client(url), plan.partitions, url=url)
         self.shard_primaries = await self._shard_primaries()
+        self.partition_of_slot = {
+            key_slot(keys.stats_key(p).encode()): p for p in range(plan.partitions)
+        }
         env = worker_env(url, plan) | {"ACCORD_REDIS_CLUSTER": "1"}
         self.workers = Workers(
             plan.workers, env, self.rng, self.workdir,
@@ -178,15 +181,14 @@ class ClusterFailoverChaos(FailoverChaos):
         return await self.cluster.primary_of(keys.stats_key(partition))
 
     def _at_moment(self, how: str, victim: Node) -> Node:
-        """A pause lands on the primary of the stream whose event the subscriber just
-        read (the one whose commit may be on no replica yet); a kill on the one drawn."""
-        if how == "sigstop" and self.subscriber.fresh_stream:
-            partition = next(
-                p for p in range(self.plan.partitions)
-                if keys.events_stream(p) == self.subscriber.fresh_stream
-            )  # fmt: skip
-            return self.shard_primaries[partition]
-        return victim
+        """The primary whose writes may be on no replica yet: a kill lands on the one
+        that acknowledged the gateway's last append, a pause on the one that published
+        the event the subscriber just read (else the one drawn)."""
+        stream = self.gateway.recent[-1][1] if how == "kill9" and self.gateway.recent else ""
+        if how == "sigstop":
+            stream = self.subscriber.fresh_stream
+        partition = self.partition_of_slot.get(key_slot(stream.encode())) if stream else None
+        return victim if partition is None else self.shard_primaries[partition]
 
     async def _shard_primaries(self) -> dict[int, Node]:
         return {
