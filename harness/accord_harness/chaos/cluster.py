@@ -64,9 +64,8 @@ class ClusterRedis(LaggedNodes):
     node_timeout_ms: int = 1500
 
     async def start(self) -> None:
-        await self._add_nodes(self.primaries * (1 + self.replicas), cluster_port)
-        for node in self.nodes:
-            await self._launch(node)
+        for _ in range(self.primaries * (1 + self.replicas)):
+            await self._launch(await self._add_node(cluster_port))
         await self._join()
         await self.await_healthy()
 

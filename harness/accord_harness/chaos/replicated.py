@@ -144,15 +144,17 @@ class LaggedNodes:
     # One client per port (nodes by their own port, Sentinels), closed by stop().
     _clients: dict[int, redis.asyncio.Redis] = field(default_factory=dict)
 
-    async def _add_nodes(self, count: int, port: Callable[[], int] = free_port) -> None:
-        """`count` nodes, each with its proxy started (`port` picks each node's own)."""
-        for index in range(len(self.nodes), len(self.nodes) + count):
-            proxy = LagProxy(target_port=port(), delay_s=self.delay_ms / 1000)
-            await self.proxies.run(proxy.start())
-            node = Node(f"node-{index}", self.directory / f"node-{index}", proxy.target_port,
-                        proxy)  # fmt: skip
-            node.directory.mkdir(parents=True, exist_ok=True)
-            self.nodes.append(node)
+    async def _add_node(self, port: Callable[[], int] = free_port) -> Node:
+        """A node with its proxy started (`port` picks the node's own port). The caller
+        launches it at once: the proxy binds first, so it cannot take the node's port."""
+        proxy = LagProxy(target_port=0, delay_s=self.delay_ms / 1000)
+        await self.proxies.run(proxy.start())
+        proxy.target_port = port()
+        index = len(self.nodes)
+        node = Node(f"node-{index}", self.directory / f"node-{index}", proxy.target_port, proxy)
+        node.directory.mkdir(parents=True, exist_ok=True)
+        self.nodes.append(node)
+        return node
 
     async def _stop_nodes(self) -> None:
         for node in self.nodes:
@@ -269,10 +271,10 @@ class ReplicatedRedis(LaggedNodes):
 
     async def start(self) -> None:
         binary = server_binary()
-        await self._add_nodes(1 + self.replicas)
-        primary = self.nodes[0]
-        for node in self.nodes:
-            await self._launch(node, None if node is primary else primary)
+        primary = await self._add_node()
+        await self._launch(primary, None)
+        for _ in range(self.replicas):
+            await self._launch(await self._add_node(), primary)
         await self.await_replicas(self.replicas)
         for index in range(self.sentinels):
             await self._launch_sentinel(binary, index, primary)
