@@ -8,9 +8,10 @@ of losses), on three primaries with a replica each. What differs is the topology
   partitions spread over all three shards), and the cluster's replica takes its slots
   over by itself after `cluster-node-timeout`;
 - workers run with `ACCORD_REDIS_CLUSTER=1` and follow the promotion by themselves
-  (MOVED, connection errors, the slots map relearnt), as do the gateway, the subscriber
-  and the harness's client (`RedisCluster`): no restart, nobody to point anywhere. The
-  workers' REDIS_URL (their start-up node) is moved to a live primary for later starts;
+  (MOVED, connection errors, the slots map relearnt): no restart. Their REDIS_URL (the
+  start-up node) is moved to a live primary for later starts. The subscriber's readers
+  follow by themselves too; the gateway and the harness's own client start again from
+  the promoted primary (`_follow`);
 - the gateway sends each shard's XADDs and its WAIT on one connection to that shard's
   primary (`store.durability.on_one_connection`, as the Python client's appends do);
   the subscriber reads each events stream on its own (no XREAD spans two slots);
@@ -201,9 +202,18 @@ class ClusterFailoverChaos(FailoverChaos):
         self.shard_primaries = await self._shard_primaries()
 
     async def _follow(self, primary: Node) -> None:
-        """Nothing to point anywhere (module docstring); later worker starts begin at a
-        live primary."""
+        """The workers follow the promotion by themselves (later starts begin at a live
+        primary). The harness's own clients start again from the promoted primary, as the
+        Sentinel run's do: a client whose slots map still names the paused primary waits
+        out a timeout on each call, and the count of lost appends (`recover_lost`) that
+        precedes the resume held the primary paused for 25 s instead of until promotion."""
         self.workers.env["REDIS_URL"] = primary.url
+        stale = (self.admin, self.gateway.redis)
+        self.admin = cluster_client(primary.url, timeout_s=10.0)
+        self.gateway.redis = cluster_client(primary.url)
+        for each in stale:
+            with contextlib.suppress(*CLUSTER_RETRYABLE):
+                await each.aclose()
 
     async def _read_and_missing(self, promoted: Node) -> int:
         """Events the subscriber read, of the partitions `promoted` now serves, that it
