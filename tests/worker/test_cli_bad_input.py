@@ -106,6 +106,7 @@ def test_events_last_zero_shows_none_and_a_negative_count_is_a_usage_error(
         (["chaos", "--size", "failover-small", "--wait-replicas", "-1"], "'--wait-replicas'"),
         (["chaos", "--size", "failover-small", "--gateway-wait", "-2"], "'--gateway-wait'"),
         (["chaos", "--size", "failover", "--plant", "nope"], "--plant must be one of"),
+        (["chaos", "--size", "cluster-failover-small", "--sentinel-url"], "has no Sentinel"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args: list[str], said: str) -> None:
