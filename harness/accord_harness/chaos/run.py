@@ -195,8 +195,11 @@ class Gateway:
                 if self.wait_replicas:
                     pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
                 ids: list[Any] = await pipe.execute()
-            except RETRYABLE:
+            except (*RETRYABLE, redis.ReadOnlyError):
                 # Unknown which were stored: write them all again (a duplicate is harmless).
+                # READONLY: the node was demoted under the gateway (a failover Sentinel made
+                # by itself), which stored none of them; the harness's watch points the
+                # gateway at the new primary meanwhile (`FailoverChaos._watch`).
                 self.retries += 1
                 await asyncio.sleep(0.2)
                 continue
