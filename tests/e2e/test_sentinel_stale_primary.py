@@ -14,9 +14,10 @@ and CLI's (worker/connection.py), on real servers (tests/support/sentinel_kit.py
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+import pytest_asyncio
 import redis
 import redis.asyncio
 
@@ -43,9 +44,6 @@ def _worker_client(url: str) -> redis.asyncio.Redis:
     return client
 
 
-CLIENTS = [pytest.param(_gateway_client, id="gateway"), pytest.param(_worker_client, id="worker")]
-
-
 @pytest.fixture(scope="module")
 def topology() -> Iterator[SentinelTopology]:
     with sentinel_topology(replicas=1) as running:
@@ -65,6 +63,19 @@ def healed(topology: SentinelTopology) -> Iterator[SentinelTopology]:
     topology.wait_ready()
 
 
+@pytest_asyncio.fixture(
+    params=[pytest.param(_gateway_client, id="gateway"), pytest.param(_worker_client, id="worker")]
+)
+async def client(
+    healed: SentinelTopology, request: pytest.FixtureRequest
+) -> AsyncIterator[redis.asyncio.Redis]:
+    """Each client built from the URL: the gateway's and the worker's."""
+    make: Factory = request.param
+    built = make(healed.url())
+    yield built
+    await built.aclose()
+
+
 def _node(port: int) -> redis.Redis:
     return redis.Redis(port=port, socket_timeout=10, socket_connect_timeout=10)
 
@@ -80,28 +91,22 @@ async def _failed_over_by_a_pause(topology: SentinelTopology) -> tuple[int, int]
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("make", CLIENTS)
 async def test_a_pooled_connection_to_the_old_primary_is_not_used_after_a_failover(
-    healed: SentinelTopology, make: Factory
+    healed: SentinelTopology, client: redis.asyncio.Redis
 ) -> None:
     """R15's premise: every read and write goes to the one primary the sentinels name.
     A client whose pool holds a connection to the primary from before a failover reads and
     writes the promoted replica right after, while the old primary, resumed, still calls
     itself the primary and would answer (its own value of a key, a write it would keep
     until Sentinel demotes it and it drops it)."""
-    topology = healed
-    client = make(topology.url())
-    try:
-        await client.set("marker", "before")  # a connection to the primary, back in the pool
-        old, new = await _failed_over_by_a_pause(topology)
-        with _node(old) as old_node, _node(new) as new_node:
-            old_node.set("marker", "old")
-            new_node.set("marker", "new")
-            assert await client.get("marker") == b"new"
-            await client.set("written-after", "1")
-            assert new_node.exists("written-after") == 1
-    finally:
-        await client.aclose()
+    await client.set("marker", "before")  # a connection to the primary, back in the pool
+    old, new = await _failed_over_by_a_pause(healed)
+    with _node(old) as old_node, _node(new) as new_node:
+        old_node.set("marker", "old")
+        new_node.set("marker", "new")
+        assert await client.get("marker") == b"new"
+        await client.set("written-after", "1")
+        assert new_node.exists("written-after") == 1
 
 
 async def _popped(client: redis.asyncio.Redis) -> list[bytes]:
@@ -111,9 +116,8 @@ async def _popped(client: redis.asyncio.Redis) -> list[bytes]:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("make", CLIENTS)
 async def test_a_read_blocked_on_the_old_primary_does_not_return_its_entries(
-    healed: SentinelTopology, make: Factory
+    healed: SentinelTopology, client: redis.asyncio.Redis
 ) -> None:
     """R15: a worker reads the entries it applies from the primary the sentinels name. A
     blocking read sent to the primary before it paused is answered by that primary when it
@@ -121,26 +125,22 @@ async def test_a_read_blocked_on_the_old_primary_does_not_return_its_entries(
     append left there, which the demotion drops): that answer is refused, and the read is
     answered by the promoted replica instead."""
     topology = healed
-    client = make(topology.url())
+    await client.delete("inputs")  # (a test before may have left one behind)
+    blocked = asyncio.create_task(_popped(client))
+    # Until the server holds the read: a paused server would otherwise get it later.
+    await asyncio.to_thread(topology.wait_blocked, topology.primary())
+    old = await asyncio.to_thread(topology.pause_primary)
+    new = topology.primary()
+    # Any command after the promotion: the client's other connection finds the new one.
+    await client.set("after-promotion", "1")
+    with _node(new) as new_node, _node(old) as old_node:
+        new_node.lpush("inputs", "from-the-new-primary")
+        topology.resume(old)
+        assert topology.role(old) == "master", "Sentinel demoted the old primary at once"
+        old_node.lpush("inputs", "from-the-old-primary")
     try:
-        await client.delete("inputs")  # (a test before may have left one behind)
-        blocked = asyncio.create_task(_popped(client))
-        # Until the server holds the read: a paused server would otherwise get it later.
-        await asyncio.to_thread(topology.wait_blocked, topology.primary())
-        old = await asyncio.to_thread(topology.pause_primary)
-        new = topology.primary()
-        # Any command after the promotion: the client's other connection finds the new one.
-        await client.set("after-promotion", "1")
-        with _node(new) as new_node, _node(old) as old_node:
-            new_node.lpush("inputs", "from-the-new-primary")
-            topology.resume(old)
-            assert topology.role(old) == "master", "Sentinel demoted the old primary at once"
-            old_node.lpush("inputs", "from-the-old-primary")
-        try:
-            answer = await asyncio.wait_for(blocked, ANSWER_S)
-        except redis.ConnectionError:
-            # As a failover's connection loss: the caller reads again (the worker's loops do).
-            answer = await _popped(client)
-        assert answer == [b"inputs", b"from-the-new-primary"]
-    finally:
-        await client.aclose()
+        answer = await asyncio.wait_for(blocked, ANSWER_S)
+    except redis.ConnectionError:
+        # As a failover's connection loss: the caller reads again (the worker's loops do).
+        answer = await _popped(client)
+    assert answer == [b"inputs", b"from-the-new-primary"]
