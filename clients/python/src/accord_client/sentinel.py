@@ -41,10 +41,9 @@ from accord_client.contracts.redis_url import SentinelUrl, parse_sentinel_url
 SENTINEL_ANSWER_S = 2.0
 
 # How old the sentinels' naming of the primary may be when a connection is handed out or a
-# reply is used: a failover takes longer than this to happen (down-after-milliseconds plus
-# an election), so a connection is never used, nor a reply read, on a former primary for
-# longer than about one failover after Sentinel promoted another. It costs one SENTINEL
-# MASTERS a second per client while commands run, answered from a sentinel's memory.
+# reply is used: after a promotion, a former primary's connections and replies are used
+# for at most about this long. It costs one SENTINEL MASTERS a second per client while
+# commands run, answered from a sentinel's memory.
 PRIMARY_CHECK_S = 1.0
 
 
