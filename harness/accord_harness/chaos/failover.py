@@ -480,10 +480,18 @@ class FailoverChaos(Chaos):
 
 
 async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel each task and wait until it has ended, cancelling it again while it runs on:
+    redis-py's asyncio connection can lose a cancellation that lands in a command (redis-py
+    8.1 on Python 3.11, a task's command while its connection reconnects), and a run waited
+    on the watch for minutes. Waiting through `asyncio.wait` also lets this task's own
+    cancellation (Ctrl-C) through, where `suppress(CancelledError)` around `await task`
+    swallowed it."""
     for task in tasks:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        while not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=1.0)
+        if not task.cancelled():
+            task.result()  # a task's own failure is still raised
     tasks.clear()
 
 

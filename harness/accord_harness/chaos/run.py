@@ -41,6 +41,8 @@ from worker.engine import Engine
 
 CHUNK = 20
 RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError)
+# A gateway's write is also retried after READONLY: a node demoted under it stored nothing.
+GATEWAY_RETRYABLE = (*RETRYABLE, redis.ReadOnlyError)
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,9 @@ class Gateway:
                 ids = await self._append(items)
             except self.retryable:
                 # Unknown which were stored: write them all again (a duplicate is harmless).
+                # READONLY: the node was demoted under the gateway (a failover Sentinel made
+                # by itself), which stored none of them; the harness's watch points the
+                # gateway at the new primary meanwhile (`FailoverChaos._watch`).
                 self.retries += 1
                 await asyncio.sleep(0.2)
                 continue
@@ -236,7 +241,7 @@ class Gateway:
             self.recent = [r for r in self.recent if r[0] >= cutoff]
 
     # Failures after which it is unknown which appends were stored.
-    retryable: ClassVar[tuple[type[Exception], ...]] = RETRYABLE
+    retryable: ClassVar[tuple[type[Exception], ...]] = GATEWAY_RETRYABLE
 
     async def _append(self, items: list[Document | Poison]) -> list[Any]:
         """XADD each item, then (`wait_replicas`) WAIT on the same connection: the entry
