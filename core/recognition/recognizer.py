@@ -53,6 +53,7 @@ from core.recognition.phrases import (
     COURTESY_REACH,
     COURTESY_WORDS,
     DISAGREE,
+    EN_POLITE_ASK,
     LEAD_IN_LABEL_END,
     LEAD_WORD_AT_END,
     LEAD_WORD_REACH,
@@ -108,10 +109,7 @@ _CLAUSE_SPLIT: Final = re.compile(
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 # So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
 # nothing more.
-# nothing more.
-_POLITE_REQUEST: Final = re.compile(
-    rf"(?:could|would|can|will)\s+you\s|{ZH_POLITE_ASK}", re.IGNORECASE
-)
+_POLITE_REQUEST: Final = re.compile(rf"{EN_POLITE_ASK}|{ZH_POLITE_ASK}", re.IGNORECASE)
 _REQUEST_PARTICLE: Final = re.compile(r"[吗么呢]\s*\Z")
 # Every todo pattern names the todo in quotes: terms without an opening quote name none.
 _TODO_QUOTE: Final = re.compile("[" + re.escape("".join(opener for opener, _ in QUOTE_PAIRS)) + "]")
