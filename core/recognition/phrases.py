@@ -432,9 +432,18 @@ SPEAKER_ROLE: Final = re.compile(
     r"|助手|用户|系统|机器人|客服|管理员|模型|智能体|对方|他|她",
     _FLAGS,
 )
+# A role in brackets opening the clause is a label too: "[assistant] 好的, …", "【助手】…".
+BRACKETED_LABEL: Final = re.compile(r"[\s*_]*[\[【(<]\s*([^\]】)>\n]{1,40}?)\s*[\]】)>]")
 # A bare name: one word, two capitalised words, or up to four Chinese characters.
 SPEAKER_NAME: Final = re.compile(
     r"[*_\[(\s]*(?:[A-Za-z][\w.'-]*|[A-Z][\w.'-]*\s+[A-Z][\w.'-]*|[^\x00-\x7f]{1,4})[*_\])\s]*"
+)
+# A forwarded or quoted message's header: everything after it is somebody else's text.
+FORWARDED_WORDS: Final = ("forward", "original message", "转发", "原始邮件")
+FORWARDED_HEADER: Final = re.compile(
+    r"^[ \t>*_-]*(?:begin\s+forwarded\s+message|-{2,}\s*(?:forwarded|original)\s+message"
+    r"|(?:forwarded|original)\s+message\s*-{2,}|转发的?(?:消息|邮件|内容)|-{2,}\s*原始邮件)",
+    re.IGNORECASE | re.MULTILINE,
 )
 # A Chinese proposal after a clause in the perfective narrates ("我们吵了一架, 我们约定…").
 # Not the 了 of 为了, 除了, 罢了, 算了 or 了解, nor the 过 of 不过, 通过, 经过, 超过, 难过.

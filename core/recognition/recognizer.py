@@ -48,12 +48,15 @@ from core.recognition.markup import Quotations, mask_quoted_markup
 from core.recognition.normalize import Folded, fold, may_hold_trigger
 from core.recognition.phrases import (
     ABOUT_HINT,
+    BRACKETED_LABEL,
     CLAUSE_GUARD,
     COURTESY,
     COURTESY_REACH,
     COURTESY_WORDS,
     DISAGREE,
     EN_POLITE_ASK,
+    FORWARDED_HEADER,
+    FORWARDED_WORDS,
     LEAD_IN_LABEL_END,
     LEAD_WORD_AT_END,
     LEAD_WORD_REACH,
@@ -149,9 +152,10 @@ def recognize(text: str, role: Role | str) -> Intent:
     if candidates is None:
         return NO_INTENT
     quotations = Quotations(scan)
+    forwarded = _forwarded_from(scan)
     found: list[Intent] = []
     for at, kind, match in candidates:
-        if not _opens_sentence(scan, at, kind) or quotations.open_at(at):
+        if at >= forwarded or not _opens_sentence(scan, at, kind) or quotations.open_at(at):
             continue
         intent = _read(kind, match, scan, folded)
         if intent is not None:
@@ -160,6 +164,17 @@ def recognize(text: str, role: Role | str) -> Intent:
                 # Two explicit acts in one turn: which one the user meant is a guess.
                 return NO_INTENT
     return found[0] if found else NO_INTENT
+
+
+def _forwarded_from(scan: str) -> int:
+    """Where a forwarded message's header starts ("---------- Forwarded message ---"), else
+    the end: what follows it is somebody else's text (R1)."""
+    lowered = caseless(scan)
+    if any(word in lowered for word in FORWARDED_WORDS):
+        header = FORWARDED_HEADER.search(scan)
+        if header is not None:
+            return header.start()
+    return len(scan)
 
 
 def _may_withdraw(text: str) -> bool:
@@ -223,8 +238,18 @@ def _opening_matches(
             at = lowered.find(opens, match.end())
 
 
-def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
-    """Whether the phrase at `at` opens its sentence, after lead-ins only.
+def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:
+    """Whether the phrase at `at` opens its sentence, after lead-ins only, on a line that
+    does not follow a line ending in a colon ("Assistant:\nAlright, I accept …": a
+    label or an introduction on a line of its own makes the next line its words)."""
+    if not _after_lead_ins(scan, at, kind):
+        return False
+    line = scan.rfind("\n", 0, at)
+    return line < 0 or not scan[:line].rstrip().endswith(":")
+
+
+def _after_lead_ins(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
+    """Whether only lead-ins stand between the start of the sentence and `at`.
 
     What may stand before a trigger (docs/recognizer.md, "Before the trigger"): bullets,
     emoji, lead words (`LEAD_WORD_AT_END`: "OK, ", "Anyway — ", "好的, ", "嗯那") and a
@@ -270,7 +295,11 @@ def _lead_in_clause(stripped: str, *, narrates: bool) -> bool:
         return False
     if narrates and ZH_PERFECTIVE.search(clause) is not None:
         return False
-    # "助手: 好的, …", "Assistant: OK, …": the words after a speaker label are its line.
+    # "助手: 好的, …", "Assistant: OK, …", "[assistant] 好的, …": the words after a
+    # speaker label are its line.
+    bracketed = BRACKETED_LABEL.match(clause)
+    if bracketed is not None and SPEAKER_ROLE.search(bracketed.group(1)) is not None:
+        return False
     begin = 0
     for found in LEAD_IN_LABEL_END.finditer(clause):
         segment = clause[begin : found.start()]
