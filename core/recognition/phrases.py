@@ -107,6 +107,10 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:let{APOSTROPHE}?s|let\s+us)\s+"
             r"(?:agree(?:\s+on\s+(?:this|the\s+following))?\s*[:]"
             rf"|agree\s+that\b(?!{APOSTROPHE})"
+            # With "that" left out, as people say it, the terms must open with a
+            # subject or a time word: the grammar in docs/recognizer.md.
+            r"|agree\s+(?=(?:you|we|i|next\s+time|from\s+now\s+on|whenever|every|each"
+            r"|always|going\s+forward|in\s+(?:the\s+)?future)\b)"
             r"|make\s+(?:an|this|the\s+following)\s+agreement\s*[:])",
             _FLAGS,
         ),
@@ -395,8 +399,8 @@ NEGATED_BEFORE: Final = re.compile(
 # A confirmation or cancellation may open a clause after a reason ("这周事情太多, 取消这个
 # 约定吧", "This doesn't help me anymore, cancel this agreement"), but not after a
 # condition or someone else's words ("If it rains, cancel …", "他说, 取消这个约定").
-# A lead-in clause may give a reason ("这周事情太多, 取消这个约定吧", "After a long
-# week: I accept this agreement"), but not a condition or hypothesis, someone else's
+# A lead-in clause may give a reason ("这周事情太多, 取消这个约定吧", "This week was
+# hard for me: I accept this agreement"), but not a condition or hypothesis, someone else's
 # words, a hedge, a memory or a report of the past, a question, or a bare negation
 # ("If it rains, cancel …", "他说, 取消这个约定", "Yesterday, I accept …", "Not yet: …").
 CLAUSE_GUARD: Final = re.compile(
@@ -458,7 +462,7 @@ TAIL_REFUSED: Final = re.compile(
     r"|haha)\b"
     r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概"
     r"|不对|算了不|还是别|还是不)"
-    r"|.*(?:kidding|joking|开玩笑|逗你|说着玩|不是真的|哈哈)",
+    r"|.*(?:kidding|joking|\bjoke\b|\blol\b|haha|开玩笑|逗你|说着玩|不是真的|哈哈)",
     _FLAGS,
 )
 

@@ -48,6 +48,7 @@ from core.recognition.markup import Quotations, mask_quoted_markup
 from core.recognition.normalize import Folded, fold, may_hold_trigger
 from core.recognition.phrases import (
     ABOUT_HINT,
+    APOSTROPHE,
     BRACKETED_LABEL,
     CLAUSE_GUARD,
     COURTESY,
@@ -107,6 +108,13 @@ _LEAD_IN_MARKS: Final = frozenset(",;、:\u2014\u2013")
 _CLAUSE_SPLIT: Final = re.compile(
     r"[,;:、(]|\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+"
     r"|\s+(?:because|since|cuz|coz)\b|\s*(?:因为|由于)",
+    re.IGNORECASE,
+)
+# Where a reason runs on after an act with no punctuation, as in a voice transcript
+# ("cancel this agreement i dont need it anymore", "取消这个约定我最近太忙了"): a new
+# clause opening with a pronoun subject.
+_RUN_ON: Final = re.compile(
+    rf"\s+(?:i|i{APOSTROPHE}?m|it|it{APOSTROPHE}?s|we|we{APOSTROPHE}?re|this|that)\b|\s*(?=我(?!们的|的))",
     re.IGNORECASE,
 )
 # "Could you please cancel this agreement?" asks only in form: it is a request.
@@ -341,10 +349,8 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
     asked = (mark == "?" and not polite) or ends_as_question(scan, match.start(), end)
     if asked or _asked_after(scan, stop, mark, request=polite):
         return None
-    rest = scan[match.end() : end]
-    clause = _CLAUSE_SPLIT.search(rest)
-    own = rest if clause is None else rest[: clause.start()]
-    if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
+    own = _own_clause(scan[match.end() : end])
+    if own is None:
         return None
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
     about = ABOUT_HINT.match(own) if span is None else None
@@ -365,6 +371,21 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
         rule=RULE_OF.get(match.re.pattern),
         span=_span(folded, *match.span()),
     )
+
+
+def _own_clause(rest: str) -> str | None:
+    """What follows an act in its own clause, before a reason; None if the reason
+    refuses it (a condition, a contrast, a hedge, a retraction)."""
+    clause = _CLAUSE_SPLIT.search(rest)
+    own = rest if clause is None else rest[: clause.start()]
+    if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
+        return None
+    run_on = _RUN_ON.search(own)
+    if run_on is None or _WORD_OR_QUESTION.search(COURTESY.sub("", own[: run_on.start()])):
+        return own
+    if TAIL_REFUSED.match(own, run_on.start()) is not None:
+        return None
+    return own[: run_on.start()]
 
 
 _ACTS: Final[dict[Kind, type[Acceptance | Cancellation | AmendmentCancellation]]] = {
