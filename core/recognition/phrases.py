@@ -280,7 +280,7 @@ LEAD_WORDS_EN: Final = (
 LEAD_WORDS_ZH: Final = (
     r"好的?|好吧|好啊|好呀|嗯+|那么?|那就|那好吧?|行吧?|行啊|算了|我还是|还是|对了|谢谢|多谢|感谢"
     r"|另外|还有|所以|啊|呀|呃|额|哦|噢|唉|哎|那个|总之|反正|其实|说实话|老实说|最后|最终|顺便"
-    r"|话说回来|说真的|说实在的|没问题|不好意思|抱歉|对不起"
+    r"|话说回来|说真的|说实在的|顺便说一句|顺便说一下|顺便提一下|没问题|不好意思|抱歉|对不起"
     r"|我想了想|想了想|我想了一下|想了一下|我考虑了一下|考虑了一下|仔细想了想|我决定|决定了"
     r"|更新|补充|结论|总结"
 )
@@ -458,7 +458,8 @@ ZH_PERFECTIVE: Final = re.compile(r"(?<![为除罢算])了(?!解)|(?<![不通经
 TAIL_REFUSED: Final = re.compile(
     r"\s*(?:(?:but|only|if|unless|as\s+long\s+as|so\s+long\s+as|provided|except|when|once"
     r"|after|until|till|on\s+condition|in\s+case|or|maybe|perhaps|probably|i\s+guess"
-    r"|i\s+think|not|never|no|nah|nope|wait|scratch\s+that|though|although|however|jk|lol"
+    r"|i\s+think|not|never|no(?!\s+(?:problem|worries)\b)|nah|nope|wait|scratch\s+that|though"
+    r"|although|however|jk|lol"
     r"|haha)\b"
     r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概"
     r"|不对|算了不|还是别|还是不)"
@@ -488,7 +489,7 @@ _ZH_TAG: Final = (
     r"|没问题吧|能做到吗"
 )
 _TAKEN_BACK: Final = (
-    r"(?:actually\s+)?(?:no|not|nah|nope)\b|wait\b|never\s*mind|scratch\s+that|just\s+kidding|kidding|joking|jk\b"
+    r"(?:actually\s+)?(?:no(?!\s+(?:problem|worries)\b)|not|nah|nope)\b|wait\b|never\s*mind|scratch\s+that|just\s+kidding|kidding|joking|jk\b"
     r"|haha|lol\b|等等|等一下|开玩笑|逗你|哈哈|不对|还是算了|算了不"
 )
 NEXT_SENTENCE_ASKS: Final = re.compile(

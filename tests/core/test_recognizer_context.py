@@ -113,6 +113,7 @@ LEAD_INS = {
         "不好意思，",
         "为了少走弯路，",
         "经过讨论，",
+        "顺便说一句，",
     ],
 }
 
@@ -149,6 +150,7 @@ ACT_TAILS = {
         " i dont need it anymore",  # a voice transcript: no punctuation before the reason
         " it stresses me out",
         " thanks we're done here",
+        ", no problem",
     ],
     ZH: [
         "",
