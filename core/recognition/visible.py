@@ -126,10 +126,12 @@ _MD_CODE: Final = re.compile(
 class _Out:
     """The shown text, built piece by piece with each character's position in the turn."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, outer: _Out | None = None) -> None:
         self.source = source
         self.parts: list[str] = []
         self.origin: list[int] = []
+        # Shared with the enclosing output (a code element's content is built apart).
+        self._outer = outer
         self._closings: dict[str, int] | None = None
 
     def last_closing(self, name: str) -> int:
@@ -137,6 +139,8 @@ class _Out:
 
         One pass over the turn for all names, so a turn of many tags stays linear.
         """
+        if self._outer is not None:
+            return self._outer.last_closing(name)
         if self._closings is None:
             self._closings = {
                 found.group(1).lower(): found.start()
@@ -374,7 +378,7 @@ def _code_element(name: str, tag: tuple[int, int], stop: int, out: _Out) -> int:
     """Code stays code: as a backtick span (`<code>`) or a fenced block (`<pre>`)."""
     text, (at, content) = out.source, tag
     inner_end, end = _closing_end(text, name, content, stop)
-    inner = _Out(text)
+    inner = _Out(text, out)
     _scan(text, content, inner_end, inner, nested=True)
     shown = "".join(inner.parts)
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)

@@ -12,6 +12,8 @@ Tables and one assertion a behaviour, alike by design (CONTRIBUTING.md, "Repeate
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -312,3 +314,13 @@ def test_deeply_nested_markup_is_read_without_recursing_into_it_r1(text: str) ->
     """R1: a hostile turn nesting code or summaries thousands deep is still read (code
     stays code, collapsed text stays hidden) instead of failing the worker."""
     assert _user(text) == NO_INTENT
+
+
+def test_many_unknown_elements_are_read_in_linear_time_r1() -> None:
+    """R1: where the closing tags are is found once per turn, not once per element: a
+    hostile turn of thousands of unknown elements, inside code elements or not, is
+    read at once and stays quoted."""
+    text = "<code><x1></code>" * 3000 + "<x2>" * 3000 + "<tool>I accept this agreement</tool>"
+    started = time.process_time()
+    assert _user(text) == NO_INTENT
+    assert time.process_time() - started < 2.0
