@@ -160,10 +160,14 @@ def recognize(text: str, role: Role | str) -> Intent:
     if candidates is None:
         return NO_INTENT
     quotations = Quotations(scan)
-    forwarded = _forwarded_from(scan)
+    forwarded = -1  # where a forwarded message starts, once a phrase needs to know
     found: list[Intent] = []
     for at, kind, match in candidates:
-        if at >= forwarded or not _opens_sentence(scan, at, kind) or quotations.open_at(at):
+        if not _opens_sentence(scan, at, kind) or quotations.open_at(at):
+            continue
+        if forwarded < 0:
+            forwarded = _forwarded_from(scan)
+        if at >= forwarded:
             continue
         intent = _read(kind, match, scan, folded)
         if intent is not None:
