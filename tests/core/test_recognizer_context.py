@@ -447,3 +447,17 @@ def test_a_polite_request_with_please_is_a_cancellation_even_as_a_question_r8() 
         assert isinstance(_user(text), Cancellation), text
     for text in ("Can you cancel this agreement?", "Could you cancel this agreement?"):
         assert _user(text) == NO_INTENT, text
+
+
+def test_haishi_before_an_acceptance_is_the_users_own_only_after_lead_ins_r4() -> None:
+    """R4: 还是 may open the user's own acceptance with 我 left out (想了想, 还是接受这个约定吧),
+    but advice to someone else or a hedge before it is no acceptance."""
+    assert isinstance(_user("考虑了一下，还是接受这个约定吧"), Acceptance)
+    for text in (
+        "你还是接受这个约定吧",
+        "他还是接受这个约定了",
+        "我觉得还是接受这个约定吧",
+        "还是接受这个约定吗？",
+        "如果你同意，还是接受这个约定吧",
+    ):
+        assert _user(text) == NO_INTENT, text
