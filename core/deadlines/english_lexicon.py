@@ -236,7 +236,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         DIGITS + "aqhotfsen",
     ),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::\d{2})?", DIGITS),  # seconds are dropped
     (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
     # the evening"); "at 3" alone stays ambiguous.
