@@ -168,7 +168,7 @@ ENGLISH: tuple[Row, ...] = (
     ("D", "by saturday", "03-14 00:00", "weekday"),
     ("D", "by sunday", "03-15 00:00", "weekday"),
     ("D", "by next tuesday", "03-17 00:00", "weekday"),
-    ("D", "by friday after next", "03-20 00:00", "weekday"),
+    ("D", "by friday after next", "03-20 00:00", "weekday", NONE),
     ("D", "by wednesday of next week", "03-18 00:00", "weekday"),
     ("D", "by wednesday next week", "03-18 00:00", "weekday"),
     ("C", "by Friday next week", "03-20 00:00", "weekday"),
@@ -182,7 +182,7 @@ ENGLISH: tuple[Row, ...] = (
     ("C", "by Wednesday of this week", "03-11 00:00", "weekday"),
     ("C", "by this weekend", "03-15 00:00", "weekday", NONE),
     ("P", "on Tue", "03-17 00:00", "weekday"),
-    ("P", "on the following Friday", "03-20 00:00", "weekday"),
+    ("P", "on the following Friday", "03-20 00:00", "weekday", NONE),
     # dates
     ("D", "by 4/25 at 4:00pm", "04-25 16:00", "date"),
     ("D", "by 2/15", "2028-02-16 00:00", "date"),

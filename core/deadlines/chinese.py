@@ -143,7 +143,7 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
         return True
     if start.period is not None or start.duration is not None or slots.clock is None:
         return False
-    start.clock, slots.clock = _shared_meridiem(start.clock, slots.clock)
+    start.clock, slots.clock = g.shared_meridiem(start.clock, slots.clock)
     if slots.day is None:
         slots.day = start.day
     elif start.day is not None and start.day != slots.day:
@@ -172,16 +172,6 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
         return False
     slots.hint = hint
     return True
-
-
-def _shared_meridiem(start: g.Clock, end: g.Clock) -> tuple[g.Clock, g.Clock]:
-    """1点pm到3点, 3点-5点PM: am / pm said once holds for both ends of a clock range."""
-    later = end.hour % 12 > start.hour % 12
-    if start.meridiem is not None and end.meridiem is None and not end.fixed and later:
-        return start, g.Clock(end.hour, end.minute, meridiem=start.meridiem)
-    if end.meridiem is not None and start.meridiem is None and not start.fixed and later:
-        return g.Clock(start.hour, start.minute, meridiem=end.meridiem), end
-    return start, end
 
 
 def _bare_holiday_elsewhere(tokens: list[ZhToken]) -> bool:

@@ -125,8 +125,11 @@ _EN_UNSURE_BEFORE: Final = frozenset(
 )
 # After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
 # dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
+# "Friday after next" (the Friday of next week, or the one after "next Friday"), a date
+# run into a slash ("2027/13/10"): no deadline at all.
 _EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
+    r"|\s+after\s+next\b|/\w"
 )
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)

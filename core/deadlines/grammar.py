@@ -111,6 +111,13 @@ class Holiday(msgspec.Struct, frozen=True):
     year_offset: int | None = None
 
 
+class Shifted(msgspec.Struct, frozen=True):
+    """A day moved by whole days: "2 days after next Friday", "a week after tomorrow"."""
+
+    day: RelativeDay | Weekday | CalendarDate | MonthDay | Holiday
+    days: int
+
+
 def with_day(current: Day | None, new: Day) -> Day | None:
     """The day a phrase names once `new` is read after `current`, or None if two days.
 
@@ -147,6 +154,7 @@ class NamedMonth(msgspec.Struct, frozen=True):
     month: int
     year: int | None
     offset: int | None = None
+    after: bool = False  # "next March": its next occurrence after the current month
 
 
 class NamedYear(msgspec.Struct, frozen=True):
@@ -158,7 +166,7 @@ class Duration(msgspec.Struct, frozen=True):
     unit: Unit
 
 
-Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate | Holiday | NthWeekday
+Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate | Holiday | NthWeekday | Shifted
 Period = RelativePeriod | NamedMonth | NamedYear
 
 
@@ -220,6 +228,16 @@ def clock_time(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:  # no
     if hint is None:
         return (hour, minute) if clock.fixed else None
     return _hinted(hour, minute, hint)
+
+
+def shared_meridiem(start: Clock, end: Clock) -> tuple[Clock, Clock]:
+    """1点pm到3点, "3:30-6pm": am / pm said once holds for both ends of a clock range."""
+    later = end.hour % 12 > start.hour % 12
+    if start.meridiem is not None and end.meridiem is None and not end.fixed and later:
+        return start, Clock(end.hour, end.minute, meridiem=start.meridiem)
+    if end.meridiem is not None and start.meridiem is None and not start.fixed and later:
+        return Clock(start.hour, start.minute, meridiem=end.meridiem), end
+    return start, end
 
 
 def twelve_hour(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:
@@ -362,6 +380,8 @@ class Slots:
     span: bool = False  # "the next 10 days", 未来三天: a duration read as "within"
     end_of_day: bool = False  # "EOD", "end of day": of today, or of the day named with it
     since: Day | Period | None = None  # a range's start (DeadlineSpec.since)
+    range_from: Clock | None = None  # the first clock of a clock range ("3:30-6pm")
+    shift: int | None = None  # days to move the day named next ("2 days after …")
 
 
 # When a part of the day is over, if no clock time is named ("by Thursday evening",

@@ -38,6 +38,7 @@ from core.deadlines.grammar import (
     Period,
     RelativeDay,
     RelativePeriod,
+    Shifted,
     Unit,
     Weekday,
 )
@@ -203,6 +204,9 @@ def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per
         return date_ if date_ is not None and date_.weekday() == day.weekday else None
     if isinstance(day, NthWeekday):
         return _nth_weekday(day, today)
+    if isinstance(day, Shifted):
+        moved = _day(day.day, today)
+        return None if moved is None else moved + timedelta(days=day.days)
     return _month_day(day, today)
 
 
@@ -262,7 +266,8 @@ def _period_bounds(period: Period, today: date) -> tuple[date, date] | None:  # 
     if isinstance(period, NamedMonth):
         year = period.year if period.offset is None else today.year + period.offset
         if year is None:
-            year = today.year if period.month >= today.month else today.year + 1
+            later = period.month > today.month or (period.month == today.month and not period.after)
+            year = today.year if later else today.year + 1
         if not 1 <= year <= 9998:
             return None
         start = date(year, period.month, 1)
