@@ -334,7 +334,16 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             year = zh_number(year_text)
             return year is not None and g.set_period(slots, g.NamedYear(year))
         return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, _YEAR_OFFSETS[rel or "今"]))
-    return g.set_day(slots, _day(kind, groups))
+    return g.set_day(slots, _dated(slots, _day(kind, groups)))
+
+
+def _dated(slots: g.Slots, day: g.Day | None) -> g.Day | None:
+    """二零二八年, 九月三号 (a comma between): the year named before a date is the date's."""
+    year = slots.period
+    if isinstance(year, g.NamedYear) and isinstance(day, g.CalendarDate) and day.year is None:
+        slots.period = None
+        return g.CalendarDate(day.month, day.day, year.year)
+    return day
 
 
 def _offset(rel: str | None) -> int:

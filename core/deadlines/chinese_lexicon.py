@@ -165,7 +165,12 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         "今明次来后" + _DIGITS + _NUMERALS,
     ),
     # 2028年前, 二〇三五年之前: a year by its number (with 前 / 内 or a lead to count).
-    (Kind.YEAR_NAMED, rf"({_YEAR})年(?![\d{_NUMERALS}代度级])", _DIGITS + _NUMERALS),
+    # 二零二八年, 九月三号 (a full-width comma): the year still places the date after it.
+    (
+        Kind.YEAR_NAMED,
+        rf"({_YEAR})年(?![\d{_NUMERALS}代度级])(?:\s*[,\uff0c]\s*(?={_N}月))?",
+        _DIGITS + _NUMERALS,
+    ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
     (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])", "本这下周星礼"),
     (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese terms are written with their full-width punctuation
 """Deadline families found on the independent corpus (R9, DESIGN section 4, docs/deadlines.md).
 
 benchmarks/deadline_corpus.py reads time expressions from public parsers' test suites;
@@ -119,6 +120,8 @@ CHINESE: tuple[Case, ...] = (
     zh("月尾前", "2026-12-01T00:00:00+08:00"),
     zh("今年年尾前", "2027-01-01T00:00:00+08:00"),
     zh("2028年前", "2029-01-01T00:00:00+08:00"),
+    zh("二零二八年，九月三号前", "2028-09-04T00:00:00+08:00"),  # a year before a comma
+    zh("2028年,9月3号前", "2028-09-04T00:00:00+08:00"),
     zh("2025年前", None),  # over
     # Lengths from now, dates, clocks.
     zh("一刻钟后", "2026-11-27T10:15:00+08:00"),
