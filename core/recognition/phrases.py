@@ -467,6 +467,32 @@ TAIL_REFUSED: Final = re.compile(
     _FLAGS,
 )
 
+# An act taken back in its own sentence, after a comma or run on: "I accept this
+# agreement, I don't accept it", "我接受这个约定我不接受". Only the same act negated: a
+# cancellation's reason may well disagree (我不同意了) and an acceptance's may not need
+# something ("I don't need a reminder").
+_NEGATED: Final = (
+    r"\b(?:(?:do|does|did|will|would|can|could|should)\s*n[o']?t|don'?t|won'?t|can'?t"
+    r"|not|never)\s+(?:{en})"
+)
+_ZH_NEGATED: Final = r"(?:不|别|没|不要|不想|不能|没有)(?:{zh})"
+ACT_TAKEN_BACK: Final[dict[Kind, re.Pattern[str]]] = {
+    Kind.ACCEPTANCE: re.compile(
+        _NEGATED.format(en=r"accept|agree|confirm")
+        + r"|\bchanged?\s+my\s+mind\b|"
+        + _ZH_NEGATED.format(zh="接受|同意|答应|确认")
+        + "|反悔",
+        _FLAGS,
+    ),
+    Kind.CANCELLATION: re.compile(
+        _NEGATED.format(en=r"cancel")
+        + r"|\bchanged?\s+my\s+mind\b|"
+        + _ZH_NEGATED.format(zh="取消")
+        + "|还是(?:别|不)",
+        _FLAGS,
+    ),
+}
+
 # "Please cancel the agreement about the report": an unquoted hint naming the subject.
 ABOUT_HINT: Final = re.compile(
     r"\s*(?:about|regarding|concerning|on|re:?)\s+(?:(?:the|my|our|that|this)\s+)?"

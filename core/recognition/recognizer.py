@@ -48,6 +48,7 @@ from core.recognition.markup import Quotations, mask_quoted_markup
 from core.recognition.normalize import Folded, fold, may_hold_trigger
 from core.recognition.phrases import (
     ABOUT_HINT,
+    ACT_TAKEN_BACK,
     APOSTROPHE,
     BRACKETED_LABEL,
     CLAUSE_GUARD,
@@ -354,7 +355,7 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
     if asked or _asked_after(scan, stop, mark, request=polite):
         return None
     own = _own_clause(scan[match.end() : end])
-    if own is None:
+    if own is None or _taken_back(kind, scan, match.end(), stop):
         return None
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
     about = ABOUT_HINT.match(own) if span is None else None
@@ -375,6 +376,12 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
         rule=RULE_OF.get(match.re.pattern),
         span=_span(folded, *match.span()),
     )
+
+
+def _taken_back(kind: Kind, scan: str, start: int, stop: int) -> bool:
+    """Whether the act's own sentence negates the same act after it (ACT_TAKEN_BACK)."""
+    pattern = ACT_TAKEN_BACK.get(kind)
+    return pattern is not None and pattern.search(scan, start, stop) is not None
 
 
 def _own_clause(rest: str) -> str | None:

@@ -257,6 +257,43 @@ def test_every_act_before_a_refusing_tail_gives_no_intent_r4_r8() -> None:
     assert fired == []
 
 
+# The same act negated later in its sentence, after a comma or run on (a voice
+# transcript): the act is taken back.
+TAKEN_BACK_TAILS: dict[type[Intent], dict[str, list[str]]] = {
+    Acceptance: {
+        EN: [", I don't accept it", " i do not accept it", ", actually I don't agree",
+             " i changed my mind"],
+        ZH: ["，我不接受", "我不接受", "我还是不同意", "，我反悔了"],
+    },
+    Cancellation: {
+        EN: [", don't cancel it", " i do not want to cancel it... no, do not cancel"],
+        ZH: ["，还是别取消了", "我不取消了"],
+    },
+}  # fmt: skip
+
+
+def test_an_act_negated_in_its_own_sentence_gives_no_intent_r4_r8() -> None:
+    """R4, R8: "I accept this agreement, I don't accept it", 我接受这个约定我不接受:
+    a sentence that negates its own act accepts or cancels nothing."""
+    fired = [
+        text
+        for lang, trigger, kind in TRIGGERS
+        if kind is not Proposal
+        for lead, tail in product(LEAD_INS[lang], TAKEN_BACK_TAILS[kind][lang])
+        if _user(text := f"{lead}{trigger}{tail}") != NO_INTENT
+    ]
+    assert fired == []
+
+
+def test_a_reason_that_negates_another_verb_keeps_the_act_r4_r8() -> None:
+    """R4, R8: only the act itself negated takes it back; a reason may say no to
+    something else."""
+    assert isinstance(_user("取消这个约定，我不同意了"), Cancellation)
+    assert isinstance(_user("cancel this agreement i dont need it anymore"), Cancellation)
+    assert isinstance(_user("我接受这个约定，不用再提醒我了"), Acceptance)
+    assert isinstance(_user("I accept this agreement, I don't need a reminder"), Acceptance)
+
+
 # Triggers negated: no phrase of the grammar is in them.
 NEGATED = {
     EN: [
