@@ -28,8 +28,9 @@ import redis.asyncio
 from contracts.streams import AGREEMENT_EVENTS, stream_name
 from tests.support.cli_kit import Ran, accord_here, accord_process, command_env
 from tests.support.paths import ROOT
+from worker.commands import _shared
 from worker.commands import events as events_command
-from worker.connection import answer_options
+from worker.connection import answer_options, with_stored_partitions
 from worker.console.server import Access, Console, Page
 from worker.settings import Settings
 
@@ -159,6 +160,26 @@ def test_a_silent_redis_times_out_as_a_user_runs_it(silent_url: str) -> None:
     done = accord_process("history", "record-1", "--timeout", TIMEOUT, env=command_env(silent_url))
     line = assert_one_line(done, silent_url)
     assert f"no answer within {TIMEOUT} s (--timeout)" in line
+
+
+@pytest.mark.parametrize(("given", "bound"), [("0.5", 0.5), ("10", 3.0)])
+def test_the_partition_count_is_read_within_the_commands_timeout(
+    silent_url: str, monkeypatch: pytest.MonkeyPatch, given: str, bound: float
+) -> None:
+    """A command reads Redis's partition count before its work (ACCORD_PARTITIONS unset);
+    that read waits at most the command's `--timeout` (and 3 s), so a silent Redis holds
+    `status --timeout 0.5` about half a second there, not three."""
+    waited: list[float] = []
+    real = with_stored_partitions
+
+    async def recorded(settings: Settings, *, timeout_s: float = 3.0) -> Settings:
+        waited.append(timeout_s)
+        return await real(settings, timeout_s=timeout_s)
+
+    monkeypatch.setattr(_shared, "with_stored_partitions", recorded)
+    done = accord_here("status", "--timeout", given, env=command_env(silent_url))
+    assert_one_line(done, silent_url)
+    assert waited == [bound]
 
 
 @pytest.mark.parametrize("kind", ["refused_url", "blackholed_url", "silent_url"])

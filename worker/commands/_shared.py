@@ -63,6 +63,10 @@ def refuse(command: str, line: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+# The longest a command waits for the partition count before its own work.
+LAYOUT_READ_S = 3.0
+
+
 def settings_or_exit() -> Settings:
     try:
         return Settings.from_env()
@@ -73,8 +77,12 @@ def settings_or_exit() -> Settings:
         raise typer.Exit(2) from error
 
 
-def deployment_settings() -> Settings:
-    """The settings of a running deployment: exit 2 on a bad one, or without REDIS_URL."""
+def deployment_settings(timeout_s: float = LAYOUT_READ_S) -> Settings:
+    """The settings of a running deployment: exit 2 on a bad one, or without REDIS_URL.
+
+    `timeout_s`: the command's own `--timeout`. Reading the partition count waits at
+    most that (and at most LAYOUT_READ_S), so a silent Redis holds a command about
+    the bound its user gave, not three seconds more."""
     settings = settings_or_exit()
     if settings.redis_url is None:
         err_console.print(
@@ -85,7 +93,8 @@ def deployment_settings() -> Settings:
         )
         raise typer.Exit(2)
     # Unset ACCORD_PARTITIONS: the count Redis holds (a repartition may have changed it).
-    return run_anywhere(lambda: with_stored_partitions(settings))
+    bound = min(timeout_s, LAYOUT_READ_S)
+    return run_anywhere(lambda: with_stored_partitions(settings, timeout_s=bound))
 
 
 def run_anywhere(make: Callable[[], Coroutine[Any, Any, T]]) -> T:

@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Check Redis, the consumer groups and (optionally) live workers; exit 1 if unhealthy."""
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
 
         def unhealthy(line: str) -> dict[str, Any]:
             return {"ok": False, "redis": "unreachable", "error": line}

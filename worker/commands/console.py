@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
         timeout: options.Timeout = options.TIMEOUT_S,
     ) -> None:
         """Serve the read-only console: scopes, records, partitions, dead letters."""
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
         token = os.environ.get(TOKEN_VARIABLE) or None
         if token is None and not is_loopback(host):
             err_console.print(

@@ -33,7 +33,7 @@ def list_(
     as_json: options.Json = False,  # noqa: FBT002
 ) -> None:
     """List dead letters, oldest first, with reason and delivery count."""
-    settings = deployment_settings()
+    settings = deployment_settings(timeout)
 
     async def body(redis: AnyRedis) -> list[tuple[int, str, Any]]:
         rows: list[tuple[int, str, Any]] = []
@@ -70,7 +70,7 @@ def requeue_(
     timeout: options.Timeout = options.TIMEOUT_S,
 ) -> None:
     """Put dead letters back on their original input stream (atomically, once)."""
-    settings = deployment_settings()
+    settings = deployment_settings(timeout)
     bad = [i for i in ids if not _ENTRY_ID.fullmatch(i) or int(i.split("-")[0]) >= 2**64]
     if bad:
         err_console.print(

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show agreement events of every partition this deployment has."""
         where = zone_or_exit(tz)
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
 
         def show(event: AgreementEvent) -> None:
             if as_json:

@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         """Explain a record: the input, rule, span, deadline, acceptance and delivery behind
         each revision."""
         found = one_record(
-            deployment_settings(),
+            deployment_settings(timeout),
             record,
             timeout_s=timeout,
             wanted=lambda found: in_scope(found, agent, user),

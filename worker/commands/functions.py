@@ -42,7 +42,7 @@ def load_(
 ) -> None:
     """Load (FUNCTION LOAD REPLACE) this release's function library: Redis 7, an
     operator's user. Workers with ACCORD_REDIS_FUNCTIONS=1 refuse any other version."""
-    settings = deployment_settings()
+    settings = deployment_settings(timeout)
 
     async def body(redis: AnyRedis) -> str:
         return await load_library(redis)

@@ -24,5 +24,5 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show a record's revisions (terminal records included)."""
         where = zone_or_exit(tz)
-        found = one_record(deployment_settings(), record, timeout_s=timeout)
+        found = one_record(deployment_settings(timeout), record, timeout_s=timeout)
         emit(found, as_json=as_json, human=lambda found: [history_table(found, where)])

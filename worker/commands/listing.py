@@ -70,7 +70,7 @@ def show_page(  # noqa: PLR0913  (a list command's options, how it reads and sho
     deployment's Redis with the time bounds at Redis's clock, shown as JSON or `human`."""
     where = zone_or_exit(tz)
     check(command, since, until, cursor)
-    settings = deployment_settings()
+    settings = deployment_settings(timeout)
 
     async def body(redis: AnyRedis) -> T:
         since_ms, until_ms = await window(redis, since, until)

@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
             if not 1 <= len(value) <= 256:
                 refuse("mcp", f"{name} must be 1 to 256 characters")
         binding = Binding(agent, user, session)
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
         token = os.environ.get(TOKEN_VARIABLE) or None
         if transport is Transport.HTTP and token is None and not is_loopback(host):
             refuse("mcp", f"listening on {host} needs {TOKEN_VARIABLE} (none only on loopback)")

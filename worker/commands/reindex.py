@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Fill the records and scopes indexes from keys an older accord wrote (as `ops`)."""
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
 
         def progress(line: str) -> None:
             sys.stderr.write(line + "\n")

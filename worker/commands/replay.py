@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Publish FILE through the input streams, wait until processed, print the events."""
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
         lines = _load(file)
         if not keep_ts:
             lines = rebase(lines, datetime.now(UTC).replace(microsecond=0))

@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         as_json: options.Json = False,  # noqa: FBT002
     ) -> None:
         """Partitions (owner, lag, pending, parked gaps, dead letters) and consumers."""
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
 
         async def read(redis: AnyRedis) -> FleetStatus:
             return await fleet_status(

@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
         Pending, undelivered and parked entries, and entries another group has not
         finished, stay. Gives up rebuilding the store by replay (R15): back up first.
         """
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
 
         def show(result: PartitionTrim) -> None:
             # Printed as each partition is done: a long trim shows its progress.

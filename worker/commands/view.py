@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as error:
             err_console.print(f"[red]--as-of: {escape(str(error))}[/]")
             raise typer.Exit(2) from error
-        settings = deployment_settings()
+        settings = deployment_settings(timeout)
 
         async def body(redis: AnyRedis) -> tuple[SessionView, Deadlines] | str:
             partition = partition_of(agent, user, settings.partitions)
