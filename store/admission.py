@@ -18,8 +18,7 @@ from typing import Any
 import msgspec
 
 from contracts.codec import ContractError, check_ts, decode_entry, decode_envelope, decode_event
-from contracts.common import Provenance
-from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.inputs import INPUT_STREAM_OF, InputEvent
 from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id, sealed
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, Entry, as_text, family_of, input_streams
@@ -44,21 +43,6 @@ REASON_CHARS = 512
 
 def error_text(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"[:REASON_CHARS]
-
-
-def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
-    """Where an input came from (R14): stream, entry id, session seq, message or call id."""
-    message_id = event.message_id if isinstance(event, ChatTurn) else None
-    call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
-    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
-    return Provenance(
-        stream=stream,
-        entry_id=entry_id,
-        session_id=event.session_id,
-        seq=event.seq,
-        message_id=message_id,
-        call_id=call_id,
-    )
 
 
 class Admission:

@@ -48,7 +48,7 @@ import msgspec
 from contracts.outputs import DeadLetter
 from contracts.streams import Entry, as_text, input_streams
 from store import keys, suspects
-from store.admission import Admission, provenance_of
+from store.admission import Admission
 from store.commit import CommitResult, Committer, commit_chunks, commit_with_retry, planned
 from store.commit_plan import KeyTable, PlainLane, UnitPlan
 from store.compaction import Compaction, compact_idle_sessions
@@ -506,5 +506,4 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 __all__ = [
     "BatchReport",
     "PartitionProcessor",
-    "provenance_of",
 ]

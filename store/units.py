@@ -21,7 +21,7 @@ from contracts.inputs import InputEvent
 from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.records import AgreementRecord
 from store import keys
-from store.admission import Admission, error_text, provenance_of
+from store.admission import Admission, error_text
 from store.commit_plan import (
     KeyTable,
     PlainLane,
@@ -227,8 +227,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 event = arrival.event
                 if event is None:
                     return None  # refused at admission: its letter is written in order
-                provenance = provenance_of(arrival.stream, arrival.entry_id, event)
-                step = apply(scope, session, event, provenance)
+                step = apply(scope, session, event, arrival.stream, arrival.entry_id)
                 if step.scope_changed or step.events or step.records:
                     return None
                 scope, session = step.scope, step.session
@@ -482,12 +481,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             try:
                 if event is None:
                     event = decode_event(source.data, _NO_LIMITS)
-                step = apply(
-                    build.scope,
-                    session,
-                    event,
-                    provenance_of(source.stream, source.entry_id, event),
-                )
+                step = apply(build.scope, session, event, source.stream, source.entry_id)
             except Exception as error:  # noqa: BLE001  (any failure of one input is isolated)
                 # The core is pure: the state before this input is intact, so the input
                 # is refused alone and its session goes on with the next seq.

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from contracts.common import AgreementState, Cause, Provenance, Role
-from contracts.inputs import ChatTurn, InputEvent, ToolCall
+from contracts.inputs import ChatTurn, InputEvent, ToolCall, provenance_of
 from contracts.outputs import (
     AgreementEvent,
     StateChanged,
@@ -163,8 +163,9 @@ class FakeCore:
         return msgspec.msgpack.encode(session)
 
     def apply(
-        self, scope: FakeScope, session: FakeSession, event: InputEvent, provenance: Provenance
+        self, scope: FakeScope, session: FakeSession, event: InputEvent, stream: str, entry_id: str
     ) -> CoreStep[FakeScope, FakeSession]:
+        provenance = provenance_of(stream, entry_id, event)
         records = list(scope.records)
         events: list[AgreementEvent] = []
         changed: list[AgreementRecord] = []
