@@ -43,6 +43,13 @@ class KeyTable:
             found = self.index[name] = len(self.names)
         return found
 
+    def fresh(self, name: str) -> int:
+        """The index of a name no other part of the call names (a plain unit's session
+        key: a session is in one unit, once): added without a look-up. Not in `index`,
+        so a later `__call__` of the same name would add it again, which costs a KEY."""
+        self.names.append(name)
+        return len(self.names)
+
     def blob(self, data: bytes) -> int:
         self.blobs.append(data)
         return len(self.blobs) + 1

@@ -8,7 +8,7 @@ or decoded is not loaded: it is marked broken with why, and its unit is isolated
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Generic, NamedTuple
 
@@ -128,6 +128,15 @@ class StateLoader(Generic[ScopeT, SessionT]):
         sessions: Mapping[str, SessionSnapshot[SessionT]],
     ) -> None:
         self.cache.remember(scope_id, scope, sessions)
+
+    def advance(
+        self,
+        scope_id: ScopeId,
+        version: str,
+        moves: Iterable[tuple[SessionSnapshot[SessionT], int, bytes | None, SessionT | None, int]],
+    ) -> None:
+        """Move a plain unit's sessions on in place (`StateCache.advance`)."""
+        self.cache.advance(scope_id, version, moves)
 
     def forget(self, scope_id: ScopeId) -> None:
         """Forget the scope and all its sessions (after a failed commit, a gap skip, for

@@ -377,12 +377,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 report.isolated[unit.scope_id] = broken[unit.scope_id]
             self.state.remember(unit.scope_id, unit.scope_after, unit.sessions_after)
         applied = 0
+        version = self.planner.version
         for index, lean in enumerate(plain, len(units)):
             if not result.passed(index):
                 self.state.forget(lean.scope_id)
                 continue
             applied += lean.applied
-            self.state.remember(lean.scope_id, lean.scope_after, lean.sessions_after)
+            self.state.advance(lean.scope_id, version, lean.moves)
+            if lean.scope_after is not None:
+                self.state.remember(lean.scope_id, lean.scope_after, {})
         if applied:
             report.outcomes["applied"] += applied
 

@@ -41,7 +41,7 @@ from store.parked_limits import (
     parked_delta,
 )
 from store.state_cache import NO_PARKED, ScopeSnapshot, SessionSnapshot
-from store.unit import Event, PlainUnit, Unit, UnitBuild
+from store.unit import Event, PlainUnit, SessionMove, Unit, UnitBuild
 from store.work import ScopeId, ScopeWork
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
@@ -169,23 +169,25 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         scope, done = steps
         names = self.names.scope_names(*scope_id)
         prefix = names.session_prefix
-        entries, acks, index = lane.entries, lane.acks, table.index
+        entries, acks, index, fresh = lane.entries, lane.acks, table.index, table.fresh
         entries += (table(names.view), len(done))
-        version = self.version
-        after: dict[str, SessionSnapshot[SessionT]] = {}
+        moves: list[SessionMove[SessionT]] = []
         applied = 0
         for session_id, snapshot, arrivals, session, encoded in done:
             next_seq = snapshot.next_seq + len(arrivals)
             # What the cache keeps, as `_in_order` keeps it: the state as stored (encoded),
             # or decoded while it was never stored.
             if encoded is None:
-                raw_core, core_bytes, blob = snapshot.raw_core, snapshot.core_bytes, 0
+                raw_core = snapshot.raw_core
                 kept = session if raw_core is None else None
+                moves.append((snapshot, next_seq, raw_core, kept, snapshot.core_bytes))
+                blob = 0
             else:
-                raw_core, core_bytes, blob = encoded, len(encoded), table.blob(encoded)
-                kept = None
+                moves.append((snapshot, next_seq, encoded, None, len(encoded)))
+                blob = table.blob(encoded)
+            # A session's key is named once in a commit: no look-up for an earlier name.
             entries += (
-                table(prefix + keys.ident(session_id)),
+                fresh(prefix + keys.ident(session_id)),
                 next_seq,
                 keys.applied_field(session_id),
                 blob,
@@ -194,39 +196,42 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 # The table's own index first: a stream is in it after its first ack.
                 acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
             applied += len(arrivals)
-            after[session_id] = SessionSnapshot(
-                version, next_seq, snapshot.skipped, NO_PARKED, raw_core, kept, None, core_bytes
-            )
         lane.units += 1
         scope_after = None
         if scope is not before.state:
             # Unchanged, as the step says, but another object: remembered as `unit` would.
             scope_after = ScopeSnapshot(before.version, scope, before.deadlines, before.state_bytes)
-        return PlainUnit(scope_id, applied, after, scope_after)
+        return PlainUnit(scope_id, applied, moves, scope_after)
 
     def _plain_steps(
         self, work: ScopeWork, scope: ScopeT, sessions: dict[str, SessionSnapshot[SessionT]]
     ) -> tuple[ScopeT, list[_PlainSession[SessionT]]] | None:
         """The core applied to every input of the scope, when each of its sessions goes
         on in order: (the scope after, per session its snapshot, inputs, state after and
-        that state encoded if it changed); None as soon as an input is refused or a step
-        touches more than its session. Raises what the core raises."""
+        that state encoded if it changed); None as soon as an input is out of order or
+        refused, a session has parked entries, or a step touches more than its session.
+        Raises what the core raises."""
         core = self.core
         apply = core.apply
         done: list[_PlainSession[SessionT]] = []
-        for session_id in sorted(work.arrivals):
+        arrivals_of = work.arrivals
+        for session_id in sorted(arrivals_of) if len(arrivals_of) > 1 else arrivals_of:
             snapshot = sessions[session_id]
-            arrivals = work.arrivals[session_id]
-            if snapshot.parked or not in_order_from(snapshot.next_seq, arrivals):
+            if snapshot.parked:
                 return None
             session = snapshot.core
             if session is None:
                 session = core.decode_session(snapshot.raw_core, session_id)
             changed = False
+            expected = snapshot.next_seq
+            arrivals = arrivals_of[session_id]
             for arrival in arrivals:
                 event = arrival.event
-                if event is None:
-                    return None  # refused at admission: its letter is written in order
+                # Exactly the next seqs (`gate.in_order_from`), none refused at admission
+                # (a refused input's letter is written in order, by `unit`).
+                if event is None or event.seq != expected:
+                    return None
+                expected += 1
                 step = apply(scope, session, event, arrival.stream, arrival.entry_id)
                 if step.scope_changed or step.events or step.records:
                     return None

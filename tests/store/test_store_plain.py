@@ -33,7 +33,14 @@ from store.loading import KeyNames
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 from store.scripts import COMMIT, LuaScript
-from store.state_cache import NO_DEADLINES, NO_PARKED, ScopeSnapshot, SessionSnapshot
+from store.state_cache import (
+    NO_DEADLINES,
+    NO_PARKED,
+    ScopeSnapshot,
+    SessionSnapshot,
+    StateCache,
+    session_weight,
+)
 from store.unit import Unit
 from store.units import UnitPlanner
 from store.work import ScopeId, ScopeWork
@@ -133,7 +140,13 @@ def differences_of(  # noqa: PLR0913, PLR0917  (a unit's inputs, and the lane's 
     general = planner.unit(general_table, scope_id, work, before, held, trusted=True)
     lane, lane_table = PlainLane(), KeyTable()
     planner.core = lane_core
-    plain = planner.plain(lane_table, lane, scope_id, work, before, held)
+    # The lane moves the cache's own snapshots on: a cache of copies, advanced as the
+    # processor advances it once the commit passed.
+    cache: StateCache[Any, Any] = StateCache(1000)
+    cache.remember(scope_id, None, {sid: msgspec.structs.replace(s) for sid, s in held.items()})
+    cached = cache.get(scope_id)
+    assert cached is not None
+    plain = planner.plain(lane_table, lane, scope_id, work, before, dict(cached.sessions))
     planner.core = real
     expected = unit_writes(general_table, general.plan)
     if plain is None:
@@ -146,8 +159,13 @@ def differences_of(  # noqa: PLR0913, PLR0917  (a unit's inputs, and the lane's 
         found.append(f"{scope_id}: wrote {got}, not {expected}")
     if general.events or general.outcomes != {"applied": plain.applied}:
         found.append(f"{scope_id}: outcomes {general.outcomes}, not {plain.applied} applied")
-    if plain.sessions_after != general.sessions_after:
+    cache.advance(scope_id, planner.version, plain.moves)
+    if cached.sessions != general.sessions_after:
         found.append(f"{scope_id}: remembers other sessions")
+    if cache.bytes != cached.weight or cached.weight != sum(
+        map(session_weight, cached.sessions.values())
+    ):
+        found.append(f"{scope_id}: weighs its sessions otherwise")
     if (plain.scope_after or before) != general.scope_after:
         found.append(f"{scope_id}: remembers another scope")
     return True, found, general
