@@ -8,10 +8,11 @@ from typing import Generic
 
 import msgspec
 
+from contracts.inputs import InputEvent
 from contracts.outputs import AgreementEvent, DeadLetter
 from contracts.records import AgreementRecord
 from store.commit_plan import KeyTable, UnitPlan
-from store.core_port import ScopeT, SessionT
+from store.core_port import CoreStep, ScopeT, SessionT
 from store.gate import Arrival
 from store.state_cache import ScopeSnapshot, SessionSnapshot
 from store.work import ScopeId
@@ -65,6 +66,9 @@ class UnitBuild(msgspec.Struct, Generic[ScopeT, SessionT]):
     events: list[Event] = msgspec.field(default_factory=list)
     sessions_after: dict[str, SessionSnapshot[SessionT]] = msgspec.field(default_factory=dict)
     outcomes: dict[str, int] = msgspec.field(default_factory=dict)
+    # The plain lane's last step at this scope, to take instead of applying the core to
+    # the same input again (`UnitPlanner._replay`).
+    replay: tuple[InputEvent, ScopeT, SessionT, CoreStep[ScopeT, SessionT]] | None = None
 
     def count(self, name: str, by: int = 1) -> None:
         if by:

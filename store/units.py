@@ -31,7 +31,7 @@ from store.commit_plan import (
     session_write,
 )
 from store.config import StoreConfig
-from store.core_port import CorePort, ScopeT, SessionT
+from store.core_port import CorePort, CoreStep, ScopeT, SessionT
 from store.gate import UNLIMITED, Arrival, GatePlan, ParkedEntry, in_order_from, plan_session
 from store.loading import KeyNames, deadline_members, gap_stale
 from store.parked_limits import (
@@ -78,6 +78,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         # What the partition may still park in the batch being planned (the processor
         # sets it before each round; None: the partition limits are off).
         self.room: PartitionRoom | None = None
+        # The step that ended the plain lane's attempt at the scope being planned (it
+        # touched a record, an event or the scope): (its event, the scope and session it
+        # was applied to, the step). `unit` plans the scope again from the same state and
+        # takes this step instead of applying the core to the same input twice (the core
+        # is pure); a proposal's recognition and resolution is the costliest step there is.
+        self._replay: tuple[InputEvent, ScopeT, SessionT, CoreStep[ScopeT, SessionT]] | None = None
         self._tokens = itertools.count(1)
         # The version every key the commit being planned writes gets: one token per
         # commit (unique to it, which is all a version must be), drawn by `next_commit`.
@@ -103,6 +109,9 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build: UnitBuild[ScopeT, SessionT] = UnitBuild(
             before.state, table, UnitPlan(trusted=trusted)
         )
+        # Only right after the lane's attempt at this scope (the processor plans it next).
+        replay, self._replay = self._replay, None
+        build.replay = replay
         names = self.names.scope_names(*scope_id)
         prefix = names.session_prefix
         for session_id in sorted(work.sessions()) if work.skip_gap else sorted(work.arrivals):
@@ -158,6 +167,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         planned again from the same state by `unit`, which plans what this would have
         (tests/store/test_store_plain.py compares them).
         """
+        self._replay = None
         if work.skip_gap or not work.arrivals or self.config.session_retention_ms:
             return None
         try:
@@ -234,6 +244,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 expected += 1
                 step = apply(scope, session, event, arrival.stream, arrival.entry_id)
                 if step.scope_changed or step.events or step.records:
+                    self._replay = (event, scope, session, step)
                     return None
                 scope, session = step.scope, step.session
                 changed = changed or step.session_changed
@@ -470,7 +481,6 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         # The loop every applied input passes through: lookups bound once, acks appended
         # in place and outcomes counted once per session.
         session_changed = False
-        apply = self.core.apply
         acks, table, records = build.plan.acks, build.table, build.records
         applied = drained = 0
         for seq, source in ready:
@@ -486,7 +496,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             try:
                 if event is None:
                     event = decode_event(source.data, _NO_LIMITS)
-                step = apply(build.scope, session, event, source.stream, source.entry_id)
+                step = self._step(build, session, event, source)
             except Exception as error:  # noqa: BLE001  (any failure of one input is isolated)
                 # The core is pure: the state before this input is intact, so the input
                 # is refused alone and its session goes on with the next seq.
@@ -507,6 +517,26 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build.count("applied", applied)
         build.count("drained", drained)
         return session, session_changed
+
+    def _step(
+        self,
+        build: UnitBuild[ScopeT, SessionT],
+        session: SessionT,
+        event: InputEvent,
+        source: Arrival | ParkedEntry,
+    ) -> CoreStep[ScopeT, SessionT]:
+        """The core applied to one input: the plain lane's step, when it was this very
+        input on this state (the scope threaded to it the same object, the session,
+        decoded apart, the same value); the core is pure, so it gives the same step."""
+        replay = build.replay
+        if (
+            replay is not None
+            and replay[0] is event
+            and replay[1] is build.scope
+            and replay[2] == session
+        ):
+            return replay[3]
+        return self.core.apply(build.scope, session, event, source.stream, source.entry_id)
 
     def _refuse(
         self,
