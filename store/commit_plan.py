@@ -50,6 +50,18 @@ class KeyTable:
         self.names.append(name)
         return len(self.names)
 
+    def mark(self) -> tuple[int, int]:
+        """Where the names and blobs stand now, for `rollback`."""
+        return len(self.names), len(self.blobs)
+
+    def rollback(self, mark: tuple[int, int]) -> None:
+        """Forget every name and blob added since `mark` (a plan given up half-way)."""
+        names, blobs = mark
+        for name in self.names[names:]:
+            if self.index.get(name, 0) > names:
+                del self.index[name]
+        del self.names[names:], self.blobs[blobs:]
+
     def blob(self, data: bytes) -> int:
         self.blobs.append(data)
         return len(self.blobs) + 1

@@ -49,11 +49,6 @@ from store.work import ScopeId, ScopeWork
 _NO_LIMITS = UNLIMITED
 
 
-# One session of a plain unit, planned: its id, its snapshot before, its inputs, its core
-# state after, and that state encoded when the inputs changed it.
-_PlainSession = tuple[str, SessionSnapshot[SessionT], list[Arrival], SessionT, bytes | None]
-
-
 class UnitPlanner(Generic[ScopeT, SessionT]):
     """Plans the units of one partition (pure but for the version tokens it draws)."""
 
@@ -161,70 +156,52 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
 
         Almost every scope of a live gateway's read is plain: its sessions go on in
         order and their turns change nothing but the seq (and a todo list's tracking).
-        The core runs first, on every input of the scope; only if no step touched the
-        scope (no record, event or scope change) and none failed does anything go to
-        `table` or `lane`. Since the core is pure, a scope that turns out not plain is
-        planned again from the same state by `unit`, which plans what this would have
-        (tests/store/test_store_plain.py compares them).
+        The core runs on every input of the scope, the lane's writes added as it goes;
+        if a step touches the scope (a record, an event or a scope change) or fails,
+        what was added to `table` and `lane` is taken back. Since the core is pure, a
+        scope that turns out not plain is planned again from the same state by `unit`,
+        which plans what this would have (tests/store/test_store_plain.py compares them).
         """
         self._replay = None
         if work.skip_gap or not work.arrivals or self.config.session_retention_ms:
             return None
+        mark = table.mark(), len(lane.entries), len(lane.acks)
         try:
-            steps = self._plain_steps(work, before.state, sessions)
+            unit = self._plain_unit(table, lane, scope_id, work, before, sessions)
         except Exception:  # noqa: BLE001  (`unit` plans the failure: the input is refused)
+            unit = None
+        if unit is None:
+            # Not plain after all: nothing of it stays in the call.
+            table.rollback(mark[0])
+            del lane.entries[mark[1] :], lane.acks[mark[2] :]
             return None
-        if steps is None:
-            return None
-        scope, done = steps
+        lane.units += 1
+        return unit
+
+    def _plain_unit(  # noqa: PLR0913, PLR0917  (one pass over the scope's inputs)
+        self,
+        table: KeyTable,
+        lane: PlainLane,
+        scope_id: ScopeId,
+        work: ScopeWork,
+        before: ScopeSnapshot[ScopeT],
+        sessions: dict[str, SessionSnapshot[SessionT]],
+    ) -> PlainUnit[ScopeT, SessionT] | None:
+        """`plain`'s one pass: the core applied to each input in order, each session's
+        writes added to the lane as it goes; None as soon as an input is out of order or
+        refused at admission (its letter is written in order, by `unit`), a session has
+        parked entries, or a step touches more than its session (`plain` then takes
+        back what was added). Raises what the core raises."""
+        core = self.core
+        apply = core.apply
         names = self.names.scope_names(*scope_id)
         prefix = names.session_prefix
         entries, acks, index, fresh = lane.entries, lane.acks, table.index, table.fresh
-        entries += (table(names.view), len(done))
-        moves: list[SessionMove[SessionT]] = []
-        applied = 0
-        for session_id, snapshot, arrivals, session, encoded in done:
-            next_seq = snapshot.next_seq + len(arrivals)
-            # What the cache keeps, as `_in_order` keeps it: the state as stored (encoded),
-            # or decoded while it was never stored.
-            if encoded is None:
-                raw_core = snapshot.raw_core
-                kept = session if raw_core is None else None
-                moves.append((snapshot, next_seq, raw_core, kept, snapshot.core_bytes))
-                blob = 0
-            else:
-                moves.append((snapshot, next_seq, encoded, None, len(encoded)))
-                blob = table.blob(encoded)
-            # A session's key is named once in a commit: no look-up for an earlier name.
-            entries += (
-                fresh(prefix + keys.ident(session_id)),
-                next_seq,
-                keys.applied_field(session_id),
-                blob,
-            )
-            for arrival in arrivals:
-                # The table's own index first: a stream is in it after its first ack.
-                acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
-            applied += len(arrivals)
-        lane.units += 1
-        scope_after = None
-        if scope is not before.state:
-            # Unchanged, as the step says, but another object: remembered as `unit` would.
-            scope_after = ScopeSnapshot(before.version, scope, before.deadlines, before.state_bytes)
-        return PlainUnit(scope_id, applied, moves, scope_after)
-
-    def _plain_steps(
-        self, work: ScopeWork, scope: ScopeT, sessions: dict[str, SessionSnapshot[SessionT]]
-    ) -> tuple[ScopeT, list[_PlainSession[SessionT]]] | None:
-        """The core applied to every input of the scope, when each of its sessions goes
-        on in order: (the scope after, per session its snapshot, inputs, state after and
-        that state encoded if it changed); None as soon as an input is out of order or
-        refused, a session has parked entries, or a step touches more than its session.
-        Raises what the core raises."""
-        core = self.core
-        apply = core.apply
-        done: list[_PlainSession[SessionT]] = []
         arrivals_of = work.arrivals
+        entries += (table(names.view), len(arrivals_of))
+        moves: list[SessionMove[SessionT]] = []
+        scope = before.state
+        applied = 0
         for session_id in sorted(arrivals_of) if len(arrivals_of) > 1 else arrivals_of:
             snapshot = sessions[session_id]
             if snapshot.parked:
@@ -233,24 +210,45 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             if session is None:
                 session = core.decode_session(snapshot.raw_core, session_id)
             changed = False
-            expected = snapshot.next_seq
-            arrivals = arrivals_of[session_id]
-            for arrival in arrivals:
+            next_seq = snapshot.next_seq
+            for arrival in arrivals_of[session_id]:
                 event = arrival.event
-                # Exactly the next seqs (`gate.in_order_from`), none refused at admission
-                # (a refused input's letter is written in order, by `unit`).
-                if event is None or event.seq != expected:
+                # Exactly the next seqs (`gate.in_order_from`), none refused.
+                if event is None or event.seq != next_seq:
                     return None
-                expected += 1
+                next_seq += 1
                 step = apply(scope, session, event, arrival.stream, arrival.entry_id)
                 if step.scope_changed or step.events or step.records:
                     self._replay = (event, scope, session, step)
                     return None
                 scope, session = step.scope, step.session
                 changed = changed or step.session_changed
-            encoded = core.encode_session(session) if changed else None
-            done.append((session_id, snapshot, arrivals, session, encoded))
-        return scope, done
+                # The table's own index first: a stream is in it after its first ack.
+                acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
+                applied += 1
+            # What the cache keeps, as `_in_order` keeps it: the state as stored (encoded),
+            # or decoded while it was never stored.
+            if changed:
+                encoded = core.encode_session(session)
+                moves.append((snapshot, next_seq, encoded, None, len(encoded)))
+                blob = table.blob(encoded)
+            else:
+                raw_core = snapshot.raw_core
+                kept = session if raw_core is None else None
+                moves.append((snapshot, next_seq, raw_core, kept, snapshot.core_bytes))
+                blob = 0
+            # A session's key is named once in a commit: no look-up for an earlier name.
+            entries += (
+                fresh(prefix + keys.ident(session_id)),
+                next_seq,
+                keys.applied_field(session_id),
+                blob,
+            )
+        scope_after = None
+        if scope is not before.state:
+            # Unchanged, as the steps say, but another object: remembered as `unit` would.
+            scope_after = ScopeSnapshot(before.version, scope, before.deadlines, before.state_bytes)
+        return PlainUnit(scope_id, applied, moves, scope_after)
 
     def isolated(
         self, table: KeyTable, scope_id: ScopeId, work: ScopeWork, reason: str
