@@ -368,8 +368,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     ) -> None:
         """Report and remember the units that passed; forget the others (the plain ones
         are numbered after `units` in `result`)."""
+        # Nearly always every unit passed: then none is looked up in the result.
+        failed = result.moved or result.refused
         for index, unit in enumerate(units):
-            if not result.passed(index):
+            if failed and not result.passed(index):
                 self.state.forget(unit.scope_id)
                 if index in result.refused:
                     broken[unit.scope_id] = result.refused[index]
@@ -385,7 +387,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
         applied = 0
         version = self.planner.version
         for index, lean in enumerate(plain, len(units)):
-            if not result.passed(index):
+            if failed and not result.passed(index):
                 self.state.forget(lean.scope_id)
                 continue
             applied += lean.applied

@@ -220,18 +220,18 @@ class StateCache(Generic[ScopeT, SessionT]):
         forgotten; its snapshots are updated all the same, read by nothing."""
         delta = 0
         for snapshot, next_seq, raw_core, core, core_bytes in moves:
-            # The weight as `_put_sessions` counts a snapshot without parked entries.
-            delta -= (
-                SNAPSHOT_BYTES
-                + (1 if snapshot.core is None else DECODED_PER_ENCODED_BYTE) * snapshot.core_bytes
-            )
             snapshot.version = version
             snapshot.next_seq = next_seq
+            snapshot.gap_seen_ms = None
+            if raw_core is snapshot.raw_core and core is snapshot.core:
+                continue  # the core state as it was (most turns): the same weight
+            # The weights as `_put_sessions` counts a snapshot without parked entries.
+            per_byte = 1 if snapshot.core is None else DECODED_PER_ENCODED_BYTE
+            delta -= per_byte * snapshot.core_bytes
+            delta += (1 if core is None else DECODED_PER_ENCODED_BYTE) * core_bytes
             snapshot.raw_core = raw_core
             snapshot.core = core
             snapshot.core_bytes = core_bytes
-            snapshot.gap_seen_ms = None
-            delta += SNAPSHOT_BYTES + (1 if core is None else DECODED_PER_ENCODED_BYTE) * core_bytes
         entry = self._scopes.get(scope_id)
         if entry is None or not delta:
             return

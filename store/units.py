@@ -33,6 +33,7 @@ from store.commit_plan import (
 from store.config import StoreConfig
 from store.core_port import CorePort, CoreStep, ScopeT, SessionT
 from store.gate import UNLIMITED, Arrival, GatePlan, ParkedEntry, in_order_from, plan_session
+from store.keys import APPLIED_FIELD_PREFIX
 from store.loading import KeyNames, deadline_members, gap_stale
 from store.parked_limits import (
     PartitionRoom,
@@ -238,10 +239,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
                 moves.append((snapshot, next_seq, raw_core, kept, snapshot.core_bytes))
                 blob = 0
             # A session's key is named once in a commit: no look-up for an earlier name.
+            # Its name and its view field as store/keys.py writes them (`ident` and
+            # `applied_field`), spelled out: once per session of the lane.
             entries += (
-                fresh(prefix + keys.ident(session_id)),
+                fresh(f"{prefix}{len(session_id)}:{session_id}"),
                 next_seq,
-                keys.applied_field(session_id),
+                APPLIED_FIELD_PREFIX + session_id,
                 blob,
             )
         scope_after = None
