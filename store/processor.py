@@ -168,9 +168,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     async def _admit_and_run(self, entries: Sequence[Entry], report: BatchReport) -> int:
         """Admit `entries` and commit them; returns how many were left pending (contended)."""
         work: dict[ScopeId, ScopeWork] = defaultdict(ScopeWork)
-        letters = [
-            letter for entry in entries if (letter := self.admission.admit(entry, work)) is not None
-        ]
+        letters = self.admission.admit_all(entries, work)
         if letters:
             report.outcomes["dead_letter"] += len(letters)
             report.events.extend(letters)
