@@ -31,7 +31,8 @@ def register(app: typer.Typer) -> None:
         plant: Annotated[
             str | None,
             typer.Option(
-                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only."
+                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only,"
+                " advance_ahead."
             ),
         ] = None,
         cache_size: Annotated[
