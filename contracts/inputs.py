@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from contracts.common import Ident, Instant, Provenance, Role, Seq, TodoStatus, Traceparent
+from contracts.common import Ident, Instant, Role, Seq, TodoStatus, Traceparent
 
 # `gc=False`: an input is decoded from one JSON document, a tree that no code mutates,
 # so it can be in no reference cycle, and the garbage collector need not track it.
@@ -94,18 +94,3 @@ INPUT_STREAM_OF: dict[type[msgspec.Struct], str] = {
     ToolCall: "tool-call",
     ToolResult: "tool-result",
 }
-
-
-def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
-    """Where an input came from (R14): stream, entry id, session seq, message or call id."""
-    message_id = event.message_id if isinstance(event, ChatTurn) else None
-    call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
-    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
-    return Provenance(
-        stream=stream,
-        entry_id=entry_id,
-        session_id=event.session_id,
-        seq=event.seq,
-        message_id=message_id,
-        call_id=call_id,
-    )

@@ -36,7 +36,7 @@ class CorePort(Protocol[ScopeT, SessionT]):
         """Apply one input, in seq order, exactly once (the store guarantees both).
 
         `stream` and `entry_id` name the input's entry: the core builds its provenance
-        (R14, `contracts.inputs.provenance_of`) only when a change may carry it, which
+        (R14, `contracts.step.provenance_of`) only when a change may carry it, which
         most inputs do not make.
         """
         ...

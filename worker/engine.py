@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from contracts.inputs import ChatTurn, InputEvent, ToolResult, provenance_of
+from contracts.inputs import ChatTurn, InputEvent, ToolResult
 from contracts.records import AgreementRecord
-from contracts.step import CoreStep
+from contracts.step import CoreStep, provenance_of
 from contracts.view import ScopeViewDocument, SessionView
 from core.intents import NO_INTENT
 from core.interpret import interpret

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from contracts.common import AgreementState, Cause, Provenance, Role
-from contracts.inputs import ChatTurn, InputEvent, ToolCall, provenance_of
+from contracts.inputs import ChatTurn, InputEvent, ToolCall
 from contracts.outputs import (
     AgreementEvent,
     StateChanged,
@@ -39,6 +39,7 @@ from contracts.outputs import (
     state_changed_event_id,
 )
 from contracts.records import Acceptances, AgreementRecord, HistoryEntry
+from contracts.step import provenance_of
 from contracts.tools import RejectionReason
 from contracts.view import (
     OpenAgreement,
