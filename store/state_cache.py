@@ -212,9 +212,9 @@ class StateCache(Generic[ScopeT, SessionT]):
         moves: Iterable[tuple[SessionSnapshot[SessionT], int, bytes | None, SessionT | None, int]],
     ) -> None:
         """Move the scope's sessions on in place, as a commit with `version` wrote them:
-        per session (its snapshot as the cache holds it, next seq, core state as stored or
-        None if unchanged, the state decoded, its size as stored). The sessions of a plain
-        unit (store/unit.py, `SessionMove`), which went on in order with nothing parked.
+        per session (its snapshot as the cache holds it, next seq, core state as stored,
+        the state decoded if it was never stored, its size as stored). The sessions of a
+        plain unit (store/unit.py, `SessionMove`): they went on in order, nothing parked.
 
         A scope forgotten since it was looked up (the cache cleared, or evicted) is left
         forgotten; its snapshots are updated all the same, read by nothing."""
