@@ -9,7 +9,8 @@ project's dependencies. Recognizers-Text 1.0.2a2 (its last Python release, 2019)
 `emoji.UNICODE_EMOJI`, which emoji 2 removed: hence emoji 1.7.0.
 
 The corpus is the project's deadline tables: tests/support/deadline_cases_en.py and
-deadline_cases_zh.py, and the family tables of tests/core/test_deadlines_families.py,
+deadline_cases_zh.py, and the family tables of tests/core/test_deadlines_families.py
+and tests/core/test_deadlines_ranges.py,
 each row a phrase, the time and zone it is said in, and the exclusive instant
 docs/deadlines.md gives it (or none). Rows are grouped in families by keyword (`family`).
 
@@ -45,6 +46,7 @@ TABLES = (
     ("tests/support/deadline_cases_en.py", ("CASES",)),
     ("tests/support/deadline_cases_zh.py", ("CASES",)),
     ("tests/core/test_deadlines_families.py", ("ENGLISH", "CHINESE")),
+    ("tests/core/test_deadlines_ranges.py", ("ENGLISH", "CHINESE")),
 )
 CJK = re.compile(r"[\u3400-\u9fff]")
 

@@ -223,7 +223,7 @@ class EmbeddedCluster:
         try:
             for _ in range(self.masters * (1 + self.replicas)):
                 node = EmbeddedRedis(
-                    port=_cluster_port(),
+                    port=cluster_port(),
                     extra_args=_CLUSTER_ARGS,
                 )
                 self.nodes.append(node.start())
@@ -312,7 +312,7 @@ def _port_is_free(port: int) -> bool:
         return True
 
 
-def _cluster_port() -> int:
+def cluster_port() -> int:
     """A free port p <= 55535 whose cluster bus port p + 10000 is free too."""
     for _ in range(200):
         port = free_port()

@@ -22,7 +22,6 @@ import hiredis
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import Connection, SSLConnection
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
@@ -31,7 +30,13 @@ from redis.maint_notifications import MaintNotificationsConfig
 from redis.typing import EncodableT
 
 from accord_client.contracts.redis_url import parse_sentinel_url
-from accord_client.sentinel import primary_options, sentinel_options, sentinel_redis
+from accord_client.sentinel import (
+    PrimaryConnection,
+    PrimarySSLConnection,
+    primary_options,
+    sentinel_options,
+    sentinel_redis,
+)
 from contracts.redis_url import is_sentinel_url
 from store.layout import stored_layout
 from store.scripts import AnyRedis, use_functions
@@ -143,10 +148,11 @@ class QuietSSLConnection(HiredisPacking, SSLConnection):
         super().__init__(**(kwargs | quiet_options()))
 
 
-class QuietSentinelConnection(HiredisPacking, SentinelManagedConnection):
+class QuietSentinelConnection(HiredisPacking, PrimaryConnection):
     """A TCP connection to the primary the sentinels name, packed by hiredis, that sends
-    no CLIENT command on connect (redis-py's own class finds the primary and drops a
-    connection to one demoted; the packing and the quiet handshake are the same as above).
+    no CLIENT command on connect (the client's class finds the primary and refuses the
+    replies of a former one, accord_client.sentinel; the packing and the quiet handshake
+    are the same as above).
     """
 
     def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)
@@ -154,7 +160,7 @@ class QuietSentinelConnection(HiredisPacking, SentinelManagedConnection):
         super().__init__(**(kwargs | quiet_options()))  # type: ignore[no-untyped-call]
 
 
-class QuietSentinelSSLConnection(HiredisPacking, SentinelManagedSSLConnection):
+class QuietSentinelSSLConnection(HiredisPacking, PrimarySSLConnection):
     """The same over TLS (rediss+sentinel://)."""
 
     def __init__(self, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)

@@ -43,6 +43,7 @@ _BEFORE_TAILS: Final = frozenset({"之前", "以前", "前", "为止"})
 _CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT})
 _STRONG: Final = frozenset(
     {
+        Kind.NTH_WEEKDAY,
         Kind.ISO,
         Kind.DATE,
         Kind.MONTH_DAY_REL,
@@ -93,49 +94,84 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     from_now = lead_word is not None and lead_word.startswith("从现在")
     marked = tail_word is not None or lead_word in _STRONG_LEADS or from_now
     # A holiday alone names its day (元旦交报告); beside other words it may not (元旦晚会).
-    alone = len(tokens) == 1 and tokens[0].kind is Kind.HOLIDAY
+    # 情人节晚上 too (a part of the day in two characters: 元旦晚会 is an event).
+    alone = tokens[0].kind is Kind.HOLIDAY and all(
+        t.kind is Kind.DAYPART and len(t.text) == 2 for t in tokens[1:]
+    )
     significant = marked or alone or any(_strong(t) for t in tokens) or _clear_clock(slots)
+    significant = significant or slots.since is not None  # 十二月至一月: a range of months
     if not filled or ("傍晚" in text and slots.clock is None):
         return None, significant  # when dusk is over is a guess
     if tail_word in _WITHIN_TAILS and any(_bare_month(t) for t in tokens):
         return None, significant  # 三月内: March, or (colloquially) three months
-    return _spec(slots, tail_word, from_now=from_now), significant
+    return g.ranged(_spec(slots, tail_word, from_now=from_now), slots.since), significant
 
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
 
 
 def _range_split(tokens: list[ZhToken]) -> tuple[list[ZhToken], list[ZhToken]] | None:
-    """(the range's start, its end) of 下午5点-7点; ([], tokens) without a range."""
+    """(the range's start, its end) of 下午5点-7点 or 周三至周五; ([], tokens) without a range."""
     cuts = [index for index, token in enumerate(tokens) if token.kind is Kind.RANGE]
     if not cuts:
         return [], tokens
     cut = cuts[0]
-    if len(cuts) > 1 or cut == 0 or tokens[cut - 1].kind not in _CLOCK_KINDS:
+    if len(cuts) > 1 or cut == 0:
         return None
     return tokens[:cut], tokens[cut + 1 :]
 
 
-def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:
-    """Complete a range's end from its start: 下午5点-7点 is 17:00 to 19:00 of that day.
+def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C901, PLR0911, PLR0912  # one exit per refusal
+    """Complete a range's end from its start (DESIGN section 4: a range ends at its end).
 
-    The end takes the start's day and part of the day when it names none; an end not
-    after its start on the same day (晚上10点到6点) is refused, never guessed.
+    Days (周三至周五, 6月12号到7月3号): the end, a next occurrence counted from the
+    start (`DeadlineSpec.since`). Clock times (下午5点-7点 is 17:00 to 19:00): the end
+    takes the start's day, part of the day and am/pm when it names none (1点pm到3点),
+    and the start the end's (3点-5点PM); an end not after its start runs past midnight
+    only from an evening start into the small hours or morning the end names
+    (晚上11点~凌晨2点: 02:00 the next day); any other end before its start (晚上10点到6点,
+    as often quiet hours as one night) is refused.
     """
     start = g.Slots()
-    if not all(_fill(start, token) for token in start_tokens) or start.clock is None:
+    if not all(_fill(start, token) for token in start_tokens):
         return False
-    if start.period is not None or start.duration is not None:
+    if start.clock is None:
+        since = g.range_start(start)
+        if since is None or slots.duration is not None:
+            return False
+        slots.since = since
+        return True
+    if start.period is not None or start.duration is not None or slots.clock is None:
         return False
+    start.clock, slots.clock = g.shared_meridiem(start.clock, slots.clock)
     if slots.day is None:
         slots.day = start.day
     elif start.day is not None and start.day != slots.day:
         return True  # 今晚10点到明早6点: another day, after it
-    if slots.hint is None and slots.clock is not None and g.clock_time(slots.clock, None) is None:
+    named_hint = slots.hint is not None
+    if not named_hint and g.clock_time(slots.clock, None) is None:
         slots.hint = start.hint
     begins = g.clock_time(start.clock, start.hint)
-    ends = None if slots.clock is None else g.clock_time(slots.clock, slots.hint)
-    return begins is not None and ends is not None and ends > begins
+    ends = g.clock_time(slots.clock, slots.hint)
+    if begins is None:
+        return False
+    if ends is not None and ends > begins:
+        return True
+    # Past midnight: only from the evening into the small hours or morning the end names
+    # (晚上11点~凌晨2点); a bare end (晚上10点到6点) stays refused, as often quiet hours.
+    if start.hint is not g.Hint.EVENING and begins < (18, 0):
+        return False
+    hint = slots.hint if named_hint else None
+    if hint not in {g.Hint.EARLY, g.Hint.MORNING} or g.clock_time(slots.clock, hint) is None:
+        return False
+    if slots.day is None:
+        slots.day = g.RelativeDay(1)
+    elif isinstance(slots.day, g.RelativeDay):
+        slots.day = g.RelativeDay(slots.day.days + 1)
+    else:
+        return False
+    slots.hint = hint
+    return True
 
 
 def _bare_holiday_elsewhere(tokens: list[ZhToken]) -> bool:
@@ -159,6 +195,8 @@ def _strong(token: ZhToken) -> bool:
         return token.groups[0] is not None
     if token.kind is Kind.REL_QUARTER:  # 季度 alone is "quarterly" (季度报告)
         return token.groups[0] is not None or token.groups[1] is not None
+    if token.kind is Kind.HALF_DURATION or token.kind is Kind.QUARTER_HOURS:
+        return token.groups[-1] is not None  # 一个半小时后, 一刻钟后: from now
     if token.kind is Kind.MONTH_NAMED:
         # 明年九月, 2027年6月, 3月份 name a time; 三月 alone may be a plan's setting
         # (我三月去北京) and needs a marker.
@@ -202,7 +240,9 @@ def _spec(slots: g.Slots, tail: str | None, *, from_now: bool) -> g.DeadlineSpec
         return None
     if isinstance(slots.day, g.Holiday):
         if slots.hint is not None:
-            return None
+            # 情人节晚上: when that part of the holiday is over, as any day's.
+            end = g.PART_OF_DAY_END.get(slots.hint)
+            return None if end is None else g.DeadlineSpec(day=slots.day, time=end)
         # 国庆节前, 中秋节之前, 到春节为止: a holiday is an event, the deadline is when it
         # begins (节前), not the end of its day; named alone (元旦交报告), its day's end.
         if tail in _BEFORE_TAILS:
@@ -245,7 +285,18 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
         if slots.duration is not None or hours is None:
             return False
         slots.duration = g.Duration(hours * 60 + 30, g.Unit.MINUTE)
+        slots.span = slots.span or groups[1] is not None  # 一个半小时后: from now
         return True
+    if kind is Kind.QUARTER_HOURS:
+        count = zh_number(groups[0] or "")
+        if slots.duration is not None or count is None:
+            return False
+        slots.duration = g.Duration(15 * count, g.Unit.MINUTE)
+        slots.span = slots.span or groups[1] is not None
+        return True
+    if kind is Kind.YEAR_NAMED:
+        year = zh_number(groups[0] or "")
+        return year is not None and g.set_period(slots, g.NamedYear(year))
     if kind is Kind.REL_QUARTER:
         rel, end = groups
         if rel is None and end is None:
@@ -283,7 +334,16 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             year = zh_number(year_text)
             return year is not None and g.set_period(slots, g.NamedYear(year))
         return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, _YEAR_OFFSETS[rel or "今"]))
-    return g.set_day(slots, _day(kind, groups))
+    return g.set_day(slots, _dated(slots, _day(kind, groups)))
+
+
+def _dated(slots: g.Slots, day: g.Day | None) -> g.Day | None:
+    """二零二八年, 九月三号 (a comma between): the year named before a date is the date's."""
+    year = slots.period
+    if isinstance(year, g.NamedYear) and isinstance(day, g.CalendarDate) and day.year is None:
+        slots.period = None
+        return g.CalendarDate(day.month, day.day, year.year)
+    return day
 
 
 def _offset(rel: str | None) -> int:
@@ -291,6 +351,8 @@ def _offset(rel: str | None) -> int:
 
 
 def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: PLR0911  # one exit per kind of day
+    if kind is Kind.NTH_WEEKDAY:
+        return _nth_weekday(groups)
     if kind is Kind.HOLIDAY:
         return g.Holiday(HOLIDAYS[groups[0] or ""])
     if kind is Kind.WEEKDAY:
@@ -314,13 +376,32 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     return g.CalendarDate(month, day, year)
 
 
+def _nth_weekday(groups: tuple[str | None, ...]) -> g.NthWeekday | None:
+    """十月的第一个星期一 (a month's Nth weekday), 这个月的最后一个星期五 (its last)."""
+    rel, year_text, month_text, nth_text, last, weekday_char = groups
+    weekday = WEEKDAY_CHARS[weekday_char or ""]
+    nth = -1 if last else zh_number(nth_text or "")
+    if nth is None or not (nth == -1 or 1 <= nth <= 5):
+        return None
+    if rel is not None:
+        return g.NthWeekday(0, nth, weekday, month_offset=_offset(rel))
+    month = zh_number(month_text or "")
+    year = zh_number(year_text) if year_text else None
+    if month is None or not 1 <= month <= 12 or (year_text and year is None):
+        return None
+    return g.NthWeekday(month, nth, weekday, year)
+
+
 def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
     if kind is Kind.MIDNIGHT:
         return g.Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK24:
-        hour_text, minute_text = groups
-        return g.Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
-    hour_text, half, quarter, three_quarters, minute_text = groups
+        hour_text, minute_text, meridiem = groups
+        hours, minutes = int(hour_text or 0), int(minute_text or 0)
+        if meridiem is not None:
+            return g.Clock(hours, minutes, meridiem=meridiem.lower())
+        return g.Clock(hours, minutes, fixed=len(hour_text or "") == 2)
+    hour_text, half, quarter, three_quarters, minute_text, meridiem = groups
     hour = zh_number(hour_text or "")
     minute = 30 if half else 15 if quarter else 45 if three_quarters else 0
     if minute_text is not None:
@@ -328,7 +409,9 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
         if parsed is None:
             return None
         minute = parsed
-    return None if hour is None else g.Clock(hour, minute)
+    if hour is None:
+        return None
+    return g.Clock(hour, minute, meridiem=None if meridiem is None else meridiem.lower())
 
 
 def _duration(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:

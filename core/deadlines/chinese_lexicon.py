@@ -17,6 +17,8 @@ from core.deadlines.numerals import ZH_NUMERAL
 _N: Final = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
 _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL: Final = "(本|这个|这|下个|下)"
+# am / pm after a clock (6点30pm, 3:15PM): one group, "a" or "p" in either case.
+_MERIDIEM: Final = r"(?:\s*([AaPp])\.?[Mm]\.?(?![A-Za-z]))?"
 WEEKDAY_CHARS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 WEEKDAY_CHARS |= {str(i + 1): i for i in range(7)}
 # Lexicon tables: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
@@ -57,6 +59,15 @@ HOLIDAYS: Final[dict[str, str]] = {
     "中秋节": "mid_autumn",
     "中秋": "mid_autumn",
     "重阳节": "double_ninth",
+    "元旦节": "new_year",
+    "农历新年": "spring",
+    "愚人节": "april_fools",
+    "建军节": "army",
+    "教师节": "teachers",
+    "万圣节": "halloween",
+    "母亲节": "mother",
+    "父亲节": "father",
+    "感恩节": "thanksgiving",
 }
 DAYPARTS: Final = {
     "凌晨": Hint.EARLY,
@@ -112,6 +123,9 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     MIDNIGHT = enum.auto()
     DAYPART = enum.auto()
     RANGE = enum.auto()
+    NTH_WEEKDAY = enum.auto()
+    YEAR_NAMED = enum.auto()
+    QUARTER_HOURS = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -120,18 +134,27 @@ _DIGITS: Final = "0123456789"
 _NUMERALS: Final = "零\u3007一二两三四五六七八九十"
 # Each item: kind, pattern, and the characters it can start with.
 _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
-    (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", _DIGITS),
+    (Kind.ISO, r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", _DIGITS),
+    # 十月的第一个星期一, 这个月的最后一个星期五: the Nth (or last) weekday of a month.
+    (
+        Kind.NTH_WEEKDAY,
+        (
+            rf"(?:(本月|这个月|这月|下个月|下月)|(?:({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?)"
+            rf"的?(?:第({_N})|(最后))一?个?(?:周|星期|礼拜)([一二三四五六日天1-7])"
+        ),
+        "本这下" + _DIGITS + _NUMERALS,
+    ),
     (Kind.DATE, rf"(?:({_YEAR})年)?({_N})月({_N})[日号]", _DIGITS + _NUMERALS),
     (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]", "本这下"),
     (
         Kind.MONTH_END,
-        rf"(?:(本|这个|这|下个|下)?月|({_N})月[份月]?)[底末]",
+        rf"(?:(本|这个|这|下个|下)?月|({_N})月[份月]?)[底末尾]",
         "本这下月" + _DIGITS + _NUMERALS,
     ),
     # 次年 / 来年 / 翌年: the year after this one, said from now; 后年 the one after.
     (
         Kind.YEAR_END,
-        rf"(?:(今|明|次|来|翌|后)|({_YEAR}))?年年?[底末]",
+        rf"(?:(今|明|次|来|翌|后)|({_YEAR}))?年年?[底末尾]",
         "今明次来翌后年" + _DIGITS + _NUMERALS,
     ),
     # 明年九月, 3月份, 2027年6月: a month named alone (not 两月: a length), with 前 / 内 or a
@@ -140,6 +163,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.MONTH_NAMED,
         rf"(?:(今年|明年|次年|来年|后年)|({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?",
         "今明次来后" + _DIGITS + _NUMERALS,
+    ),
+    # 2028年前, 二〇三五年之前: a year by its number (with 前 / 内 or a lead to count).
+    # 二零二八年, 九月三号 (a full-width comma): the year still places the date after it.
+    (
+        Kind.YEAR_NAMED,
+        rf"({_YEAR})年(?![\d{_NUMERALS}代度级])(?:\s*[,\uff0c]\s*(?={_N}月))?",
+        _DIGITS + _NUMERALS,
     ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
     (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])", "本这下周星礼"),
@@ -151,11 +181,18 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.HOLIDAY,
         "(" + "|".join(sorted(HOLIDAYS, key=len, reverse=True)) + ")",
-        "元情妇劳五儿国圣平春除端七中重",
+        "元情妇劳五儿国圣平春除端七中重农愚建教万母父感",
     ),
     (Kind.REL_QUARTER, r"(本|这个|这|下个|下)?季度([末底])?", "本这下季"),
-    # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it).
-    (Kind.HALF_DURATION, rf"(\d{{1,3}}|{ZH_NUMERAL})个?半(?:小时|钟头)", _DIGITS + _NUMERALS),
+    # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it);
+    # 一个半小时后 counts from now, as 2小时后.
+    (
+        Kind.HALF_DURATION,
+        rf"(\d{{1,3}}|{ZH_NUMERAL})个?半(?:小时|钟头)(以后|之后|过后|后)?",
+        _DIGITS + _NUMERALS,
+    ),
+    # 一刻钟, 三刻钟后: quarters of an hour.
+    (Kind.QUARTER_HOURS, r"([一两二三123])刻钟(以后|之后|过后|后)?", "一两二三123"),
     # 十三分半: N and a half minutes (分 alone is minutes only with 半: 九十分 may be a score).
     (Kind.HALF_MINUTE, rf"(\d{{1,3}}|{ZH_NUMERAL})分(?:钟)?半钟?", _DIGITS + _NUMERALS),
     # 未来三天, 接下来72小时: the next N units, read as "within".
@@ -170,7 +207,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         (
             rf"再过(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)"
             r"(?:以后|之后|后)?"
-            rf"|(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)(?:以后|之后|后)"
+            rf"|(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)(?:以后|之后|过后|后)"
         ),
         "再" + _DIGITS + _NUMERALS + "半",
     ),
@@ -180,8 +217,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         _DIGITS + _NUMERALS + "半",
     ),
     (Kind.MONTH_DAY, rf"({_N})号", _DIGITS + _NUMERALS),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", _DIGITS),
-    (Kind.CLOCK, rf"({_N})[点时](?:(半)|(一刻)|(三刻)|(\d{{2}}|{_N})分?)?钟?", _DIGITS + _NUMERALS),
+    # 18:00, 10:30:00, 3:15pm (am / pm as chat writes it after a clock).
+    (Kind.CLOCK24, rf"(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?{_MERIDIEM}", _DIGITS),
+    (
+        Kind.CLOCK,
+        rf"({_N})[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?{_MERIDIEM}",
+        _DIGITS + _NUMERALS,
+    ),
     (Kind.MIDNIGHT, r"午夜", "午"),
     (
         Kind.DAYPART,
@@ -190,11 +232,15 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     # 下午5点-7点, 今晚10点到明早6点: a range of clock times, which ends at its second
     # (DESIGN section 4). Only before a clock time: 周五到公司 is "arrive on Friday".
+    # A range of days (6月12号到7月3号, 星期三至星期五, 十二月至一月) ends at the end of its
+    # last day or month; 到 is a range only before a time or a day, never before a verb.
     (
         Kind.RANGE,
         (
-            r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:今|明|后|大后)?[天日晚早儿]?\s*"
-            rf"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)?\s*{_N}[点时:])"
+            r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:(?:今|明|后|大后)?[天日晚早儿]?\s*"
+            rf"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)?\s*{_N}[点时:]"
+            rf"|(?:{_YEAR}年)?{_N}月|{_N}[号日]|{_REL}?(?:周|星期|礼拜)[一二三四五六日天1-7]"
+            r"|今天|明天|后天|大后天))"
         ),
         "-~\uff5e\u2014\u2013至到",
     ),

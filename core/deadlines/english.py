@@ -50,11 +50,19 @@ _STRONG: Final = frozenset(
         Kind.CLOCK12,
         Kind.CLOCK24,
         Kind.CLOCK_WORD,
+        Kind.YMD_NAMED,
+        Kind.CLOCK_RANGE,
+        Kind.NTH_WEEKDAY,
+        Kind.AFTER_DAY,
     }
 )
 _CLOCKS: Final = frozenset(
-    {Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR, Kind.CLOCK_PAST}
+    {
+        *(Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR, Kind.CLOCK_PAST),
+        *(Kind.CLOCK_RANGE, Kind.CLOCK_COMPACT),
+    }
 )
+_RANGES: Final = frozenset({Kind.RANGE_FROM, Kind.RANGE_TO})
 # Markers that may also stand inside a run, before its clock: "tomorrow before 5pm",
 # "Feb 1st no later than 6pm"; "and" only between two lengths ("a day and 5 hours").
 _INNER_BEFORE_CLOCK: Final = frozenset(
@@ -78,10 +86,46 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     significant = tokens[0].kind is Kind.MARKER or any(_strong(t) for t in tokens)
     # "the end of April": "end of" with something after it names a time.
     significant = significant or any(t.kind is Kind.END_OF for t in tokens[:-1])
-    return _parse(tokens), significant
+    if any(t.kind in _RANGES for t in tokens):
+        return _range(tokens)
+    spec = _parse(tokens)
+    # "at 8 in the evening": a clock a part of the day settles names a time.
+    if spec is not None and spec.time is not None and not significant:
+        significant = any(t.kind is Kind.DAYPART for t in tokens) and any(
+            t.kind in _CLOCKS for t in tokens
+        )
+    return spec, significant
 
 
-def _strong(token: EnToken) -> bool:
+def _range(tokens: list[EnToken]) -> tuple[g.DeadlineSpec | None, bool]:
+    """ "from Monday to Friday", "May - December": the end, counted from the start.
+
+    "from" without a second item is a start ("from Friday"), not deadline wording.
+    """
+    if tokens[0].kind is Kind.RANGE_FROM:
+        tokens = tokens[1:]
+    cuts = [index for index, token in enumerate(tokens) if token.kind in _RANGES]
+    if not cuts:
+        return None, False
+    cut = cuts[0]
+    if len(cuts) > 1 or cut == 0 or tokens[cut].kind is not Kind.RANGE_TO:
+        return None, True
+    start = g.Slots()
+    if not all(t.kind not in _JOINERS and _fill(start, t) for t in tokens[:cut]):
+        return None, True
+    since = g.range_start(start)
+    rest = tokens[cut + 1 :]
+    end = _parse(rest)
+    if end is None and len(rest) == 1 and rest[0].kind is Kind.MONTH:
+        # "May to December": a month alone ends a range (it needs "by" on its own).
+        month = g.Slots()
+        end = g.DeadlineSpec(period=month.period) if _fill(month, rest[0]) else None
+    if since is None or end is None or end.time is not None:
+        return None, True
+    return g.ranged(end, since), True
+
+
+def _strong(token: EnToken) -> bool:  # noqa: PLR0911  # one exit per kind of token
     # A numeric date is not wording by itself ("the score was 23/12", "3/4 of it"): it
     # needs a marker ("by 23/12") or a clock ("23/12 before 5pm").
     kind, groups = token.kind, token.groups
@@ -89,12 +133,18 @@ def _strong(token: EnToken) -> bool:
         return True
     if kind is Kind.DURATION:
         return bool(groups[0] or groups[5])  # "in 3 days", "3 days from now"
-    if kind is Kind.MONTH or kind is Kind.HOLIDAY:
-        return bool(groups[0])  # "in December", "on Christmas"
+    if kind is Kind.MONTH:
+        return bool(groups[0] or groups[1])  # "in December", "next March"
+    if kind is Kind.HOLIDAY:
+        return bool(groups[0])  # "on Christmas"
     if kind is Kind.WEEKDAY_ABBR:
         return bool(groups[0] or groups[1])  # "on Tue", "next Fri"
     if kind is Kind.CLOCK_PAST:
-        return bool(groups[3])  # "quarter to eight pm"
+        return bool(groups[3] or groups[4])  # "quarter to eight pm", "quarter to noon"
+    if kind is Kind.QUARTER_HOUR or kind is Kind.DURATION_SEQ:
+        return bool(groups[0])  # "in a quarter of an hour", "in 1d 2hr 5min"
+    if kind is Kind.CLOCK_COMPACT:
+        return bool(groups[2])  # "330 p.m."
     return False
 
 
@@ -126,6 +176,13 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
             return None
         if not _fill(slots, token):
             return None
+    if slots.shift is not None:
+        # "2 days after next Friday": a day, moved; nothing else.
+        if not isinstance(slots.day, g.RelativeDay | g.Weekday | g.CalendarDate | g.Holiday):
+            return None
+        if slots.clock is not None or slots.hint is not None or slots.period is not None:
+            return None
+        slots.day = g.Shifted(slots.day, slots.shift)
     if slots.end_of_day:
         if slots.period is not None or slots.clock is not None:
             return None
@@ -151,6 +208,8 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
         if slots.force_end:
             return None
         time = g.clock_time(slots.clock, slots.hint)
+        if slots.range_from is not None:
+            return _clock_range_end(slots, slots.range_from, time)
         if time is None:
             # "today at 3": the reading still to come today (grammar.DeadlineSpec).
             time = g.twelve_hour(slots.clock, slots.hint)
@@ -168,6 +227,28 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
     return g.DeadlineSpec(day=slots.day, time=g.PART_OF_DAY_END[slots.hint])
 
 
+def _clock_range_end(
+    slots: g.Slots, start: g.Clock, time: tuple[int, int] | None
+) -> g.DeadlineSpec | None:
+    """The end of "3:30-6pm", "from 10 to 11 at night", "11am to 1am" (DESIGN section 4).
+
+    The start only checks the reading: it takes the end's part of the day, or the end's
+    half of the day when it names none. An end not after its start runs past midnight
+    only without a day named ("11am to 1am": the next 01:00); with one, none.
+    """
+    if time is None:
+        return None
+    begins = g.clock_time(start, slots.hint)
+    if begins is None:
+        hour = start.hour % 12
+        if start.meridiem is not None or start.fixed or not 1 <= start.hour <= 12:
+            return None
+        begins = (hour + 12 if time[0] >= 12 and hour + 12 <= time[0] else hour, start.minute)
+    if time <= begins and slots.day is not None:
+        return None
+    return g.DeadlineSpec(day=slots.day, time=time)
+
+
 def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
     kind, groups, text = token
     if kind is Kind.END_OF:
@@ -183,27 +264,55 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
     if kind is Kind.SHORT_END:
         slots.force_end = True
         return g.set_period(slots, g.RelativePeriod(SHORT_ENDS[groups[0] or ""], 0))
+    if kind is Kind.CLOCK_RANGE:
+        if slots.clock is not None:
+            return False
+        # Six groups for "between … and …", six for the other forms: one set matched.
+        h1, m1, mer1, h2, m2, mer2 = groups[:6] if groups[0] is not None else groups[6:]
+        first, last = _range_clock(h1, m1, mer1), _range_clock(h2, m2, mer2)
+        slots.range_from, slots.clock = g.shared_meridiem(first, last)
+        return True
     if kind in _CLOCKS:
         if slots.clock is not None:
             return False
         slots.clock = _clock(kind, groups)
         return slots.clock is not None
+    if kind is Kind.AFTER_DAY:
+        amount = en_number(groups[0] or "")
+        if amount is None or slots.shift is not None or slots.day is not None:
+            return False
+        slots.shift = amount * (7 if groups[1] == "week" else 1)
+        return True
+    if kind is Kind.QUARTER_HOUR:
+        slots.span = slots.span or groups[0] is not None
+        return g.add_duration(slots, g.Duration(15 if groups[1] else 45, g.Unit.MINUTE))
+    if kind is Kind.DURATION_SEQ:
+        lead, days, hours, minutes = groups
+        slots.span = slots.span or lead is not None
+        total = (int(days or 0) * 24 + int(hours or 0)) * 60 + int(minutes or 0)
+        return g.add_duration(slots, g.Duration(total, g.Unit.MINUTE))
     if kind in _PERIOD_ENDS:
         slots.force_end = True
         rel, period_unit = groups if kind is Kind.END_UNIT else (None, groups[0])
         return g.set_period(
             slots, g.RelativePeriod(UNITS[period_unit or ""], 1 if rel == "next" else 0)
         )
-    if kind is Kind.REL_PERIOD:
+    if kind is Kind.REL_PERIOD:  # "this week", "next month", "the following week"
         return g.set_period(
-            slots, g.RelativePeriod(UNITS[groups[1] or ""], 1 if groups[0] == "next" else 0)
+            slots, g.RelativePeriod(UNITS[groups[1] or ""], 0 if groups[0] == "this" else 1)
         )
     if kind is Kind.MONTH:
-        lead, name, year_text = groups
+        lead, following, name, year_text = groups
         if lead:
             slots.force_end = True  # "in December": the end of that month
         year = int(year_text) if year_text else None
-        return g.set_period(slots, g.NamedMonth(MONTHS[name or ""], year))
+        month = MONTHS[(name or "").rstrip(".")]
+        if following:
+            # "next March": its next occurrence after this month (never this month).
+            if year is not None:
+                return False
+            return g.set_period(slots, g.NamedMonth(month, None, after=True))
+        return g.set_period(slots, g.NamedMonth(month, year))
     if kind is Kind.YEAR:
         return g.set_period(slots, g.NamedYear(int(groups[0] or 0)))
     if kind is Kind.DAYWORD:
@@ -257,7 +366,13 @@ def _dayword(slots: g.Slots, word: str) -> bool:
     return g.set_day(slots, g.RelativeDay(days))
 
 
-def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C901, PLR0911  # one exit per kind of day
+def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C901, PLR0911, PLR0912  # one exit per kind of day
+    if kind is Kind.NTH_WEEKDAY:
+        return _nth_weekday(groups)
+    if kind is Kind.YMD_NAMED:
+        year_text, month_text, day_text = groups
+        month = MONTHS[(month_text or "").rstrip(".")]
+        return _date(month, int(day_text or 0), int(year_text or 0))
     if kind is Kind.DOM:
         day_digits, day_words, rel = groups
         day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
@@ -299,6 +414,32 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
     return _date(month, day_of_month, int(year_text) if year_text else None)
 
 
+_NTH: Final = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
+
+
+def _nth_weekday(groups: tuple[str | None, ...]) -> g.NthWeekday | None:
+    """ "the last Friday of March", "the first Monday of next month", "the last day of March"."""
+    nth_text, weekday_text, month_text, year_text, rel = groups
+    nth = _NTH.get(nth_text or "") or int((nth_text or "0")[:1])
+    weekday = None if weekday_text == "day" else WEEKDAYS.index(weekday_text or "")
+    if weekday is None and nth != -1 and nth_text != "first":
+        return None  # "the third day of March" is "March 3": a date, said otherwise
+    if rel is not None:
+        return g.NthWeekday(0, nth, weekday, month_offset=1 if rel == "next" else 0)
+    month = MONTHS[(month_text or "").rstrip(".")]
+    return g.NthWeekday(month, nth, weekday, int(year_text) if year_text else None)
+
+
+def _range_clock(hour: str | None, minute: str | None, meridiem: str | None) -> g.Clock:
+    """One end of a clock range: "09:30" fixes a 24-hour reading, "9:30" does not."""
+    return g.Clock(
+        int(hour or 0),
+        int(minute or 0),
+        meridiem=meridiem,
+        fixed=meridiem is None and minute is not None and len(hour or "") == 2,
+    )
+
+
 def _date(month: int, day: int, year: int | None) -> g.CalendarDate | None:
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
@@ -322,7 +463,7 @@ def _minutes(digits: str | None, words: str | None) -> int | None:
     return int(digits or 0)
 
 
-def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
+def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:  # noqa: PLR0911  # one exit per kind of clock
     if kind is Kind.CLOCK_WORD:
         return g.Clock(12, 0, fixed=True) if groups[0] != "midnight" else g.Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK12:
@@ -337,6 +478,9 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
         return g.Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
     if kind is Kind.CLOCK_PAST:
         return _clock_past(groups)
+    if kind is Kind.CLOCK_COMPACT:
+        hour_text, minute_text, meridiem = groups
+        return g.Clock(int(hour_text or 0), int(minute_text or 0), meridiem=meridiem)
     at_hour, at_digits, at_words, oclock_hour, bare_hour, bare_digits, bare_words, comma = groups
     hour = en_number(at_hour or oclock_hour or bare_hour or comma or "")
     minute = _minutes(at_digits or bare_digits, at_words or bare_words)
@@ -345,9 +489,14 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
 
 def _clock_past(groups: tuple[str | None, ...]) -> g.Clock | None:
     """ "quarter to eight" (7:45), "half past 7", "ten after five": an hour on a 12-hour clock."""
-    minutes_text, direction, hour_text, meridiem = groups
+    minutes_text, direction, hour_text, noon, meridiem = groups
     words = {"quarter": 15, "half": 30}
     minutes = words.get(minutes_text or "") or en_number(minutes_text or "")
+    if noon is not None and minutes is not None and 1 <= minutes <= 59 and meridiem is None:
+        # "a quarter to noon" 11:45, "a quarter past noon" 12:15, "ten to midnight" 23:50.
+        base = 12 * 60 if noon == "noon" else 24 * 60
+        at = base - minutes if direction == "to" else base + minutes
+        return g.Clock(at // 60 % 24, at % 60, fixed=True)
     hour = en_number(hour_text or "")
     if minutes is None or hour is None or not 1 <= minutes <= 59 or not 1 <= hour <= 12:
         return None

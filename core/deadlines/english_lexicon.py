@@ -75,6 +75,12 @@ HOLIDAYS: Final = {
     "mid-autumn": "mid_autumn",
     "mid-autumn festival": "mid_autumn",
     "independence day": "independence",
+    "xmas": "christmas",
+    "x-mas": "christmas",
+    "thanksgiving": "thanksgiving",
+    "thanksgiving day": "thanksgiving",
+    "mother's day": "mother",
+    "father's day": "father",
 }
 SHORT_ENDS: Final = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
 DAYPARTS: Final = {
@@ -99,6 +105,24 @@ _MINUTE_WORDS: Final = (
     "|(?:twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)"
 )
 _MERIDIEM: Final = r"\s*([ap])\.?\s?m\.?"
+# A clock at either end of a range: hour, minutes, am/pm (three groups).
+_RANGE_CLOCK: Final = r"(\d{1,2})(?:[:.](\d{2}))?(?:\s*([ap])\.?\s?m\.?(?![a-z]))?"
+_RANGE_JOIN: Final = r"(?:\s*[-\u2013]\s*|\s+(?:to|until|till|til|through|thru)\s+)"
+# What a range's second item may be: a weekday, a month, a day of the month.
+_RANGE_NEXT: Final = (
+    rf"\s+(?:(?:this|next)\s+(?:week\s+)?)?(?:{'|'.join(WEEKDAYS)}|{'|'.join(MONTH_NAMES)}"
+    r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|today|tomorrow)(?![\w'])"
+)
+_MER: Final = r"\s*[ap]\.?\s?m\.?(?![a-z])"
+_HH_MM: Final = r"\d{1,2}(?:[:.]\d{2})?"
+# A clock range is one only with minutes or am/pm, or after "from" / "between" with a
+# part of the day after it: "chapters 9-10" and "from 2 to 3 people" name no time.
+_CLOCK_RANGE_IF: Final = (
+    rf"(?=\d{{1,2}}[:.]\d{{2}}|\d{{1,2}}{_MER}|{_HH_MM}{_RANGE_JOIN}{_HH_MM}{_MER}"
+    rf"|(?:from|between)\s+(?:\d{{1,2}}[:.]\d{{2}}|\d{{1,2}}{_MER}"
+    rf"|{_HH_MM}(?:{_RANGE_JOIN}|\s+and\s+){_HH_MM}(?:{_MER}|\s+(?:at\s+night|tonight"
+    r"|in\s+the\s+(?:morning|afternoon|evening)))))"
+)
 
 
 # Lexicon tables and token kinds: rows alike by design (CONTRIBUTING.md, "Repeated shapes").
@@ -130,6 +154,15 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     DAYPART = enum.auto()
     MARKER = enum.auto()
     CONNECTOR = enum.auto()
+    YMD_NAMED = enum.auto()
+    CLOCK_RANGE = enum.auto()
+    NTH_WEEKDAY = enum.auto()
+    AFTER_DAY = enum.auto()
+    QUARTER_HOUR = enum.auto()
+    DURATION_SEQ = enum.auto()
+    CLOCK_COMPACT = enum.auto()
+    RANGE_FROM = enum.auto()
+    RANGE_TO = enum.auto()
 
 
 # Order matters: the first pattern that matches at a position wins, so longer forms
@@ -138,10 +171,53 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
 # tries the items that can start with the character at hand).
 _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
-    (Kind.MDY, rf"({_MON})\s*{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
+    # 2027/Aug/10.
+    (Kind.YMD_NAMED, rf"(\d{{4}})[-/]({_MON})[-/](\d{{1,2}})", DIGITS),
+    (Kind.MDY, rf"({_MON})\s*(?:the\s+)?{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
     # 23/12, 12/23, 23/12/2026: read only where one number cannot be a month (DESIGN
     # section 4: without the turn's locale, 12/1 is no date). "24/7" is "always".
     (Kind.NUMERIC, r"(?!24/7(?![\d/]))(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])", DIGITS),
+    # A range of clock times ("3:30-6pm", "from 10 to 11", "between 3:30pm and 6 pm"): it
+    # ends at its second time (DESIGN section 4). Only with "from" / "between", minutes or
+    # am/pm: "chapters 9-10" is no time.
+    (
+        Kind.CLOCK_RANGE,
+        (
+            rf"{_CLOCK_RANGE_IF}(?:between\s+{_RANGE_CLOCK}(?:{_RANGE_JOIN}|\s+and\s+){_RANGE_CLOCK}"
+            rf"|(?:from\s+)?{_RANGE_CLOCK}{_RANGE_JOIN}{_RANGE_CLOCK})(?![\d:])"
+        ),
+        DIGITS + "fb",
+    ),
+    # "the last Friday of March", "the first Monday of next month", "the last day of March".
+    (
+        Kind.NTH_WEEKDAY,
+        (
+            r"(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)"
+            rf"\s+({_WD}|day)\s+(?:of|in)\s+(?:({_MON})(?:,?\s+(\d{{4}}))?|(this|next)\s+month)"
+        ),
+        "tfsl12345",
+    ),
+    # "2 days after next Friday", "a week after tomorrow": the day, moved.
+    (
+        Kind.AFTER_DAY,
+        rf"(\d{{1,3}}|{EN_NUMBER_WORDS}|an?)\s+(day|week)s?\s+after(?=\s)",
+        DIGITS + "zotfsenah",
+    ),
+    # "in a quarter of an hour", "three-quarters of an hour".
+    (
+        Kind.QUARTER_HOUR,
+        r"(in\s+)?(?:a\s+(quarter)|(?:three|3)[- ](quarters))\s+of\s+an\s+hour",
+        "ia3t",
+    ),
+    # "in 1d 2hr 5min": a day in shorthand only before hours (a lone "2d" may be "2D").
+    (
+        Kind.DURATION_SEQ,
+        (
+            r"(in\s+)?(\d{1,3})d,?\s+(\d{1,3})\s?(?:h|hrs?|hours?)"
+            r"(?:,?\s+(?:and\s+)?(\d{1,3})\s?(?:m|mins?|minutes?))?"
+        ),
+        "i" + DIGITS,
+    ),
     (
         Kind.DMY,
         rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
@@ -171,9 +247,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?"
             r"|the\s+next)"
             # Chat shorthand right after the digits: "within 2h", "in 30min", "in 2 hrs".
-            r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|mins?)\b))"
+            r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|hours?|mins?|minutes?)\b))"
             r"(minute|min|hour|hr|day|week|month|year|h)s?"
-            r"(\s+and\s+a\s+half)?(\s+from\s+now)?"
+            # "20 minutes past 3pm" is a clock time, not a length.
+            r"(\s+and\s+a\s+half)?(\s+from\s+now)?(?!\s+(?:past|after|to)\s)"
         ),
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
     ),
@@ -184,10 +261,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.HOLIDAY,
         (
             r"(on\s+)?(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve"
-            r"|new\s+year's\s+day|valentine's(?:\s+day)?|halloween|independence\s+day"
+            r"|new\s+year's\s+day|valentine's(?:\s+day)?|halloween|independence\s+day|x-?mas"
+            r"|thanksgiving(?:\s+day)?|mother's\s+day|father's\s+day"
             r"|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?|(?:the\s+)?mid-autumn(?:\s+festival)?)"
         ),
-        "cnvhlmtoi",
+        "cnvhlmtoixf",
     ),
     (
         Kind.DAYWORD,
@@ -217,9 +295,17 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
     (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
-    (Kind.REL_PERIOD, r"(this|next)\s+(week|month|quarter|year)", "tn"),
-    # "in December": a month named alone is its end (DESIGN section 4).
-    (Kind.MONTH, rf"(in\s+)?({_MON_FULL})(?:\s+(\d{{4}}))?", "ijfmasond"),
+    (Kind.REL_PERIOD, r"(this|next|the\s+following)\s+(week|month|quarter|year)", "tn"),
+    # "in December": a month named alone is its end (DESIGN section 4); "next March": its
+    # next occurrence after this month; "Sep 2027", "June of 2027".
+    (
+        Kind.MONTH,
+        (
+            rf"(in\s+)?(next\s+)?({_MON_FULL}|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+            r"(?=\s+\d{4}))(?:\s+(?:of\s+)?(\d{4}))?"
+        ),
+        "injfmasond",
+    ),
     (Kind.YEAR, r"(20\d\d)", "2"),
     # "5pm", "five thirty p.m.", and the chat form "8:45a" (minutes needed: "5a" is no time).
     (
@@ -227,16 +313,27 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"{_HOUR}(?:[:.](\d{{2}})|[- ]{_MINUTE_WORDS})?(?:{_MERIDIEM}|(?<=:\d\d)([ap]))",
         DIGITS + "otfsen",  # digits, one … twelve
     ),
+    # "330 p.m.", "730 in the evening": hour and minutes run together, with am/pm or a
+    # part of the day.
+    (
+        Kind.CLOCK_COMPACT,
+        (
+            rf"(1[0-2]|[1-9])([0-5]\d)(?!\d)(?:{_MERIDIEM}"
+            r"|(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|tonight|at\s+night)))"
+        ),
+        DIGITS,
+    ),
     # "quarter to eight", "half past 7 pm", "ten after five": minutes, direction, hour.
     (
         Kind.CLOCK_PAST,
         (
             rf"(?:a\s+)?(quarter|half|\d{{1,2}}|{EN_NUMBER_WORDS})(?:\s+minutes?)?"
-            rf"\s+(past|after|to)\s+{_HOUR}(?:{_MERIDIEM}|\s*o'clock)?"
+            rf"\s+(past|after|to)\s+(?:{_HOUR}|(noon|midnight))(?:{_MERIDIEM}|\s*o'clock)?"
         ),
         DIGITS + "aqhotfsen",
     ),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})", DIGITS),
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::\d{2})?", DIGITS),  # seconds are dropped
+    (Kind.CLOCK24, r"(\d{2})h(\d{2})", DIGITS),  # 13h30
     (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
     # the evening"); "at 3" alone stays ambiguous.
@@ -245,7 +342,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.AT_HOUR,
         (
-            rf"at\s+{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?![\d:.])(?:\s*o'clock)?"
+            rf"at\s+{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?![\d:.])(?!{_MER})(?:\s*o'clock)?"
             rf"|{_HOUR}\s*o'clock"
             rf"|{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?=\s+(?:tonight|in\s+the\s|at\s+night"
             r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
@@ -258,6 +355,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         r"in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)",
         "iamen",
     ),
+    # "from Monday to Friday", "from May to December": a range of days or months, which
+    # ends at the end of its last (DESIGN section 4); "from Friday" alone is a start.
+    (Kind.RANGE_FROM, rf"from(?={_RANGE_NEXT})", "f"),
+    (Kind.RANGE_TO, rf"(?:to|through|thru|-|\u2013)(?={_RANGE_NEXT})", "t-\u2013"),
 )
 _MARKER_SOURCE: Final = (
     r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
@@ -350,6 +451,7 @@ TRIGGERS: Final = frozenset(
         *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
         *("weeks", "months", "years"),
         *("christmas", "eve", "halloween", "valentine", "autumn", "festival", "independence"),
+        *("xmas", "thanksgiving"),
         "noon",
         "midday",
         "midnight",
@@ -367,7 +469,7 @@ TRIGGERS: Final = frozenset(
 # Words a run can start with (besides numbers): find only tries matching there.
 STARTERS: Final = TRIGGERS | frozenset(
     {
-        *("on", "no", "not", "by", "until", "till", "before", "prior", "within"),
+        *("on", "no", "not", "by", "until", "till", "before", "prior", "within", "from", "between"),
         *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
         *("over", "during", "for", "coming", "quarter"),
         *EN_NUMBER_WORD_LIST,

@@ -125,8 +125,11 @@ _EN_UNSURE_BEFORE: Final = frozenset(
 )
 # After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
 # dangling date the grammar could not join ("noon on the 1st"): no deadline at all.
+# "Friday after next" (the Friday of next week, or the one after "next Friday"), a date
+# run into a slash ("2027/13/10"): no deadline at all.
 _EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
+    r"|\s+after\s+next\b|/\w"
 )
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
@@ -160,7 +163,8 @@ _ZH_UNSURE_AFTER: Final = re.compile(
 _BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})号")
 # A holiday ending a run without 前 (元旦, 明年春节): the same rule.
 _ENDS_IN_HOLIDAY: Final = re.compile(
-    "(?:" + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True)) + ")$"
+    "(?:" + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True)) + ")"
+    "(?:早上|上午|下午|晚上)?$"
 )
 _ZH_AFTER_BARE_DAY: Final = frozenset(
     "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
@@ -171,6 +175,7 @@ _AHEAD: Final = 24  # characters of context worth looking at on either side
 _ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜]")
 _ZH_FIRST: Final = frozenset(
     "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从"
+    "农愚建教万母父感"
 )
 _ZH_REACH: Final = 7
 _ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")

@@ -83,6 +83,23 @@ class CheckedDate(msgspec.Struct, frozen=True):
     weekday: int
 
 
+class NthWeekday(msgspec.Struct, frozen=True):
+    """The `nth` (1..5, or -1 for the last) weekday of a month ("the last Friday of March",
+    十月的第一个星期一); `weekday` None names a day ("the last day of March").
+
+    Its next occurrence, today included: this year's if it is still to come, else next
+    year's; `year` fixes the year.
+    """
+
+    month: int
+    nth: int
+    weekday: int | None
+    year: int | None = None
+    # 这个月的最后一个星期五, "the first Monday of next month": this (0) or next (1)
+    # month instead of `month` (then 0), never rolled to another month.
+    month_offset: int | None = None
+
+
 class Holiday(msgspec.Struct, frozen=True):
     """A holiday by name (`holidays.py`): its next occurrence, today included.
 
@@ -92,6 +109,13 @@ class Holiday(msgspec.Struct, frozen=True):
 
     name: str
     year_offset: int | None = None
+
+
+class Shifted(msgspec.Struct, frozen=True):
+    """A day moved by whole days: "2 days after next Friday", "a week after tomorrow"."""
+
+    day: RelativeDay | Weekday | CalendarDate | MonthDay | Holiday
+    days: int
 
 
 def with_day(current: Day | None, new: Day) -> Day | None:
@@ -130,6 +154,7 @@ class NamedMonth(msgspec.Struct, frozen=True):
     month: int
     year: int | None
     offset: int | None = None
+    after: bool = False  # "next March": its next occurrence after the current month
 
 
 class NamedYear(msgspec.Struct, frozen=True):
@@ -141,7 +166,7 @@ class Duration(msgspec.Struct, frozen=True):
     unit: Unit
 
 
-Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate | Holiday
+Day = RelativeDay | Weekday | CalendarDate | MonthDay | CheckedDate | Holiday | NthWeekday | Shifted
 Period = RelativePeriod | NamedMonth | NamedYear
 
 
@@ -163,6 +188,11 @@ class DeadlineSpec(msgspec.Struct, frozen=True):
     time: tuple[int, int] | None = None
     within: Duration | None = None
     either_half: bool = False
+    # A range's start ("Monday to Friday", 6月12号到7月3号, "from May to December"): the
+    # deadline is the range's end, and an end said as a next occurrence (a bare weekday,
+    # a date or month without a year) counts from the start's first day; an end before
+    # the start gives none.
+    since: Day | Period | None = None
 
 
 class Clock(msgspec.Struct, frozen=True):
@@ -198,6 +228,16 @@ def clock_time(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:  # no
     if hint is None:
         return (hour, minute) if clock.fixed else None
     return _hinted(hour, minute, hint)
+
+
+def shared_meridiem(start: Clock, end: Clock) -> tuple[Clock, Clock]:
+    """1点pm到3点, "3:30-6pm": am / pm said once holds for both ends of a clock range."""
+    later = end.hour % 12 > start.hour % 12
+    if start.meridiem is not None and end.meridiem is None and not end.fixed and later:
+        return start, Clock(end.hour, end.minute, meridiem=start.meridiem)
+    if end.meridiem is not None and start.meridiem is None and not start.fixed and later:
+        return Clock(start.hour, start.minute, meridiem=end.meridiem), end
+    return start, end
 
 
 def twelve_hour(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:
@@ -339,6 +379,9 @@ class Slots:
     force_end: bool = False
     span: bool = False  # "the next 10 days", 未来三天: a duration read as "within"
     end_of_day: bool = False  # "EOD", "end of day": of today, or of the day named with it
+    since: Day | Period | None = None  # a range's start (DeadlineSpec.since)
+    range_from: Clock | None = None  # the first clock of a clock range ("3:30-6pm")
+    shift: int | None = None  # days to move the day named next ("2 days after …")
 
 
 # When a part of the day is over, if no clock time is named ("by Thursday evening",
@@ -382,6 +425,29 @@ def _placed(day: Day, period: Period) -> Day | None:
     if isinstance(day, Holiday) and day.year_offset is None and period.unit is Unit.YEAR:
         return Holiday(day.name, period.offset)
     return None
+
+
+def range_start(start: Slots) -> Day | Period | None:
+    """What a range's start names when it is one day or one period alone ("Monday" in
+    "Monday to Friday", 十二月 in 十二月至一月), else None (a clock range is read apart)."""
+    if start.clock is not None or start.duration is not None or start.hint is not None:
+        return None
+    if start.since is not None or (start.day is None) == (start.period is None):
+        return None
+    return start.day if start.day is not None else start.period
+
+
+def ranged(spec: DeadlineSpec | None, since: Day | Period | None) -> DeadlineSpec | None:
+    """`spec` as the end of a range that starts at `since` (None: not a range).
+
+    A range ends at the end of its last day or period, or at its clock time; a length
+    or a 12-hour clock still to be settled cannot end one.
+    """
+    if spec is None or since is None:
+        return spec
+    if spec.within is not None or spec.either_half:
+        return None
+    return msgspec.structs.replace(spec, edge=Edge.END, since=since)
 
 
 def set_hint(slots: Slots, hint: Hint) -> bool:

@@ -9,6 +9,7 @@ range a lunar holiday gives no deadline, never a guess. Fixed-date holidays (Chr
 
 from __future__ import annotations
 
+import calendar
 from datetime import date
 from typing import Final
 
@@ -25,6 +26,16 @@ FIXED: Final[dict[str, tuple[int, int]]] = {
     "christmas_eve": (12, 24),
     "christmas": (12, 25),
     "new_year_eve": (12, 31),
+    "april_fools": (4, 1),
+    "army": (8, 1),  # 建军节
+    "teachers": (9, 10),  # 教师节
+}
+
+# Movable feasts fixed by a weekday of a month: (month, nth, weekday, Monday=0).
+NTH_WEEKDAY: Final[dict[str, tuple[int, int, int]]] = {
+    "mother": (5, 2, 6),  # 母亲节, Mother's Day: the second Sunday of May
+    "father": (6, 3, 6),  # 父亲节, Father's Day: the third Sunday of June
+    "thanksgiving": (11, 4, 3),  # the United States': the fourth Thursday of November
 }
 
 FIRST_YEAR: Final = 2024
@@ -82,13 +93,11 @@ def next_holiday(name: str, today: date, year_offset: int | None = None) -> date
     """
     if year_offset is not None:
         return _in_year(name, today.year + year_offset)
-    fixed = FIXED.get(name)
-    if fixed is not None:
+    if name in FIXED or name in NTH_WEEKDAY:
         for year in (today.year, today.year + 1):
-            if 1 <= year <= 9999:
-                candidate = date(year, *fixed)
-                if candidate >= today:
-                    return candidate
+            candidate = _in_year(name, year)
+            if candidate is not None and candidate >= today:
+                return candidate
         return None
     if today.year < FIRST_YEAR:
         return None  # this year's occurrence is outside the table
@@ -99,4 +108,21 @@ def _in_year(name: str, year: int) -> date | None:
     fixed = FIXED.get(name)
     if fixed is not None:
         return date(year, *fixed) if 1 <= year <= 9999 else None
+    nth = NTH_WEEKDAY.get(name)
+    if nth is not None:
+        return nth_weekday(year, *nth) if 1 <= year <= 9999 else None
     return next((day for day in LUNAR.get(name, ()) if day.year == year), None)
+
+
+def nth_weekday(year: int, month: int, nth: int, weekday: int | None) -> date | None:
+    """The `nth` (1..5, -1 the last) `weekday` (Monday=0; None: any day) of a month, or None."""
+    days = calendar.monthrange(year, month)[1]
+    if weekday is None:
+        day = days if nth == -1 else nth
+        return date(year, month, day) if 1 <= day <= days else None
+    if nth == -1:
+        last = date(year, month, days)
+        return date.fromordinal(last.toordinal() - (last.weekday() - weekday) % 7)
+    first = date(year, month, 1)
+    day = 1 + (weekday - first.weekday()) % 7 + 7 * (nth - 1)
+    return date(year, month, day) if day <= days else None

@@ -34,9 +34,11 @@ from core.deadlines.grammar import (
     MonthDay,
     NamedMonth,
     NamedYear,
+    NthWeekday,
     Period,
     RelativeDay,
     RelativePeriod,
+    Shifted,
     Unit,
     Weekday,
 )
@@ -75,6 +77,8 @@ def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | Non
     today = ts.astimezone(zone).date()
     if spec.within is not None:
         return _within(spec.within, ts, today, zone)
+    if spec.since is not None:
+        return _range_end(spec, spec.since, today, zone)
     if spec.period is not None:
         bounds = _period_bounds(spec.period, today)
         if bounds is None:
@@ -94,6 +98,52 @@ def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | Non
     if spec.time is not None:
         return _at(day, spec.time, zone)
     return _day_start(day + timedelta(days=1) if spec.edge is Edge.END else day, zone)
+
+
+def _range_end(  # noqa: PLR0911  # one exit per refusal
+    spec: DeadlineSpec, since: Day | Period, today: date, zone: ZoneInfo
+) -> datetime | None:
+    """The end of a range (`DeadlineSpec.since`): a next occurrence counts from its start."""
+    if isinstance(since, RelativePeriod | NamedMonth | NamedYear):
+        bounds = _period_bounds(since, today)
+        start = None if bounds is None else max(bounds[0], today)
+    else:
+        start = _day(since, today)
+    if start is None:
+        return None
+    base = start if _floating(spec.period or spec.day) else today
+    if spec.period is not None:
+        bounds = _period_bounds(spec.period, base)
+        if bounds is None or bounds[1] <= start:
+            return None
+        return _day_start(bounds[1], zone)
+    if spec.day is None:
+        return None
+    day = _day(spec.day, base)
+    if day is None or day < start:
+        return None
+    if spec.time is not None:
+        return _at(day, spec.time, zone)
+    return _day_start(day + timedelta(days=1), zone)
+
+
+def _floating(end: Day | Period | None) -> bool:  # noqa: PLR0911  # one exit per kind of end
+    """Whether `end` is said as a next occurrence (a bare weekday, a date without a year)."""
+    if isinstance(end, Weekday):
+        return end.week is None
+    if isinstance(end, NthWeekday):
+        return end.year is None and end.month_offset is None
+    if isinstance(end, CalendarDate):
+        return end.year is None
+    if isinstance(end, MonthDay):
+        return end.month_offset is None
+    if isinstance(end, NamedMonth):
+        return end.year is None and end.offset is None
+    if isinstance(end, Holiday):
+        return end.year_offset is None
+    if isinstance(end, CheckedDate):
+        return _floating(end.date)
+    return False
 
 
 def _either_half(
@@ -152,7 +202,27 @@ def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per
     if isinstance(day, CheckedDate):
         date_ = _day(day.date, today)
         return date_ if date_ is not None and date_.weekday() == day.weekday else None
+    if isinstance(day, NthWeekday):
+        return _nth_weekday(day, today)
+    if isinstance(day, Shifted):
+        moved = _day(day.day, today)
+        return None if moved is None else moved + timedelta(days=day.days)
     return _month_day(day, today)
+
+
+def _nth_weekday(day: NthWeekday, today: date) -> date | None:
+    """ "The last Friday of March": this year's if still to come (today included), else next."""
+    if day.month_offset is not None:
+        first = _add_months(today.replace(day=1), day.month_offset)
+        return holidays.nth_weekday(first.year, first.month, day.nth, day.weekday)
+    years = (day.year,) if day.year is not None else (today.year, today.year + 1)
+    for year in years:
+        if not 1 <= year <= 9998:
+            return None
+        found = holidays.nth_weekday(year, day.month, day.nth, day.weekday)
+        if found is not None and (day.year is not None or found >= today):
+            return found
+    return None
 
 
 def _calendar_date(day: CalendarDate, today: date) -> date | None:
@@ -196,7 +266,8 @@ def _period_bounds(period: Period, today: date) -> tuple[date, date] | None:  # 
     if isinstance(period, NamedMonth):
         year = period.year if period.offset is None else today.year + period.offset
         if year is None:
-            year = today.year if period.month >= today.month else today.year + 1
+            later = period.month > today.month or (period.month == today.month and not period.after)
+            year = today.year if later else today.year + 1
         if not 1 <= year <= 9998:
             return None
         start = date(year, period.month, 1)

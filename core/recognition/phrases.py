@@ -72,6 +72,14 @@ _HINT_AFTER: Final = rf"(?:\s*[:]?\s*{quoted('hint')})?"
 ZH_POLITE_ASK: Final = (
     r"(?:你|您)?(?:(?:能不能|能否|可不可以)\s*(?:帮我|替我|给我)?|(?:可以|能)\s*(?:帮我|替我|给我))"
 )
+# "Could you please cancel …", "Please could you cancel …": a request, whatever its
+# question mark. The courtesy word is needed: "Can you cancel this agreement?" may ask
+# whether it can be done.
+_EN_PLEASE: Final = r"(?:please|pls|plz|kindly)"
+EN_POLITE_ASK: Final = (
+    rf"(?:{_EN_PLEASE}\s+(?:could|would|can|will)\s+you\s+(?:{_EN_PLEASE}\s+)?"
+    rf"|(?:could|would|can|will)\s+you\s+{_EN_PLEASE}\s+)"
+)
 _ZH_AMEND_VERB: Final = r"(?:修改为|修改成|更改为|改成|改为|换成)"
 
 
@@ -99,6 +107,10 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
             rf"(?:let{APOSTROPHE}?s|let\s+us)\s+"
             r"(?:agree(?:\s+on\s+(?:this|the\s+following))?\s*[:]"
             rf"|agree\s+that\b(?!{APOSTROPHE})"
+            # With "that" left out, as people say it, the terms must open with a
+            # subject or a time word: the grammar in docs/recognizer.md.
+            r"|agree\s+(?=(?:you|we|i|next\s+time|from\s+now\s+on|whenever|every|each"
+            r"|always|going\s+forward|in\s+(?:the\s+)?future)\b)"
             r"|make\s+(?:an|this|the\s+following)\s+agreement\s*[:])",
             _FLAGS,
         ),
@@ -131,7 +143,7 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         Kind.ACCEPTANCE,
         (frozenset({"约定"}), frozenset({"接受", "同意", "确认"})),
         re.compile(
-            r"我(?:也|现在|正式|就)?(?:接受|同意|确认)(?:了)?\s*"
+            r"(?:我(?:也|现在|正式|就|还是)?|(?<=还是))(?:接受|同意|确认)(?:了)?\s*"
             rf"(?:{quoted('lead')}\s*)?(?:{_ZH_DETERMINER}|你的|这一)?\s*约定{_HINT_AFTER}",
             _FLAGS,
         ),
@@ -141,8 +153,8 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         Kind.CANCELLATION,
         (frozenset({"cancel"}), frozenset({"agreement"})),
         re.compile(
-            r"(?:(?:could|would|can|will)\s+you\s+(?:please|pls|plz|kindly)\s+"
-            rf"|(?:please|pls|plz)\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
+            rf"(?:{EN_POLITE_ASK}"
+            rf"|(?:please|pls|plz|kindly)\s+|i{APOSTROPHE}d\s+like\s+to\s+|let{APOSTROPHE}?s\s+|let\s+us\s+"
             r"|i\s+(?:(?:want|wish|would\s+like|need)\s+to\s+|hereby\s+)?)?"
             rf"cancel\s+(?:{_EN_DETERMINER}|my)\s+agreement\b{_HINT_AFTER}",
             _FLAGS,
@@ -156,7 +168,7 @@ _PHRASES: Final[tuple[Phrase, ...]] = (
         # (bare 可以 / 能 only with 帮我: "可以取消这个约定吗" may ask for permission).
         re.compile(
             rf"(?:{ZH_POLITE_ASK})?"
-            r"(?:请|麻烦|我要|我想|我们|咱们|帮我|帮忙|替我|你|您)*取消(?:掉|一下)?\s*"
+            r"(?:请|麻烦|我要|我想|我们|咱们|帮我|帮忙|替我|你|您|就)*取消(?:掉|一下)?\s*"
             rf"(?:{quoted('lead')}\s*|关于(?P<about>[^,;.!?。\n]{{1,40}}?)的(?:那个|这个)?)?"
             rf"{_ZH_DETERMINER}?\s*约定{_HINT_AFTER}",
             _FLAGS,
@@ -261,13 +273,14 @@ LEAD_WORDS_EN: Final = (
     r"\s+(?:about\s+)?it(?:\s+over)?|after\s+(?:sleeping\s+on\s+it|thinking\s+(?:about\s+)?it"
     r"(?:\s+over)?|(?:some|much)\s+thought)|thinking\s+about\s+it|to\s+be\s+clear|for\s+the"
     r"\s+record|just\s+to\s+confirm|you\s+know\s+what|by\s+the\s+way|btw|fwiw|please|pls|plz"
-    r"|before\s+i\s+forget"
+    r"|before\s+i\s+forget|before\s+i\s+go|one\s+more\s+thing|sorry|oh\s+and"
     r"|update|edit|note|ps|p\.s|fyi|decision|final\s+answer|conclusion|in\s+short|long\s+story"
     r"\s+short"
 )
 LEAD_WORDS_ZH: Final = (
     r"好的?|好吧|好啊|好呀|嗯+|那么?|那就|那好吧?|行吧?|行啊|算了|我还是|还是|对了|谢谢|多谢|感谢"
     r"|另外|还有|所以|啊|呀|呃|额|哦|噢|唉|哎|那个|总之|反正|其实|说实话|老实说|最后|最终|顺便"
+    r"|话说回来|说真的|说实在的|顺便说一句|顺便说一下|顺便提一下|没问题|不好意思|抱歉|对不起"
     r"|我想了想|想了想|我想了一下|想了一下|我考虑了一下|考虑了一下|仔细想了想|我决定|决定了"
     r"|更新|补充|结论|总结"
 )
@@ -281,7 +294,7 @@ LEAD_WORD_AT_END: Final = re.compile(
 # particles. Anything else ("..., but only if", "吗") leaves the phrase unrecognized.
 COURTESY: Final = re.compile(
     r"\b(?:please|pls|plz|now|thanks|thx|ty|thank\s+you|too|as\s+well|again)\b|谢谢|多谢"
-    r"|[了啦哈哦吧呀啊嘛呐哟喔噢咯嘞]",
+    r"|[了啦哈哦吧呀啊嘛呐哟喔噢咯嘞呗~]",
     _FLAGS,
 )
 
@@ -386,8 +399,8 @@ NEGATED_BEFORE: Final = re.compile(
 # A confirmation or cancellation may open a clause after a reason ("这周事情太多, 取消这个
 # 约定吧", "This doesn't help me anymore, cancel this agreement"), but not after a
 # condition or someone else's words ("If it rains, cancel …", "他说, 取消这个约定").
-# A lead-in clause may give a reason ("这周事情太多, 取消这个约定吧", "After a long
-# week: I accept this agreement"), but not a condition or hypothesis, someone else's
+# A lead-in clause may give a reason ("这周事情太多, 取消这个约定吧", "This week was
+# hard for me: I accept this agreement"), but not a condition or hypothesis, someone else's
 # words, a hedge, a memory or a report of the past, a question, or a bare negation
 # ("If it rains, cancel …", "他说, 取消这个约定", "Yesterday, I accept …", "Not yet: …").
 CLAUSE_GUARD: Final = re.compile(
@@ -396,8 +409,10 @@ CLAUSE_GUARD: Final = re.compile(
     r"|suppose|supposing|assuming|imagine|pretend|provided|whether|in\s+case|otherwise|or\s+else"
     r"|hypothetically|in\s+theory|theoretically"
     # someone else's words, examples, text to work on
-    r"|said|says|say|told|tell|tells|asked|asks|wrote|writes|according|quote|quoted|texted"
-    r"|messaged|emailed|replied|answered|responded|posted|tweeted|commented|mentioned|claimed"
+    r"|said|says|say|saying|told|tell|tells|telling|asked|asks|asking|wrote|writes|writing"
+    r"|written|according|quote|quoted|quoting|texted|texting|messaged|emailed|replied"
+    r"|answered|responded|posted|tweeted|commented|mentioned|claimed|claims|shouted|yelled"
+    r"|goes|went|repeating|repeats|repeated"
     r"|forwarded|proposed|suggested|for\s+example|for\s+instance|example|e\.g|translate"
     r"|translation|repeat|template|sample"
     # hedges, memory and the past, bare negations
@@ -421,25 +436,62 @@ SPEAKER_ROLE: Final = re.compile(
     r"|助手|用户|系统|机器人|客服|管理员|模型|智能体|对方|他|她",
     _FLAGS,
 )
+# A role in brackets opening the clause is a label too: "[assistant] 好的, …", "【助手】…".
+BRACKETED_LABEL: Final = re.compile(r"[\s*_]*[\[【(<]\s*([^\]】)>\n]{1,40}?)\s*[\]】)>]")
 # A bare name: one word, two capitalised words, or up to four Chinese characters.
 SPEAKER_NAME: Final = re.compile(
     r"[*_\[(\s]*(?:[A-Za-z][\w.'-]*|[A-Z][\w.'-]*\s+[A-Z][\w.'-]*|[^\x00-\x7f]{1,4})[*_\])\s]*"
 )
+# A forwarded or quoted message's header: everything after it is somebody else's text.
+FORWARDED_WORDS: Final = ("forward", "original message", "转发", "原始邮件")
+FORWARDED_HEADER: Final = re.compile(
+    r"^[ \t>*_-]*(?:begin\s+forwarded\s+message|-{2,}\s*(?:forwarded|original)\s+message"
+    r"|(?:forwarded|original)\s+message\s*-{2,}|转发的?(?:消息|邮件|内容)|-{2,}\s*原始邮件)",
+    re.IGNORECASE | re.MULTILINE,
+)
 # A Chinese proposal after a clause in the perfective narrates ("我们吵了一架, 我们约定…").
-ZH_PERFECTIVE: Final = re.compile(r"[了过]")
+# Not the 了 of 为了, 除了, 罢了, 算了 or 了解, nor the 过 of 不过, 通过, 经过, 超过, 难过.
+ZH_PERFECTIVE: Final = re.compile(r"(?<![为除罢算])了(?!解)|(?<![不通经超难越])过")
 
 # A clause after a confirmation or cancellation may give a reason ("…, this doesn't help
 # me anymore", "…, 算了吧"), but not a condition, a contrast, a hedge or a retraction.
 TAIL_REFUSED: Final = re.compile(
     r"\s*(?:(?:but|only|if|unless|as\s+long\s+as|so\s+long\s+as|provided|except|when|once"
     r"|after|until|till|on\s+condition|in\s+case|or|maybe|perhaps|probably|i\s+guess"
-    r"|i\s+think|not|never|no|nah|nope|wait|scratch\s+that|though|although|however|jk|lol"
+    r"|i\s+think|not|never|no(?!\s+(?:problem|worries)\b)|nah|nope|wait|scratch\s+that|though"
+    r"|although|however|jk|lol"
     r"|haha)\b"
     r"|但|不过|可是|然而|只要|如果|要是|假如|除非|前提|等|之后|以后|然后再|或者|也许|或许|可能|大概"
     r"|不对|算了不|还是别|还是不)"
-    r"|.*(?:kidding|joking|开玩笑|逗你|说着玩|不是真的|哈哈)",
+    r"|.*(?:kidding|joking|\bjoke\b|\blol\b|haha|开玩笑|逗你|说着玩|不是真的|哈哈)",
     _FLAGS,
 )
+
+# An act taken back in its own sentence, after a comma or run on: "I accept this
+# agreement, I don't accept it", "我接受这个约定我不接受". Only the same act negated: a
+# cancellation's reason may well disagree (我不同意了) and an acceptance's may not need
+# something ("I don't need a reminder").
+_NEGATED: Final = (
+    r"\b(?:(?:do|does|did|will|would|can|could|should)\s*n[o']?t|don'?t|won'?t|can'?t"
+    r"|not|never)\s+(?:{en})"
+)
+_ZH_NEGATED: Final = r"(?:不|别|没|不要|不想|不能|没有)(?:{zh})"
+ACT_TAKEN_BACK: Final[dict[Kind, re.Pattern[str]]] = {
+    Kind.ACCEPTANCE: re.compile(
+        _NEGATED.format(en=r"accept|agree|confirm")
+        + r"|\bchanged?\s+my\s+mind\b|"
+        + _ZH_NEGATED.format(zh="接受|同意|答应|确认")
+        + "|反悔",
+        _FLAGS,
+    ),
+    Kind.CANCELLATION: re.compile(
+        _NEGATED.format(en=r"cancel")
+        + r"|\bchanged?\s+my\s+mind\b|"
+        + _ZH_NEGATED.format(zh="取消")
+        + "|还是(?:别|不)",
+        _FLAGS,
+    ),
+}
 
 # "Please cancel the agreement about the report": an unquoted hint naming the subject.
 ABOUT_HINT: Final = re.compile(
@@ -463,7 +515,7 @@ _ZH_TAG: Final = (
     r"|没问题吧|能做到吗"
 )
 _TAKEN_BACK: Final = (
-    r"(?:actually\s+)?(?:no|not|nah|nope)\b|wait\b|never\s*mind|scratch\s+that|just\s+kidding|kidding|joking|jk\b"
+    r"(?:actually\s+)?(?:no(?!\s+(?:problem|worries)\b)|not|nah|nope)\b|wait\b|never\s*mind|scratch\s+that|just\s+kidding|kidding|joking|jk\b"
     r"|haha|lol\b|等等|等一下|开玩笑|逗你|哈哈|不对|还是算了|算了不"
 )
 NEXT_SENTENCE_ASKS: Final = re.compile(

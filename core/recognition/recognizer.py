@@ -48,11 +48,17 @@ from core.recognition.markup import Quotations, mask_quoted_markup
 from core.recognition.normalize import Folded, fold, may_hold_trigger
 from core.recognition.phrases import (
     ABOUT_HINT,
+    ACT_TAKEN_BACK,
+    APOSTROPHE,
+    BRACKETED_LABEL,
     CLAUSE_GUARD,
     COURTESY,
     COURTESY_REACH,
     COURTESY_WORDS,
     DISAGREE,
+    EN_POLITE_ASK,
+    FORWARDED_HEADER,
+    FORWARDED_WORDS,
     LEAD_IN_LABEL_END,
     LEAD_WORD_AT_END,
     LEAD_WORD_REACH,
@@ -105,13 +111,17 @@ _CLAUSE_SPLIT: Final = re.compile(
     r"|\s+(?:because|since|cuz|coz)\b|\s*(?:因为|由于)",
     re.IGNORECASE,
 )
+# Where a reason runs on after an act with no punctuation, as in a voice transcript
+# ("cancel this agreement i dont need it anymore", "取消这个约定我最近太忙了"): a new
+# clause opening with a pronoun subject.
+_RUN_ON: Final = re.compile(
+    rf"\s+(?:i|i{APOSTROPHE}?m|it|it{APOSTROPHE}?s|we|we{APOSTROPHE}?re|this|that)\b|\s*(?=我(?!们的|的))",
+    re.IGNORECASE,
+)
 # "Could you please cancel this agreement?" asks only in form: it is a request.
 # So does "能不能帮我取消这个约定?"; its closing 吗 ("可以帮我取消这个约定吗?") asks
 # nothing more.
-# nothing more.
-_POLITE_REQUEST: Final = re.compile(
-    rf"(?:could|would|can|will)\s+you\s|{ZH_POLITE_ASK}", re.IGNORECASE
-)
+_POLITE_REQUEST: Final = re.compile(rf"{EN_POLITE_ASK}|{ZH_POLITE_ASK}", re.IGNORECASE)
 _REQUEST_PARTICLE: Final = re.compile(r"[吗么呢]\s*\Z")
 # Every todo pattern names the todo in quotes: terms without an opening quote name none.
 _TODO_QUOTE: Final = re.compile("[" + re.escape("".join(opener for opener, _ in QUOTE_PAIRS)) + "]")
@@ -151,9 +161,14 @@ def recognize(text: str, role: Role | str) -> Intent:
     if candidates is None:
         return NO_INTENT
     quotations = Quotations(scan)
+    forwarded = -1  # where a forwarded message starts, once a phrase needs to know
     found: list[Intent] = []
     for at, kind, match in candidates:
         if not _opens_sentence(scan, at, kind) or quotations.open_at(at):
+            continue
+        if forwarded < 0:
+            forwarded = _forwarded_from(scan)
+        if at >= forwarded:
             continue
         intent = _read(kind, match, scan, folded)
         if intent is not None:
@@ -162,6 +177,17 @@ def recognize(text: str, role: Role | str) -> Intent:
                 # Two explicit acts in one turn: which one the user meant is a guess.
                 return NO_INTENT
     return found[0] if found else NO_INTENT
+
+
+def _forwarded_from(scan: str) -> int:
+    """Where a forwarded message's header starts ("---------- Forwarded message ---"), else
+    the end: what follows it is somebody else's text (R1)."""
+    lowered = caseless(scan)
+    if any(word in lowered for word in FORWARDED_WORDS):
+        header = FORWARDED_HEADER.search(scan)
+        if header is not None:
+            return header.start()
+    return len(scan)
 
 
 def _may_withdraw(text: str) -> bool:
@@ -225,8 +251,18 @@ def _opening_matches(
             at = lowered.find(opens, match.end())
 
 
-def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
-    """Whether the phrase at `at` opens its sentence, after lead-ins only.
+def _opens_sentence(scan: str, at: int, kind: Kind) -> bool:
+    """Whether the phrase at `at` opens its sentence, after lead-ins only, on a line that
+    does not follow a line ending in a colon ("Assistant:\nAlright, I accept …": a
+    label or an introduction on a line of its own makes the next line its words)."""
+    if not _after_lead_ins(scan, at, kind):
+        return False
+    line = scan.rfind("\n", 0, at)
+    return line < 0 or not scan[:line].rstrip().endswith(":")
+
+
+def _after_lead_ins(scan: str, at: int, kind: Kind) -> bool:  # noqa: PLR0911  # one exit per kind of opening
+    """Whether only lead-ins stand between the start of the sentence and `at`.
 
     What may stand before a trigger (docs/recognizer.md, "Before the trigger"): bullets,
     emoji, lead words (`LEAD_WORD_AT_END`: "OK, ", "Anyway — ", "好的, ", "嗯那") and a
@@ -272,7 +308,11 @@ def _lead_in_clause(stripped: str, *, narrates: bool) -> bool:
         return False
     if narrates and ZH_PERFECTIVE.search(clause) is not None:
         return False
-    # "助手: 好的, …", "Assistant: OK, …": the words after a speaker label are its line.
+    # "助手: 好的, …", "Assistant: OK, …", "[assistant] 好的, …": the words after a
+    # speaker label are its line.
+    bracketed = BRACKETED_LABEL.match(clause)
+    if bracketed is not None and SPEAKER_ROLE.search(bracketed.group(1)) is not None:
+        return False
     begin = 0
     for found in LEAD_IN_LABEL_END.finditer(clause):
         segment = clause[begin : found.start()]
@@ -314,10 +354,8 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
     asked = (mark == "?" and not polite) or ends_as_question(scan, match.start(), end)
     if asked or _asked_after(scan, stop, mark, request=polite):
         return None
-    rest = scan[match.end() : end]
-    clause = _CLAUSE_SPLIT.search(rest)
-    own = rest if clause is None else rest[: clause.start()]
-    if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
+    own = _own_clause(scan[match.end() : end])
+    if own is None or _taken_back(kind, scan, match.end(), stop):
         return None
     span = quoted_span(match, "hint") or quoted_span(match, "lead")
     about = ABOUT_HINT.match(own) if span is None else None
@@ -338,6 +376,27 @@ def _read(kind: Kind, match: re.Match[str], scan: str, folded: Folded) -> Intent
         rule=RULE_OF.get(match.re.pattern),
         span=_span(folded, *match.span()),
     )
+
+
+def _taken_back(kind: Kind, scan: str, start: int, stop: int) -> bool:
+    """Whether the act's own sentence negates the same act after it (ACT_TAKEN_BACK)."""
+    pattern = ACT_TAKEN_BACK.get(kind)
+    return pattern is not None and pattern.search(scan, start, stop) is not None
+
+
+def _own_clause(rest: str) -> str | None:
+    """What follows an act in its own clause, before a reason; None if the reason
+    refuses it (a condition, a contrast, a hedge, a retraction)."""
+    clause = _CLAUSE_SPLIT.search(rest)
+    own = rest if clause is None else rest[: clause.start()]
+    if clause is not None and TAIL_REFUSED.match(rest, clause.end()) is not None:
+        return None
+    run_on = _RUN_ON.search(own)
+    if run_on is None or _WORD_OR_QUESTION.search(COURTESY.sub("", own[: run_on.start()])):
+        return own
+    if TAIL_REFUSED.match(own, run_on.start()) is not None:
+        return None
+    return own[: run_on.start()]
 
 
 _ACTS: Final[dict[Kind, type[Acceptance | Cancellation | AmendmentCancellation]]] = {

@@ -28,7 +28,9 @@ sign is shown as typed by every client, so only ASCII markup counts):
 
 Quoting and code stay visible but are not the user's own act, so they are rewritten to
 the forms `markup.py` already masks: `<code>`, `<kbd>`, `<samp>`, `<tt>` as a backtick
-span, `<pre>` as a fenced block, `<blockquote>` and `<q>` as a “quotation”. Markdown
+span, `<pre>` as a fenced block, `<blockquote>` and `<q>` as a “quotation”, and so is
+a closed element HTML does not have (`<tool_result>…</tool_result>`: data or another
+speaker's words dressed as markup). Markdown
 code spans and fenced blocks are literal: tags inside them are shown as typed, so the
 scan skips them. HTML character references (`&lt;`) are left as typed: a client that
 renders no HTML shows them so, and a trigger spelled with them is no explicit phrase.
@@ -58,6 +60,7 @@ _AUTOLINK: Final = re.compile(
 # like images.
 _LINK: Final = re.compile(r"\[([^\[\]\n]{0,500})\](?:\([^)\n]{0,2000}\)|\[[^\]\n]{0,500}\])")
 _NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9:-]*")
+_CLOSING_TAG: Final = re.compile(r"</([A-Za-z][A-Za-z0-9:-]*)")
 _NEVER_RENDERED: Final = frozenset(
     {"script", "style", "template", "noscript", "head", "title", "iframe", "object"}
 )
@@ -77,6 +80,27 @@ _VOID: Final = frozenset(
 )  # fmt: skip
 _CODE: Final = frozenset({"code", "kbd", "samp", "tt"})
 _QUOTE: Final = frozenset({"blockquote", "q"})
+# The elements of HTML (and the SVG and MathML roots). Any other name
+# (`<tool_result>`, `<function_results>`, `<user>`, `<my-widget>`) is not HTML: a
+# client shows its content (or the tags as typed), but what it wraps is data or
+# somebody else's words dressed as markup, so a closed one reads as a quotation.
+_HTML: Final = frozenset(
+    {
+        "a", "abbr", "address", "area", "article", "aside", "audio", "b", "base", "bdi",
+        "bdo", "big", "blockquote", "body", "br", "button", "canvas", "caption", "center",
+        "cite", "code", "col", "colgroup", "data", "datalist", "dd", "del", "details", "dfn",
+        "dialog", "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure",
+        "font", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header",
+        "hgroup", "hr", "html", "i", "iframe", "img", "input", "ins", "kbd", "label",
+        "legend", "li", "link", "main", "map", "mark", "menu", "meta", "meter", "nav",
+        "noscript", "object", "ol", "optgroup", "option", "output", "p", "param", "picture",
+        "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "search",
+        "section", "select", "slot", "small", "source", "span", "strike", "strong", "style",
+        "sub", "summary", "sup", "table", "tbody", "td", "template", "textarea", "tfoot",
+        "th", "thead", "time", "title", "tr", "track", "tt", "u", "ul", "var", "video",
+        "wbr", "svg", "math",
+    }
+)  # fmt: skip
 # Attributes that hide an element's content on every browser.
 _HIDING_ATTRIBUTE: Final = re.compile(
     r"(?:^|[\s\"'/])hidden(?=[\s=/>]|\Z)"
@@ -102,10 +126,27 @@ _MD_CODE: Final = re.compile(
 class _Out:
     """The shown text, built piece by piece with each character's position in the turn."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, outer: _Out | None = None) -> None:
         self.source = source
         self.parts: list[str] = []
         self.origin: list[int] = []
+        # Shared with the enclosing output (a code element's content is built apart).
+        self._outer = outer
+        self._closings: dict[str, int] | None = None
+
+    def last_closing(self, name: str) -> int:
+        """Where the last closing tag of `name` starts in the turn, else -1.
+
+        One pass over the turn for all names, so a turn of many tags stays linear.
+        """
+        if self._outer is not None:
+            return self._outer.last_closing(name)
+        if self._closings is None:
+            self._closings = {
+                found.group(1).lower(): found.start()
+                for found in _CLOSING_TAG.finditer(self.source)
+            }
+        return self._closings.get(name, -1)
 
     def keep(self, start: int, stop: int) -> None:
         if start < stop:
@@ -280,6 +321,9 @@ def _element(name: str, attributes: str, tag: tuple[int, int], stop: int, out: _
         return _collapsed(tag, stop, out)
     if name in _CODE or name == "pre":
         return _code_element(name, tag, stop, out)
+    if name not in _HTML and out.last_closing(name) > tag[1]:
+        out.insert("“", tag[0])  # its closing tag closes the quotation
+        return tag[1]
     _replace_tag(name, closing=False, at=tag[0], out=out)
     return tag[1]
 
@@ -290,6 +334,8 @@ def _replace_tag(name: str, *, closing: bool, at: int, out: _Out) -> None:
         out.insert("\n", at)
     if name in _QUOTE:
         out.insert("”" if closing else "“", at)
+    elif closing and name not in _HTML:
+        out.insert("”", at)
 
 
 def _closing_end(text: str, name: str, start: int, stop: int) -> tuple[int, int]:
@@ -332,7 +378,7 @@ def _code_element(name: str, tag: tuple[int, int], stop: int, out: _Out) -> int:
     """Code stays code: as a backtick span (`<code>`) or a fenced block (`<pre>`)."""
     text, (at, content) = out.source, tag
     inner_end, end = _closing_end(text, name, content, stop)
-    inner = _Out(text)
+    inner = _Out(text, out)
     _scan(text, content, inner_end, inner, nested=True)
     shown = "".join(inner.parts)
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)

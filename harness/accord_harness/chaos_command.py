@@ -21,7 +21,9 @@ def register(app: typer.Typer) -> None:
                 help="small (CI, about a minute; tuned settings), full, kills (20 SIGKILLs and "
                 "a Redis restart), outage (40 s without workers, then three catch up), "
                 "failover or failover-small (a primary, two lagging replicas and three "
-                "Sentinels; three failovers; the loss counted in the report's `failover`)."
+                "Sentinels; three failovers; the loss counted in the report's `failover`), "
+                "cluster-failover or cluster-failover-small (the same on a Redis Cluster of "
+                "three primaries with a lagging replica each)."
             ),
         ] = "small",
         fsync: Annotated[str, typer.Option(help="Redis appendfsync: always or everysec.")] = (
@@ -31,8 +33,8 @@ def register(app: typer.Typer) -> None:
         plant: Annotated[
             str | None,
             typer.Option(
-                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only,"
-                " advance_ahead."
+                help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only, "
+                "advance_ahead, wait_skipped (the failover sizes with --wait-replicas)."
             ),
         ] = None,
         cache_size: Annotated[
@@ -85,16 +87,10 @@ def register(app: typer.Typer) -> None:
         Starts its own redis-server (appendonly yes) and worker processes; needs no REDIS_URL.
         The failover sizes start redis-server from PATH, as primary, replicas and Sentinels.
         """
-        from accord_harness.chaos.node import PLANTS  # noqa: PLC0415  (heavy; on use)
         from accord_harness.chaos.run import PLANS, run_chaos  # noqa: PLC0415  (heavy; on use)
 
-        if plant is not None and plant not in PLANTS:
-            err_console.print(f"[red]--plant must be one of {', '.join(PLANTS)}[/]", markup=True)
-            raise typer.Exit(2)
-        if size not in PLANS or fsync not in {"always", "everysec"}:
-            err_console.print(
-                f"[red]--size {'|'.join(PLANS)}, --fsync always|everysec[/]", markup=True
-            )
+        if refusal := _refusal(size, fsync, plant, sentinel_url=sentinel_url):
+            err_console.print(f"[red]{refusal}[/]", markup=True)
             raise typer.Exit(2)
         plan = dataclasses.replace(
             PLANS[size], fsync=fsync, plant=plant, cache_size=cache_size,
@@ -116,3 +112,17 @@ def register(app: typer.Typer) -> None:
         for line in result.differences[:50]:
             err_console.print(line, markup=False, highlight=False)
         raise typer.Exit(0 if result.ok else 1)
+
+
+def _refusal(size: str, fsync: str, plant: str | None, *, sentinel_url: bool) -> str | None:
+    """Why these options make no run (one line), or None."""
+    from accord_harness.chaos.node import PLANTS  # noqa: PLC0415  (heavy; on use)
+    from accord_harness.chaos.run import PLANS  # noqa: PLC0415  (heavy; on use)
+
+    if plant is not None and plant not in PLANTS:
+        return f"--plant must be one of {', '.join(PLANTS)}"
+    if size not in PLANS or fsync not in {"always", "everysec"}:
+        return f"--size {'|'.join(PLANS)}, --fsync always|everysec"
+    if sentinel_url and PLANS[size].cluster:
+        return "--sentinel-url: a cluster size has no Sentinel"
+    return None

@@ -39,11 +39,14 @@ TRIGGERS: list[tuple[str, str, type[Intent]]] = [
     (EN, "please cancel this agreement", Cancellation),
     (EN, "plz cancel this agreement", Cancellation),
     (EN, "pls cancel the agreement", Cancellation),
+    (EN, "kindly cancel this agreement", Cancellation),
     (ZH, "我们约定：", Proposal),
     (ZH, "我们约定", Proposal),
     (ZH, "咱们约定好：", Proposal),
     (ZH, "我接受这个约定", Acceptance),
     (ZH, "我同意这个约定", Acceptance),
+    (ZH, "我还是接受这个约定", Acceptance),
+    (ZH, "那我们就取消这个约定", Cancellation),
     (ZH, "取消这个约定", Cancellation),
     (ZH, "麻烦你取消这个约定", Cancellation),
     (ZH, "请您帮我取消这个约定", Cancellation),
@@ -78,6 +81,9 @@ LEAD_INS = {
         "Having read it again, ",
         "After reading it again, ",
         "Before I forget, ",
+        "One more thing before I go: ",
+        "Sorry, ",
+        "Oh and ",
     ],
     ZH: [
         "",
@@ -101,6 +107,13 @@ LEAD_INS = {
         "行，那就",
         "其实吧，",
         "我想了想还是",
+        "话说回来，",
+        "说真的，",
+        "没问题，",
+        "不好意思，",
+        "为了少走弯路，",
+        "经过讨论，",
+        "顺便说一句，",
     ],
 }
 
@@ -134,6 +147,10 @@ ACT_TAILS = {
         ": it's not for me",
         " because it stresses me out",
         " pls, it stresses me out",
+        " i dont need it anymore",  # a voice transcript: no punctuation before the reason
+        " it stresses me out",
+        " thanks we're done here",
+        ", no problem",
     ],
     ZH: [
         "",
@@ -149,6 +166,10 @@ ACT_TAILS = {
         "哈",
         "因为压力太大",
         "，因为太麻烦了",
+        "呗",
+        "~",
+        "我最近太忙了",  # a voice transcript: no punctuation before the reason
+        "吧我最近太忙了",
     ],
 }
 
@@ -208,6 +229,9 @@ REFUSED_TAILS = {
         ", maybe",
         " because... nah",
         " — scratch that",
+        " i guess",
+        " i think",
+        " it was a joke haha",
     ],
     ZH: [
         "，不过要等你同意",
@@ -231,6 +255,43 @@ def test_every_act_before_a_refusing_tail_gives_no_intent_r4_r8() -> None:
         if _user(text := f"{lead}{trigger}{tail}") != NO_INTENT
     ]
     assert fired == []
+
+
+# The same act negated later in its sentence, after a comma or run on (a voice
+# transcript): the act is taken back.
+TAKEN_BACK_TAILS: dict[type[Intent], dict[str, list[str]]] = {
+    Acceptance: {
+        EN: [", I don't accept it", " i do not accept it", ", actually I don't agree",
+             " i changed my mind"],
+        ZH: ["，我不接受", "我不接受", "我还是不同意", "，我反悔了"],
+    },
+    Cancellation: {
+        EN: [", don't cancel it", " i do not want to cancel it... no, do not cancel"],
+        ZH: ["，还是别取消了", "我不取消了"],
+    },
+}  # fmt: skip
+
+
+def test_an_act_negated_in_its_own_sentence_gives_no_intent_r4_r8() -> None:
+    """R4, R8: "I accept this agreement, I don't accept it", 我接受这个约定我不接受:
+    a sentence that negates its own act accepts or cancels nothing."""
+    fired = [
+        text
+        for lang, trigger, kind in TRIGGERS
+        if kind is not Proposal
+        for lead, tail in product(LEAD_INS[lang], TAKEN_BACK_TAILS[kind][lang])
+        if _user(text := f"{lead}{trigger}{tail}") != NO_INTENT
+    ]
+    assert fired == []
+
+
+def test_a_reason_that_negates_another_verb_keeps_the_act_r4_r8() -> None:
+    """R4, R8: only the act itself negated takes it back; a reason may say no to
+    something else."""
+    assert isinstance(_user("取消这个约定，我不同意了"), Cancellation)
+    assert isinstance(_user("cancel this agreement i dont need it anymore"), Cancellation)
+    assert isinstance(_user("我接受这个约定，不用再提醒我了"), Acceptance)
+    assert isinstance(_user("I accept this agreement, I don't need a reminder"), Acceptance)
 
 
 # Triggers negated: no phrase of the grammar is in them.
@@ -278,6 +339,13 @@ FRAMES = {
         "He suggested: {}",
         "After you finish the report, {}",
         "Before you go, {}",
+        "My boss keeps saying {}",
+        "She is always telling me, {}",
+        "[assistant] {}",
+        "(Assistant) {}",
+        "Assistant:\n{}",
+        "The bot wrote:\n{}",
+        "---------- Forwarded message ----------\n{}",
         "Suppose I said, {}",
         "Yesterday, {}",
         "Last week: {}",
@@ -299,6 +367,11 @@ FRAMES = {
         "要是明天下雨，{}",
         "否则，{}",
         "等你写完以后，{}",
+        "【助手】{}",
+        "[客服] {}",
+        "助手：\n{}",
+        "转发的消息：\n{}",
+        "我们去年吵了一架，{}",
         "我们结婚的时候，{}",
         "比如：{}",
         "翻译一下：{}",
@@ -355,3 +428,73 @@ def test_every_context_said_by_the_assistant_gives_no_intent_r1() -> None:
         if recognize(text, role) != NO_INTENT
     ]
     assert fired == []
+
+
+# "Let's agree" with "that" left out, as people speak: the terms open with a subject or
+# a time. Anything else after "agree" is no proposal.
+THATLESS = [
+    "lets agree next time we talk about money you start with the total",
+    "ok so let's agree you remind me to stretch every hour",
+    "let's agree we keep answers under five lines",
+    "let's agree i get one question per reply",
+    "Let's agree from now on you reply in French.",
+    "let's agree whenever I say stop you stop",
+    "let's agree every reply ends with a summary",
+    "let's agree always metric units",
+    "let's agree going forward you ask before deleting files",
+]
+NOT_THATLESS = [
+    "let's agree to disagree",
+    "let's agree on a time later",
+    "let's agree what to do tomorrow",
+    "let's agree when to meet",
+    "let's agree about this later",
+    "let's agree with the reviewers and move on",
+    "let's agree you were right",
+    "let's agree we were wrong about the budget",
+    "lets agree next time we talk about money you start with the total?",
+    "He said let's agree we keep answers short",
+    "If we ever disagree, let's agree we stop for a day",
+]
+
+
+def test_a_proposal_with_that_left_out_is_found_when_its_terms_open_a_clause_r1() -> None:
+    """R1, R2: "let's agree" + terms opening with a subject or a time proposes those terms."""
+    wrong = [text for text in THATLESS if not isinstance(_user(text), Proposal)]
+    assert wrong == []
+
+
+def test_that_left_out_stays_narrow_r1() -> None:
+    """R1: after "let's agree" anything but a subject or a time (to, on, what, when,
+    about, with) is no proposal, nor are terms about the past, a question, reported
+    speech or a condition."""
+    fired = [text for text in NOT_THATLESS if _user(text) != NO_INTENT]
+    assert fired == []
+
+
+def test_a_polite_request_with_please_is_a_cancellation_even_as_a_question_r8() -> None:
+    """R8: "Please could you cancel …", "Could you kindly cancel …?" request; without a
+    courtesy word "Can you cancel this agreement?" may ask whether it can be done."""
+    for text in (
+        "Please could you cancel this agreement.",
+        "Please could you cancel this agreement?",
+        "Could you kindly cancel this agreement?",
+        "Kindly cancel this agreement.",
+    ):
+        assert isinstance(_user(text), Cancellation), text
+    for text in ("Can you cancel this agreement?", "Could you cancel this agreement?"):
+        assert _user(text) == NO_INTENT, text
+
+
+def test_haishi_before_an_acceptance_is_the_users_own_only_after_lead_ins_r4() -> None:
+    """R4: 还是 may open the user's own acceptance with 我 left out (想了想, 还是接受这个约定吧),
+    but advice to someone else or a hedge before it is no acceptance."""
+    assert isinstance(_user("考虑了一下，还是接受这个约定吧"), Acceptance)
+    for text in (
+        "你还是接受这个约定吧",
+        "他还是接受这个约定了",
+        "我觉得还是接受这个约定吧",
+        "还是接受这个约定吗？",
+        "如果你同意，还是接受这个约定吧",
+    ):
+        assert _user(text) == NO_INTENT, text

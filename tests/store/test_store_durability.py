@@ -111,7 +111,10 @@ async def test_a_durable_batch_is_on_the_replica_when_it_returns_r15(
     """R15 across a failover: when `process` returns, the replica already holds the
     batch's state, acks and events, read from the replica with no wait at all."""
     primary, replica = clients
-    processor = PartitionProcessor(primary, 0, FakeCore(), DURABLE)
+    # A wait as long as the test's patience: a healthy replica on a busy machine can take
+    # longer than DURABLE's 100 ms to acknowledge, which is a short wait, not the subject.
+    patient = StoreConfig(wait_replicas=1, wait_timeout_ms=int(PATIENCE_S * 1000))
+    processor = PartitionProcessor(primary, 0, FakeCore(), patient)
     await _propose(primary, "s")
     report = await processor.process(await read_new(primary, 0, GROUP, "c"))
     assert report.outcomes["applied"] == 1

@@ -105,6 +105,13 @@ FAMILIES: dict[str, list[tuple[str, ...]]] = {
     "read the partition count (`GET accord:config`)": [("GET", CONFIG)],
     "read a partition's layout marker (`GET layout:{p}`)": [("GET", MARKER)],
     "change a partition's layout marker (`SET layout:{p}`)": [("SET", MARKER, "moving")],
+    "change the partition count (`SET accord:config`)": [
+        ("SET", CONFIG, '{"partitions":2,"group":"accord"}')
+    ],
+    "expire the partition count or a layout marker (`EXPIRE`)": [
+        ("EXPIRE", CONFIG, "0"),
+        ("EXPIRE", MARKER, "0"),
+    ],
     "count up a seq counter (`INCR`)": [("INCR", SEQ)],
     "expire a seq counter": [("EXPIRE", SEQ, "0")],
     "delete a key (`DEL`, `UNLINK`)": [("DEL", RECORD), ("UNLINK", RECORD)],
@@ -161,6 +168,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     ),
     "read a partition's layout marker (`GET layout:{p}`)": _only(gateway=YES),
     "change a partition's layout marker (`SET layout:{p}`)": _only(),
+    "change the partition count (`SET accord:config`)": _only(accord=YES),
+    "expire the partition count or a layout marker (`EXPIRE`)": _only(gateway=SIX_ONLY),
     "count up a seq counter (`INCR`)": _only(gateway=YES),
     "expire a seq counter": _only(gateway=SIX_ONLY),
     "delete a key (`DEL`, `UNLINK`)": _only(),

@@ -4,6 +4,7 @@
         url = topology.url()              # redis+sentinel://127.0.0.1:P1,...:P3/accord/0
         old = topology.failover()         # SENTINEL FAILOVER: the gentle, deterministic one
         old = topology.kill_primary()     # kill -9 of the primary: the real one
+        old = topology.pause_primary()    # SIGSTOP until a replica is promoted (then resume)
 
 Each server is a real `redis-server` (the suite's binary, store/embedded.py) with a free
 port and a temporary directory of its own; the sentinels run the same binary with
@@ -15,6 +16,7 @@ Self-contained: it shares no code with the harness's replicated chaos.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 import tempfile
@@ -47,6 +49,7 @@ class SentinelTopology:
     nodes: dict[int, EmbeddedRedis] = field(default_factory=dict)
     sentinels: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     killed: set[int] = field(default_factory=set)
+    paused: set[int] = field(default_factory=set)
 
     def url(self, db: int = 0, *, scheme: str = "redis+sentinel") -> str:
         hosts = ",".join(f"127.0.0.1:{port}" for port in self.sentinels)
@@ -81,6 +84,44 @@ class SentinelTopology:
         self.killed.add(old)
         self.wait_new_primary(old)
         return old
+
+    def pause_primary(self) -> int:
+        """SIGSTOP of the primary (a hung host, a long GC-like stall); returns its port once
+        the sentinels promoted a replica. The old primary stays paused until `resume`: it
+        then comes back still a primary, taking writes, until Sentinel demotes it."""
+        old = self.primary()
+        self.paused.add(old)
+        os.kill(self._pid(old), signal.SIGSTOP)
+        self.wait_new_primary(old)
+        return old
+
+    def resume(self, port: int) -> None:
+        """SIGCONT of a node `pause_primary` paused."""
+        os.kill(self._pid(port), signal.SIGCONT)
+        self.paused.discard(port)
+
+    def role(self, port: int) -> str:
+        """The node's own idea of its role: `master` or `slave`."""
+        return str(_ask(port, "ROLE")[0].decode())
+
+    def wait_demoted(self, port: int) -> None:
+        """Until Sentinel has made the node a replica again and its link is up."""
+        _wait(
+            lambda: _info(port).get("master_link_status") == "up" or None,
+            f"{port} was not demoted to a replica",
+        )
+
+    def wait_blocked(self, port: int) -> None:
+        """Until the node holds a client blocked on a read (BLPOP, XREADGROUP BLOCK)."""
+        _wait(
+            lambda: int(_info(port, "clients").get("blocked_clients", 0)) >= 1 or None,
+            f"no client blocked on {port}",
+        )
+
+    def _pid(self, port: int) -> int:
+        pid = self.nodes[port].pid
+        assert pid is not None, f"{port} is not running"
+        return pid
 
     def wait_new_primary(self, old: int) -> int:
         """Until every sentinel names one primary other than `old`, and it is one: the
@@ -139,6 +180,8 @@ def sentinel_topology(replicas: int = 1) -> Iterator[SentinelTopology]:
             topology.wait_ready()
             yield topology
         finally:
+            for port in tuple(topology.paused):  # a stopped process ignores SIGTERM
+                topology.resume(port)
             for process in topology.sentinels.values():
                 stop_server(process, timeout=10)
             for node in topology.nodes.values():
@@ -207,12 +250,12 @@ def _pairs(reply: object) -> dict[str, str]:
     return dict(zip(items[::2], items[1::2], strict=True))
 
 
-def _info(port: int) -> dict[str, str]:
+def _info(port: int, section: str = "replication") -> dict[str, str]:
     client = redis.Redis(
         port=port, socket_timeout=5, socket_connect_timeout=5, decode_responses=True
     )
     try:
-        return {k: str(v) for k, v in client.info("replication").items()}
+        return {k: str(v) for k, v in client.info(section).items()}
     finally:
         client.close()
 

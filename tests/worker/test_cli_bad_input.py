@@ -106,6 +106,7 @@ def test_events_last_zero_shows_none_and_a_negative_count_is_a_usage_error(
         (["chaos", "--size", "failover-small", "--wait-replicas", "-1"], "'--wait-replicas'"),
         (["chaos", "--size", "failover-small", "--gateway-wait", "-2"], "'--gateway-wait'"),
         (["chaos", "--size", "failover", "--plant", "nope"], "--plant must be one of"),
+        (["chaos", "--size", "cluster-failover-small", "--sentinel-url"], "has no Sentinel"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args: list[str], said: str) -> None:
@@ -217,11 +218,12 @@ def test_an_unforeseen_failure_is_one_line_and_exit_1(
 # write files (asyncapi, schema) or are development tools are left out of the property
 # test; every other command is fed random arguments.
 _FED = ["view", "history", "records", "scopes", "explain", "events", "dlq", "check", "status",
-        "trim", "replay", "recognize", "functions", "version"]  # fmt: skip
+        "trim", "replay", "recognize", "functions", "version", "repartition",
+        "reindex"]  # fmt: skip
 _WORDS = st.sampled_from([
     "--agent", "--user", "--as-of", "--tz", "--timeout", "--json", "--last", "--partition",
     "--count", "--dry-run", "--default-timezone", "--require-worker", "-f", "--follow",
-    "--state", "--since", "--cursor", "--prefix", "--limit", "--open", "open", "1h",
+    "--state", "--since", "--cursor", "--prefix", "--limit", "--open", "open", "1h", "--to",
     "list", "requeue", "load", "0", "-1", "99999999999999999999", "1-0", "Mars/Base",
     "2026-13-45T00:00:00Z", "agr-", "", "\x00", "é", "--", "-", "nan", "1e309",
 ])  # fmt: skip

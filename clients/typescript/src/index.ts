@@ -324,8 +324,9 @@ export interface ClientOptions {
   /**
    * Durability across failover (docs/gateway.md): an append returns its seq only once
    * this many replicas acknowledged it (`WAIT` on the client's connection after the
-   * append), like the workers' ACCORD_WAIT_REPLICAS. 0, the default: no wait. Not with
-   * Redis Cluster yet.
+   * append), like the workers' ACCORD_WAIT_REPLICAS. 0, the default: no wait. On Redis
+   * Cluster the append and its WAIT go together to the primary of the partition's slot,
+   * so the count is that shard's replicas.
    */
   waitReplicas?: number;
   /** How long one wait blocks (ms); a shortfall raises NotReplicatedError, retried. */
@@ -422,10 +423,6 @@ export class AccordClient {
     if (!Number.isInteger(this.waitReplicas) || this.waitReplicas < 0 || this.waitTimeoutMs < 1) {
       throw new InvalidInputError("waitReplicas", "must be >= 0, with waitTimeoutMs >= 1");
     }
-    if (this.waitReplicas > 0 && "nodes" in redis) {
-      // WAIT names no key: a cluster client cannot send it to the append's node.
-      throw new InvalidInputError("waitReplicas", "is not supported with Redis Cluster yet");
-    }
     // ioredis runs it by EVALSHA and falls back to EVAL on NOSCRIPT.
     if (!this.functions && !("accordAppend" in redis)) {
       redis.defineCommand("accordAppend", { numberOfKeys: APPEND_KEYS, lua: APPEND_LUA });
@@ -438,15 +435,44 @@ export class AccordClient {
     return (this.redis as unknown as { accordAppend: AppendCommand }).accordAppend.bind(this.redis);
   }
 
+  /** @internal The append, and with `waitReplicas` its WAIT on the same connection:
+   * NotReplicatedError when fewer replicas acknowledged it in time. */
+  async appendDurably(args: Parameters<AppendCommand>): Promise<[number, string, number]> {
+    if (this.waitReplicas === 0) return this.append(...args);
+    if (!("nodes" in this.redis)) {
+      // ioredis sends every command of a client on its one connection, in order.
+      const appended = await this.append(...args);
+      this.checkReplicated(await this.redis.wait(this.waitReplicas, this.waitTimeoutMs));
+      return appended;
+    }
+    // WAIT names no key, so alone a cluster client would send it to any node. A pipeline
+    // goes to the one node that serves its keys' slot (every key of an append carries the
+    // partition's tag), on that node's one connection, in order: the WAIT counts the
+    // replicas of the shard that took the append. (A MOVED reply sends the whole
+    // pipeline again to the new node: the append is idempotent by its key.)
+    const pipeline = this.redis.pipeline();
+    if (this.functions) pipeline.fcall(APPEND_FUNCTION, APPEND_KEYS, ...args);
+    else (pipeline as unknown as { accordAppend: (...a: unknown[]) => unknown }).accordAppend(...args);
+    pipeline.wait(this.waitReplicas, this.waitTimeoutMs);
+    const replies = (await pipeline.exec()) ?? [];
+    const [appendError, appended] = replies[0] ?? [new Error("the pipeline returned no reply"), null];
+    if (appendError) throw this.functions ? functionError(appendError) : appendError;
+    const [waitError, acknowledged] = replies[1] ?? [new Error("the pipeline returned no WAIT reply"), null];
+    if (waitError) throw waitError;
+    this.checkReplicated(acknowledged);
+    return appended as [number, string, number];
+  }
+
+  private checkReplicated(acknowledged: unknown): void {
+    const count = Number(acknowledged);
+    if (count < this.waitReplicas) throw new NotReplicatedError(count, this.waitReplicas);
+  }
+
   private async callAppend(args: Parameters<AppendCommand>): Promise<[number, string, number]> {
     try {
       return (await this.redis.fcall(APPEND_FUNCTION, APPEND_KEYS, ...args)) as [number, string, number];
     } catch (error) {
-      // Redis 7's answer to an FCALL of a name no loaded library registers.
-      if ((error as Error).name === "ReplyError" && /function not found/i.test((error as Error).message)) {
-        throw new FunctionMissingError(APPEND_FUNCTION, error);
-      }
-      throw error;
+      throw functionError(error);
     }
   }
 
@@ -571,6 +597,15 @@ function layoutCount(raw: string): number {
     throw new AccordClientError(`${CONFIG_KEY} holds no partition count: ${JSON.stringify(raw.slice(0, 200))}`);
   }
   return partitions;
+}
+
+/** Redis 7's answer to an FCALL of a name no loaded library registers, as
+ * FunctionMissingError; any other error as it is. */
+function functionError(error: unknown): unknown {
+  if ((error as Error).name === "ReplyError" && /function not found/i.test((error as Error).message)) {
+    return new FunctionMissingError(APPEND_FUNCTION, error);
+  }
+  return error;
 }
 
 /** The refusal's text when `error` is the append script's `ACCORDLAYOUT …`, else null. */
@@ -770,12 +805,7 @@ export class Session {
           c.waitReplicas > 0 ? "1" : "0",
           count,
         ];
-        const [seq, entryId, repeated] = await c.append(...args);
-        if (c.waitReplicas > 0) {
-          // ioredis sends every command of a client on its one connection, in order.
-          const acknowledged = Number(await (c.redis as Redis).wait(c.waitReplicas, c.waitTimeoutMs));
-          if (acknowledged < c.waitReplicas) throw new NotReplicatedError(acknowledged, c.waitReplicas);
-        }
+        const [seq, entryId, repeated] = await c.appendDurably(args);
         return { seq: Number(seq), entryId: String(entryId), stream, repeated: Number(repeated) === 1 };
       } catch (error) {
         const refusal = layoutRefusal(error);

@@ -104,7 +104,19 @@ export function sentinelOptions(url: string, readFile: ReadFile = readFileSync):
     if (!known.includes(name)) refused(`has an option ${JSON.stringify(name)} a Sentinel URL does not take (${known.join(", ")})`);
     options.set(name, value);
   }
-  const result: RedisOptions = { sentinels, name: service, db: dbText === "" ? 0 : Number(dbText) };
+  const result: RedisOptions = {
+    sentinels,
+    name: service,
+    db: dbText === "" ? 0 : Number(dbText),
+    // ioredis asks the sentinels only when it connects, and keeps its connection: a primary
+    // paused through a failover and resumed is still a primary until Sentinel demotes it,
+    // seconds later, and went on answering and taking appends it then dropped. Subscribed
+    // to the sentinels' +switch-master, the client reconnects to the promoted replica at
+    // once (commands in flight are sent again there).
+    failoverDetector: true,
+    // A demoted primary's READONLY: reconnect through the sentinels and send the command again.
+    reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
+  };
   if (userinfo !== null) {
     const colon = userinfo.indexOf(":");
     const username = decodeURIComponent(colon < 0 ? userinfo : userinfo.slice(0, colon));

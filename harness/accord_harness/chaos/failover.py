@@ -33,7 +33,7 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import redis.asyncio
 
@@ -61,6 +61,7 @@ from accord_harness.store_harness import settled
 from contracts.streams import DATA_FIELD, GROUP, as_text
 from store import keys
 from store.intake import ensure_groups
+from store.scripts import AnyRedis
 
 FAILOVERS = ("kill9", "sigstop")
 
@@ -77,13 +78,15 @@ class Subscriber:
     """Reads every events stream from the start and on, as a consumer of events does,
     remembering each (event id, event) it read; reconnects wherever `redis` points."""
 
-    redis: redis.asyncio.Redis
+    redis: AnyRedis
     partitions: int
     seen: list[tuple[str, Any]] = field(default_factory=list)
     errors: int = 0
     last: dict[str, str] = field(default_factory=dict)
-    # Set on every read that brought events (a failover lands right after one).
+    # Set on every read that brought events (a failover lands right after one), and
+    # the stream of the last events read.
     fresh: asyncio.Event = field(default_factory=asyncio.Event)
+    fresh_stream: str = ""
 
     def __post_init__(self) -> None:
         self.last = {keys.events_stream(p): "0-0" for p in range(self.partitions)}
@@ -106,17 +109,34 @@ class Subscriber:
                 event = json.loads(fields[DATA_FIELD.encode()])
                 self.seen.append((event["event_id"], event))
                 self.last[as_text(stream)] = as_text(entry_id)
+                self.fresh_stream = as_text(stream)
                 read += 1
         if read:
             self.fresh.set()
         return read
 
 
-class FailoverChaos(Chaos):
-    """`Chaos` on a `ReplicatedRedis`, with the plan's failovers as its faults."""
+class Topology(Protocol):
+    """What a failover run needs of its topology (`ReplicatedRedis`, `ClusterRedis`)."""
 
-    topology: ReplicatedRedis
-    admin: redis.asyncio.Redis
+    nodes: list[Node]
+
+    async def kill9(self, node: Node) -> None: ...
+    async def pause(self, node: Node) -> None: ...
+    async def resume(self, node: Node) -> None: ...
+    async def restart(self, node: Node) -> None: ...
+    async def await_failover(self, old: Node, timeout_s: float = 60.0) -> Node: ...
+    async def stop(self) -> None: ...
+
+
+class FailoverChaos(Chaos):
+    """`Chaos` on a `ReplicatedRedis`, with the plan's failovers as its faults. The
+    topology's own parts are hooks (`_start_topology`, `_connect`, `_victim`, `_heal`,
+    `_follow`, `_watch`, `_read_and_missing`) that `ClusterFailoverChaos` replaces."""
+
+    topology: Topology
+    sentinel: ReplicatedRedis
+    admin: AnyRedis
     gateway: Gateway
     workers: Workers
     subscriber: Subscriber
@@ -126,16 +146,13 @@ class FailoverChaos(Chaos):
         if unknown := set(plan.failovers) - set(FAILOVERS):
             raise ValueError(f"failovers must be among {FAILOVERS}, not {sorted(unknown)}")
         workload, expected = await self._prepare()
-        self.topology = ReplicatedRedis(
-            self.workdir / "redis", delay_ms=plan.replication_delay_ms, fsync=plan.fsync
-        )
         self.failovers: list[dict[str, Any]] = []
         # Failovers Sentinel made by itself (`_watch`), and the lock that keeps the watch
         # out of a planned failover; `following` is the address every client uses.
         self.unplanned: list[dict[str, Any]] = []
         self.following_lock = asyncio.Lock()
         self.following = 0
-        await self.topology.start()
+        await self._start_topology()
         try:
             findings = await self._run(workload, expected)
         finally:
@@ -146,12 +163,21 @@ class FailoverChaos(Chaos):
         self.report.differences = [str(d) for d in findings.differences]
         return self.report
 
-    async def _run(self, workload: Workload, expected: Outcome) -> Findings:
+    async def _start_topology(self) -> None:
+        self.sentinel = ReplicatedRedis(
+            self.workdir / "redis", delay_ms=self.plan.replication_delay_ms, fsync=self.plan.fsync
+        )
+        self.topology = self.sentinel
+        await self.sentinel.start()
+
+    async def _connect(self) -> None:
+        """Measure the lag; the harness's clients, the gateway, the subscriber and the
+        workers (not started), on the primary."""
         plan = self.plan
-        lag = await self.topology.measure_lag()
+        lag = await self.sentinel.measure_lag()
         self.report.failover["lag"] = lag
         self.say(f"replication lag {lag}")
-        primary = await self.topology.primary()
+        primary = await self.sentinel.primary()
         self.following = primary.address
         self.admin = client(primary.url, timeout_s=10.0)
         self.report.server = await server_name(self.admin)
@@ -160,11 +186,15 @@ class FailoverChaos(Chaos):
             wait_replicas=plan.gateway_wait, wait_timeout_ms=plan.gateway_wait_timeout_ms,
         )  # fmt: skip
         self.subscriber = Subscriber(client(primary.url), plan.partitions)
-        workers_url = self.topology.sentinel_url if plan.sentinel_url else primary.url
+        workers_url = self.sentinel.sentinel_url if plan.sentinel_url else primary.url
         self.workers = Workers(
             plan.workers, worker_env(workers_url, plan), self.rng, self.workdir,
             crash_share=plan.crash_share, crash_after=plan.crash_after,
         )  # fmt: skip
+
+    async def _run(self, workload: Workload, expected: Outcome) -> Findings:
+        plan = self.plan
+        await self._connect()
         stop_reading = asyncio.Event()
         background: list[asyncio.Task[None]] = []
         try:
@@ -219,7 +249,7 @@ class FailoverChaos(Chaos):
 
     async def _fail_over(self, how: str) -> None:
         topology = self.topology
-        old = await topology.primary()
+        old = await self._victim()
         # Land a few ms after the gateway's last writes were acknowledged (a kill), or
         # after the subscriber read an event (a pause): with replication a few ms behind,
         # those may be on no replica. Waiting for an event lets the burst replicate; a
@@ -230,6 +260,7 @@ class FailoverChaos(Chaos):
             self.subscriber.fresh.clear()
             with contextlib.suppress(TimeoutError):  # (no event at all: the burst suffices)
                 await asyncio.wait_for(self.subscriber.fresh.wait(), timeout=2.0)
+        old = self._at_moment(how, old)
         await asyncio.sleep(self.rng.uniform(0.002, 0.008))
         down_at = time.monotonic()
         if how == "kill9":
@@ -248,7 +279,7 @@ class FailoverChaos(Chaos):
         else:
             await topology.resume(old)
         await self._kill_holding()
-        await topology.await_replicas(topology.replicas)
+        await self._heal()
         record = {
             "how": how, "from": old.name, "to": new.name, "promoted_after_ms": promoted_ms,
             "acknowledged_lost": loss["lost"], "lost_window_ms": loss["window_ms"],
@@ -257,6 +288,19 @@ class FailoverChaos(Chaos):
         }  # fmt: skip
         self.failovers.append(record)
         self.say(f"failover {record}")
+
+    async def _victim(self) -> Node:
+        """The primary the next failover takes down."""
+        return await self.sentinel.primary()
+
+    def _at_moment(self, how: str, victim: Node) -> Node:  # noqa: ARG002  (a hook)
+        """The node to take down, chosen at the moment (without a wait: the window is
+        the replication lag): the one primary here."""
+        return victim
+
+    async def _heal(self) -> None:
+        """Until the topology is whole again: both replicas caught up."""
+        await self.sentinel.await_replicas(self.sentinel.replicas)
 
     async def _read_and_missing(self, promoted: Node) -> int:
         """Events the subscriber has read that the promoted replica lacks: what the failover
@@ -305,11 +349,11 @@ class FailoverChaos(Chaos):
         while True:
             await asyncio.sleep(0.25)
             async with self.following_lock:
-                address = await self.topology.sentinel_primary()
+                address = await self.sentinel.sentinel_primary()
                 if address is None or address == self.following:
                     continue
                 with contextlib.suppress(RuntimeError):  # (not settled yet: next round)
-                    new = await self.topology.primary()
+                    new = await self.sentinel.primary()
                     if new.address != self.following:
                         record = {"to": new.name, "at_s": round(time.monotonic(), 1)}
                         self.unplanned.append(record)
@@ -429,16 +473,25 @@ class FailoverChaos(Chaos):
             "worker_starts": self.workers.spawned,
             "gateway_retries": self.gateway.retries,
             "gateway_wait_short": self.gateway.wait_short,
+            "gateway_slowest_write_ms": self.gateway.slowest_write_ms,
             "subscriber_errors": self.subscriber.errors,
             "replication_links": sum(n.proxy.replication_links for n in self.topology.nodes),
         }
 
 
 async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel each task and wait until it has ended, cancelling it again while it runs on:
+    redis-py's asyncio connection can lose a cancellation that lands in a command (redis-py
+    8.1 on Python 3.11, a task's command while its connection reconnects), and a run waited
+    on the watch for minutes. Waiting through `asyncio.wait` also lets this task's own
+    cancellation (Ctrl-C) through, where `suppress(CancelledError)` around `await task`
+    swallowed it."""
     for task in tasks:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        while not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=1.0)
+        if not task.cancelled():
+            task.result()  # a task's own failure is still raised
     tasks.clear()
 
 
@@ -447,9 +500,7 @@ def _events(entries: list[tuple[str, dict[bytes, bytes]]]) -> Iterator[Any]:
         yield json.loads(fields[DATA_FIELD.encode()])
 
 
-async def _sessions_skipped(
-    admin: redis.asyncio.Redis, expected: Outcome, partitions: int
-) -> list[str]:
+async def _sessions_skipped(admin: AnyRedis, expected: Outcome, partitions: int) -> list[str]:
     """Sessions whose gap rule gave up a seq (the session hash's skipped ranges)."""
     names = sorted(expected.next_seq)
     values = await session_fields(admin, partitions, names, "k")

@@ -130,46 +130,33 @@ class Node:
 
 
 @dataclass
-class ReplicatedRedis:
-    """The topology (module docstring): Sentinel's master name is `accord`; each node and
-    Sentinel keeps its files under `directory`."""
+class LaggedNodes:
+    """What the replicated topologies share: nodes behind `LagProxy`s on a `ProxyLoop`,
+    their faults (`kill9`, `pause`, `resume`), and the harness's clients of them. Each
+    node keeps its files under `directory`."""
 
     directory: Path
-    replicas: int = 2
-    sentinels: int = 3
-    quorum: int = 2
     delay_ms: float = 10.0
-    down_after_ms: int = 1000
-    failover_timeout_ms: int = 3000
     fsync: str = "always"
     startup_timeout_s: float = 60.0
     nodes: list[Node] = field(default_factory=list)
-    sentinel_ports: list[int] = field(default_factory=list)
     proxies: ProxyLoop = field(default_factory=ProxyLoop)
-    _sentinel_processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     # One client per port (nodes by their own port, Sentinels), closed by stop().
     _clients: dict[int, redis.asyncio.Redis] = field(default_factory=dict)
 
-    async def start(self) -> None:
-        binary = server_binary()
-        for index in range(1 + self.replicas):
-            proxy = LagProxy(target_port=free_port(), delay_s=self.delay_ms / 1000)
-            await self.proxies.run(proxy.start())
-            node = Node(f"node-{index}", self.directory / f"node-{index}", proxy.target_port,
-                        proxy)  # fmt: skip
-            node.directory.mkdir(parents=True, exist_ok=True)
-            self.nodes.append(node)
-        primary = self.nodes[0]
-        for node in self.nodes:
-            await self._launch(binary, node, None if node is primary else primary)
-        await self.await_replicas(self.replicas)
-        for index in range(self.sentinels):
-            await self._launch_sentinel(binary, index, primary)
-        await self._await_sentinels()
+    async def _add_node(self, port: Callable[[], int] = free_port) -> Node:
+        """A node with its proxy started (`port` picks the node's own port). The caller
+        launches it at once: the proxy binds first, so it cannot take the node's port."""
+        proxy = LagProxy(target_port=0, delay_s=self.delay_ms / 1000)
+        await self.proxies.run(proxy.start())
+        proxy.target_port = port()
+        index = len(self.nodes)
+        node = Node(f"node-{index}", self.directory / f"node-{index}", proxy.target_port, proxy)
+        node.directory.mkdir(parents=True, exist_ok=True)
+        self.nodes.append(node)
+        return node
 
-    async def stop(self) -> None:
-        for process in self._sentinel_processes:
-            stop_process(process)
+    async def _stop_nodes(self) -> None:
         for node in self.nodes:
             if node.process is not None:
                 await self.proxies.call(node.proxy.release)
@@ -180,6 +167,123 @@ class ReplicatedRedis:
         for client in self._clients.values():
             await client.aclose()
         self.proxies.stop()
+
+    def _base_config(self, node: Node) -> list[str]:
+        """A node's configuration lines every topology shares."""
+        return [
+            f"port {node.port}",
+            "bind 127.0.0.1",
+            f"dir {node.directory}",
+            "daemonize no",
+            f"logfile {node.directory / 'redis.log'}",
+            'save ""',
+            "appendonly yes",
+            f"appendfsync {self.fsync}",
+            # A replica that was a primary needs a full copy at once, not in 5 s.
+            "repl-diskless-sync yes",
+            "repl-diskless-sync-delay 0",
+        ]
+
+    async def _write_config_and_start(self, node: Node, lines: list[str]) -> None:
+        config = node.directory / "redis.conf"
+        await asyncio.to_thread(config.write_text, "\n".join(lines) + "\n")
+        node.process = _spawn(server_binary(), str(config))
+        await self._await_ping(node.port, node.process)
+
+    async def role(self, node: Node) -> str | None:
+        with contextlib.suppress(*RETRYABLE):
+            info: Any = await self._client(node.port).info("replication")
+            return str(info["role"])
+        return None
+
+    # -- faults ------------------------------------------------------------------------
+
+    async def kill9(self, node: Node) -> None:
+        """The node's host dies: SIGKILL, and what its links still had in flight to the
+        replicas is dropped with every connection (`LagProxy`), in one step of the
+        proxies' loop. Whatever it acknowledged that no replica had yet is gone (its own
+        AOF still has it, but it comes back as a replica and drops it)."""
+
+        def die() -> None:
+            assert node.process is not None
+            node.process.kill()
+            node.process.wait()  # (a SIGKILLed process is reaped at once)
+            node.process = None
+            node.proxy.reset_all()
+
+        await self.proxies.call(die)
+
+    async def pause(self, node: Node) -> None:
+        """The node freezes, as a paused VM: SIGSTOP, and its links hold what was in
+        flight. It answers nothing and keeps its connections open."""
+
+        def freeze() -> None:
+            os.kill(node.pid, signal.SIGSTOP)
+            node.proxy.hold()
+
+        await self.proxies.call(freeze)
+
+    async def resume(self, node: Node) -> None:
+        """SIGCONT: it still thinks it is the primary until it learns of the new one (from
+        Sentinel, or the cluster's gossip) and turns into its replica, dropping what the
+        new primary lacks; what its links held goes on to replicas that by then follow
+        the new primary and have hung up."""
+
+        def thaw() -> None:
+            node.proxy.release()
+            os.kill(node.pid, signal.SIGCONT)
+
+        await self.proxies.call(thaw)
+
+    def _client(self, port: int) -> redis.asyncio.Redis:
+        if port not in self._clients:
+            # A paused node must not hang the harness: every call gives up after 2 s.
+            self._clients[port] = redis.asyncio.Redis(
+                port=port, socket_timeout=2.0, socket_connect_timeout=2.0,
+                client_name=HARNESS,
+            )  # fmt: skip
+        return self._clients[port]
+
+    async def _await_ping(self, port: int, process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"redis-server on port {port} exited ({process.returncode})")
+            with contextlib.suppress(*RETRYABLE):
+                if await self._client(port).ping():
+                    return
+            await asyncio.sleep(0.02)
+        raise RuntimeError(f"redis-server on port {port} did not answer in time")
+
+
+@dataclass
+class ReplicatedRedis(LaggedNodes):
+    """The topology (module docstring): Sentinel's master name is `accord`; each node and
+    Sentinel keeps its files under `directory`."""
+
+    replicas: int = 2
+    sentinels: int = 3
+    quorum: int = 2
+    down_after_ms: int = 1000
+    failover_timeout_ms: int = 3000
+    sentinel_ports: list[int] = field(default_factory=list)
+    _sentinel_processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    async def start(self) -> None:
+        binary = server_binary()
+        primary = await self._add_node()
+        await self._launch(primary, None)
+        for _ in range(self.replicas):
+            await self._launch(await self._add_node(), primary)
+        await self.await_replicas(self.replicas)
+        for index in range(self.sentinels):
+            await self._launch_sentinel(binary, index, primary)
+        await self._await_sentinels()
+
+    async def stop(self) -> None:
+        for process in self._sentinel_processes:
+            stop_process(process)
+        await self._stop_nodes()
 
     @property
     def sentinel_url(self) -> str:
@@ -221,12 +325,6 @@ class ReplicatedRedis:
             await asyncio.sleep(0.05)
         raise RuntimeError(f"Sentinel did not fail over from {old.name} within {timeout_s}s")
 
-    async def role(self, node: Node) -> str | None:
-        with contextlib.suppress(*RETRYABLE):
-            info: Any = await self._client(node.port).info("replication")
-            return str(info["role"])
-        return None
-
     async def await_replicas(self, count: int, timeout_s: float = 90.0) -> Node:
         """Until the primary has `count` replicas online that have caught up with it."""
         deadline = time.monotonic() + timeout_s
@@ -252,49 +350,11 @@ class ReplicatedRedis:
             return self.nodes[0]
         return await self.primary()
 
-    # -- faults ------------------------------------------------------------------------
-
-    async def kill9(self, node: Node) -> None:
-        """The node's host dies: SIGKILL, and what its links still had in flight to the
-        replicas is dropped with every connection (`LagProxy`), in one step of the
-        proxies' loop. Whatever it acknowledged that no replica had yet is gone (its own
-        AOF still has it, but it comes back as a replica and drops it)."""
-
-        def die() -> None:
-            assert node.process is not None
-            node.process.kill()
-            node.process.wait()  # (a SIGKILLed process is reaped at once)
-            node.process = None
-            node.proxy.reset_all()
-
-        await self.proxies.call(die)
-
-    async def pause(self, node: Node) -> None:
-        """The node freezes, as a paused VM: SIGSTOP, and its links hold what was in
-        flight. It answers nothing and keeps its connections open."""
-
-        def freeze() -> None:
-            os.kill(node.pid, signal.SIGSTOP)
-            node.proxy.hold()
-
-        await self.proxies.call(freeze)
-
-    async def resume(self, node: Node) -> None:
-        """SIGCONT: it still thinks it is the primary until Sentinel turns it into a replica
-        of the new one (it then drops what the new primary lacks); what its links held
-        goes on to replicas that by then follow the new primary and have hung up."""
-
-        def thaw() -> None:
-            node.proxy.release()
-            os.kill(node.pid, signal.SIGCONT)
-
-        await self.proxies.call(thaw)
-
     async def restart(self, node: Node) -> None:
         """Start a killed node on its files as a replica of the current primary, as an
         operator's restart under Sentinel does (Sentinel would turn it into one anyway)."""
         primary = await self.primary()
-        await self._launch(server_binary(), node, primary)
+        await self._launch(node, primary)
 
     # -- lag -----------------------------------------------------------------------------
 
@@ -330,38 +390,16 @@ class ReplicatedRedis:
     def _node_at(self, address: int | None) -> Node | None:
         return next((n for n in self.nodes if n.address == address), None)
 
-    def _client(self, port: int) -> redis.asyncio.Redis:
-        if port not in self._clients:
-            # A paused node must not hang the harness: every call gives up after 2 s.
-            self._clients[port] = redis.asyncio.Redis(
-                port=port, socket_timeout=2.0, socket_connect_timeout=2.0,
-                client_name=HARNESS,
-            )  # fmt: skip
-        return self._clients[port]
-
-    async def _launch(self, binary: str, node: Node, primary: Node | None) -> None:
+    async def _launch(self, node: Node, primary: Node | None) -> None:
         lines = [
-            f"port {node.port}",
-            "bind 127.0.0.1",
-            f"dir {node.directory}",
-            "daemonize no",
-            f"logfile {node.directory / 'redis.log'}",
-            'save ""',
-            "appendonly yes",
-            f"appendfsync {self.fsync}",
+            *self._base_config(node),
             # What a replica tells its primary (and so Sentinel) to call it by: the proxy.
             "replica-announce-ip 127.0.0.1",
             f"replica-announce-port {node.proxy.port}",
-            # A replica that was a primary needs a full copy at once, not in 5 s.
-            "repl-diskless-sync yes",
-            "repl-diskless-sync-delay 0",
         ]
         if primary is not None:
             lines.append(f"replicaof 127.0.0.1 {primary.address}")
-        config = node.directory / "redis.conf"
-        await asyncio.to_thread(config.write_text, "\n".join(lines) + "\n")
-        node.process = _spawn(binary, str(config))
-        await self._await_ping(node.port, node.process)
+        await self._write_config_and_start(node, lines)
 
     async def _launch_sentinel(self, binary: str, index: int, primary: Node) -> None:
         directory = self.directory / f"sentinel-{index}"
@@ -407,17 +445,6 @@ class ReplicatedRedis:
                 return
             await asyncio.sleep(0.1)
         raise RuntimeError("the Sentinels did not find each other and the replicas in time")
-
-    async def _await_ping(self, port: int, process: subprocess.Popen[bytes]) -> None:
-        deadline = time.monotonic() + self.startup_timeout_s
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"redis-server on port {port} exited ({process.returncode})")
-            with contextlib.suppress(*RETRYABLE):
-                if await self._client(port).ping():
-                    return
-            await asyncio.sleep(0.02)
-        raise RuntimeError(f"redis-server on port {port} did not answer in time")
 
 
 def _spawn(*args: str) -> subprocess.Popen[bytes]:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import redis
 import redis.asyncio
@@ -36,10 +36,13 @@ from contracts.streams import DATA_FIELD, GROUP, as_text, input_streams
 from store import keys
 from store.intake import ensure_groups
 from store.keys import heartbeat_pattern
+from store.scripts import AnyRedis
 from worker.engine import Engine
 
 CHUNK = 20
 RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError)
+# A gateway's write is also retried after READONLY: a node demoted under it stored nothing.
+GATEWAY_RETRYABLE = (*RETRYABLE, redis.ReadOnlyError)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class Plan:
     # durability setting loses inputs for good; their successors must be skipped for the
     # run to settle.
     gap_timeout_ms: int | None = None
+    # The failovers on a Redis Cluster (chaos/cluster_failover.py: three primaries with a
+    # replica each) instead of a primary under Sentinel.
+    cluster: bool = False
 
 
 PLANS = {
@@ -124,6 +130,24 @@ PLANS = {
         latency_windows=0, crash_share=0.0, worker_adds=0, worker_stops=0, poison_copies=1,
         tuned=True, failovers=("kill9", "sigstop", "kill9"), gap_timeout_ms=5_000,
         settle_timeout_s=90.0,
+    ),
+    # The same failovers on a Redis Cluster (chaos/cluster_failover.py): four partitions,
+    # so that every one of the three shards serves one. A gap timeout of 15 s: a paused
+    # primary holds the gateway's appends to its shard for its promotion (about 3 s) plus
+    # the client's timeout (3 s), and a seq written after that hold must not be skipped.
+    "cluster-failover": Plan(
+        size="cluster-failover", sessions=155, events_per_session=32, write_rate=40.0,
+        worker_kills=0, redis_restarts=0, client_kills=0, proxy_resets=0, stalls=0,
+        latency_windows=0, crash_share=0.0, worker_adds=0, worker_stops=0, poison_copies=1,
+        tuned=True, failovers=("kill9", "sigstop", "kill9"), gap_timeout_ms=15_000,
+        settle_timeout_s=180.0, partitions=4, cluster=True,
+    ),
+    "cluster-failover-small": Plan(
+        size="cluster-failover-small", sessions=50, events_per_session=24, write_rate=30.0,
+        worker_kills=0, redis_restarts=0, client_kills=0, proxy_resets=0, stalls=0,
+        latency_windows=0, crash_share=0.0, worker_adds=0, worker_stops=0, poison_copies=1,
+        tuned=True, failovers=("kill9", "sigstop", "kill9"), gap_timeout_ms=15_000,
+        settle_timeout_s=90.0, partitions=4, cluster=True,
     ),
     "full": Plan(
         size="full", sessions=1000, events_per_session=100, write_rate=700.0, worker_kills=30,
@@ -172,7 +196,7 @@ class Report:
 class Gateway:
     """Writes the workload as a producer would; remembers what Redis acknowledged."""
 
-    redis: redis.asyncio.Redis
+    redis: AnyRedis
     partitions: int
     entries: dict[tuple[str, str], bytes] = field(default_factory=dict)
     poison: dict[tuple[str, str], Poison] = field(default_factory=dict)
@@ -184,19 +208,19 @@ class Gateway:
     wait_replicas: int = 0
     wait_timeout_ms: int = 1_000
     wait_short: int = 0
+    # The longest a burst took to be acknowledged, retries included (a failover's hold).
+    slowest_write_ms: int = 0
 
     async def write(self, items: list[Document | Poison]) -> None:
+        began = time.monotonic()
         while True:
             try:
-                pipe = self.redis.pipeline(transaction=False)
-                for item in items:
-                    stream, fields = self._entry(item)
-                    pipe.xadd(stream, fields)  # type: ignore[arg-type]
-                if self.wait_replicas:
-                    pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
-                ids: list[Any] = await pipe.execute()
-            except RETRYABLE:
+                ids = await self._append(items)
+            except self.retryable:
                 # Unknown which were stored: write them all again (a duplicate is harmless).
+                # READONLY: the node was demoted under the gateway (a failover Sentinel made
+                # by itself), which stored none of them; the harness's watch points the
+                # gateway at the new primary meanwhile (`FailoverChaos._watch`).
                 self.retries += 1
                 await asyncio.sleep(0.2)
                 continue
@@ -206,6 +230,7 @@ class Gateway:
                 break
             self.wait_short += 1
         now = time.monotonic()
+        self.slowest_write_ms = max(self.slowest_write_ms, round((now - began) * 1000))
         for item, raw in zip(items, ids, strict=True):
             stream, fields = self._entry(item)
             entry_id = as_text(raw)
@@ -214,6 +239,21 @@ class Gateway:
         cutoff = now - 10.0
         if self.recent and self.recent[0][0] < cutoff:
             self.recent = [r for r in self.recent if r[0] >= cutoff]
+
+    # Failures after which it is unknown which appends were stored.
+    retryable: ClassVar[tuple[type[Exception], ...]] = GATEWAY_RETRYABLE
+
+    async def _append(self, items: list[Document | Poison]) -> list[Any]:
+        """XADD each item, then (`wait_replicas`) WAIT on the same connection: the entry
+        ids, and the WAIT's answer last."""
+        pipe = self.redis.pipeline(transaction=False)
+        for item in items:
+            stream, fields = self._entry(item)
+            pipe.xadd(stream, fields)  # type: ignore[arg-type]
+        if self.wait_replicas:
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        ids: list[Any] = await pipe.execute()
+        return ids
 
     def _entry(self, item: Document | Poison) -> tuple[str, dict[str, bytes]]:
         if isinstance(item, Poison):
@@ -251,7 +291,7 @@ class Gateway:
         return {"lost": len(lost), "window_ms": round(window * 1000)}
 
 
-async def plant_keys(admin: redis.asyncio.Redis, workload: Workload) -> None:
+async def plant_keys(admin: AnyRedis, workload: Workload) -> None:
     """Give the uncommittable poison's keys another type before any worker reads them."""
     for bad in workload.writes:
         if isinstance(bad, Poison) and bad.plant_key:
@@ -288,7 +328,7 @@ def worker_env(url: str, plan: Plan) -> dict[str, str]:
     return env
 
 
-async def _acquisitions(admin: redis.asyncio.Redis, partitions: int) -> dict[str, int]:
+async def _acquisitions(admin: AnyRedis, partitions: int) -> dict[str, int]:
     """Per partition, how often its lease was acquired (its epoch): 1 means it never moved."""
     epochs: dict[str, int] = {}
     for partition in range(partitions):
@@ -531,7 +571,7 @@ class Chaos:
                 await asyncio.sleep(0.02)
 
     async def _check(
-        self, admin: redis.asyncio.Redis, workload: Workload, expected: Outcome, gateway: Gateway
+        self, admin: AnyRedis, workload: Workload, expected: Outcome, gateway: Gateway
     ) -> Findings:
         """The comparison with the oracle, and how often each partition's lease moved."""
         check_started = time.monotonic()
@@ -541,7 +581,7 @@ class Chaos:
         self.acquisitions = await _acquisitions(admin, self.plan.partitions)
         return findings
 
-    async def _holding(self, admin: redis.asyncio.Redis) -> set[str]:
+    async def _holding(self, admin: AnyRedis) -> set[str]:
         """Consumers with entries pending (read, not yet committed) right now."""
         names: set[str] = set()
         with contextlib.suppress(*RETRYABLE):
@@ -584,7 +624,7 @@ class Chaos:
         await asyncio.sleep(self.rng.uniform(1.0, 4.0))
         proxy.latency_s = 0.0
 
-    async def _await_workers(self, admin: redis.asyncio.Redis, count: int) -> None:
+    async def _await_workers(self, admin: AnyRedis, count: int) -> None:
         """Until `count` workers beat: faults before then would hit nobody."""
         for _ in range(600):
             beats = [key async for key in admin.scan_iter(match=heartbeat_pattern())]
@@ -623,7 +663,7 @@ async def _all_applied(
 
 
 async def session_fields(
-    admin: redis.asyncio.Redis, partitions: int, names: list[str], name: str
+    admin: AnyRedis, partitions: int, names: list[str], name: str
 ) -> list[Any]:
     """One field of each session's hash; `names` are the oracle's `agent|user|session`."""
     from contracts.partition import partition_of  # noqa: PLC0415
@@ -638,7 +678,7 @@ async def session_fields(
     return values
 
 
-async def server_name(admin: redis.asyncio.Redis) -> str:
+async def server_name(admin: AnyRedis) -> str:
     """`Valkey 9.1.2` or `Redis 6.2.14`: what INFO says the server is."""
     info: Any = await admin.info("server")
     if "valkey_version" in info:
@@ -651,9 +691,12 @@ async def run_chaos(
 ) -> Report:
     """Run `plan`; keep the worker logs and Redis files under `workdir` (else a temp dir)."""
     # (imported here: the replicated run builds on this module)
+    from accord_harness.chaos.cluster_failover import ClusterFailoverChaos  # noqa: PLC0415
     from accord_harness.chaos.failover import FailoverChaos  # noqa: PLC0415
 
-    kind = FailoverChaos if plan.failovers else Chaos
+    kind: type[Chaos] = Chaos
+    if plan.failovers:
+        kind = ClusterFailoverChaos if plan.cluster else FailoverChaos
     if workdir is not None:
         await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
         return await kind(plan, workdir, say).run()

@@ -2,20 +2,34 @@
 
 The URL's form is the contracts' (`accord_client.contracts.redis_url`); the client is
 redis-py's own (`Sentinel.master_for`): each new connection asks the sentinels for the
-current primary, and one to a primary that was demoted is dropped, so after a failover
-the next command goes to the promoted replica. What is added here: closing the client
-closes the sentinels' connections too, and a failure to find the primary says in one
-line whether no sentinel answered or none names a primary for the service. The worker
-builds its own client from these parts (worker/connection.py).
+current primary, and one to a primary that was demoted is dropped at its first READONLY
+reply. What is added here: no connection keeps talking to a former primary (`PrimaryPool`,
+`PrimaryConnection`: redis-py's asyncio pool asks the sentinels only when it opens a
+connection, and reuses the ones it has, so a primary that was paused through a failover
+and resumed, still a primary until Sentinel demotes it some seconds later, went on
+answering and taking writes it then drops); closing the client closes the sentinels'
+connections too; and a failure to find the primary says in one line whether no sentinel
+answered or none names a primary for the service. The worker builds its own client from
+these parts (worker/connection.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import math
+import time
 from typing import Any, cast
 
 from redis.asyncio import Redis
+from redis.asyncio.connection import AbstractConnection, SSLConnection
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
+from redis.asyncio.sentinel import (
+    MasterNotFoundError,
+    Sentinel,
+    SentinelConnectionPool,
+    SentinelManagedConnection,
+)
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -25,6 +39,12 @@ from accord_client.contracts.redis_url import SentinelUrl, parse_sentinel_url
 # How long a sentinel may take to answer before the next one is asked: a sentinel
 # answers from memory, so a silent one is passed over rather than waited on.
 SENTINEL_ANSWER_S = 2.0
+
+# How old the sentinels' naming of the primary may be when a connection is handed out or a
+# reply is used: after a promotion, a former primary's connections and replies are used
+# for at most about this long. It costs one SENTINEL MASTERS a second per client while
+# commands run, answered from a sentinel's memory.
+PRIMARY_CHECK_S = 1.0
 
 
 class SentinelUnreachableError(MasterNotFoundError):
@@ -65,6 +85,113 @@ class ExplainedSentinel(Sentinel):
             f"the sentinels at {where} name no primary for the service {service_name!r}"
             " (not monitored by that name, or down with no failover yet)"
         )
+
+
+class PrimaryPool(SentinelConnectionPool):
+    """redis-py's Sentinel pool, with no connection to an address the sentinels stopped
+    naming as the primary.
+
+    redis-py's asyncio pool asks the sentinels only when a connection connects, and its
+    `release` keeps a connection to a former primary (the synchronous pool drops one). A
+    primary paused through a failover and resumed is still a primary for some seconds,
+    until Sentinel demotes it: it answers the connections it had, and keeps the writes
+    they send until the demotion drops them. So here the sentinels are asked again when
+    their last naming is older than PRIMARY_CHECK_S, at every checkout (redis-py then
+    disconnects the idle connections to the old address), and a connection to another
+    address is disconnected when released. A reply read on one is refused
+    (`PrimaryConnection`). When no sentinel answers, or none names a primary (the primary
+    seen down, a failover under way), the known address is kept: the sentinels' own
+    outage does not stop a primary that still answers.
+    """
+
+    def __init__(self, service_name: str, sentinel_manager: Sentinel, **kwargs: Any) -> None:  # noqa: ANN401  (redis-py's own keywords, passed on)
+        # redis-py's sentinel module is unannotated.
+        super().__init__(service_name, sentinel_manager, **kwargs)  # type: ignore[no-untyped-call]
+        self.named_at = -math.inf
+        self._asking: asyncio.Future[Any] | None = None
+
+    async def get_master_address(self) -> tuple[str, int]:
+        address = cast("tuple[str, int]", await super().get_master_address())  # type: ignore[no-untyped-call]
+        self.named_at = time.monotonic()
+        return address
+
+    def doubt(self) -> None:
+        """A connection failed or was refused as read-only: the primary may have moved, so
+        the next checkout or reply asks the sentinels first."""
+        self.named_at = -math.inf
+
+    async def current_primary(self) -> tuple[str, int] | None:
+        """The primary's address, as the sentinels named it at most PRIMARY_CHECK_S ago
+        when they can be asked (one question at a time for all the pool's callers), else as
+        they last named it (None before any naming)."""
+        if time.monotonic() - self.named_at >= PRIMARY_CHECK_S:
+            if self._asking is None or self._asking.done():
+                self._asking = asyncio.ensure_future(self.get_master_address())
+                # Retrieved even when every caller waiting on it was cancelled.
+                self._asking.add_done_callback(_retrieved)
+            # Shielded: a caller cancelled does not cancel the question for the others.
+            # Unanswered, the known address stays (the class's docstring).
+            with contextlib.suppress(MasterNotFoundError, RedisConnectionError, RedisTimeoutError):
+                await asyncio.shield(self._asking)
+        return cast("tuple[str, int] | None", self.master_address)
+
+    def moved_from(self, connection: AbstractConnection) -> bool:
+        """Whether `connection` is connected to another address than the primary's."""
+        host = getattr(connection, "host", None)
+        port = getattr(connection, "port", None)
+        known = self.master_address
+        return connection.is_connected and known is not None and known != (host, port)
+
+    async def get_connection(self, *_args: Any, **_kwargs: Any) -> Any:  # noqa: ANN401  (redis-py's own signature; its arguments are deprecated and unused)
+        await self.current_primary()
+        # redis-py's connection module is partly unannotated.
+        return await super().get_connection()  # type: ignore[no-untyped-call]
+
+    async def release(self, connection: AbstractConnection) -> None:
+        if self.is_master and self.moved_from(connection):
+            await connection.disconnect()
+        await super().release(connection)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+class PrimaryConnection(SentinelManagedConnection):
+    """A connection of a `PrimaryPool` that refuses a reply read from a former primary.
+
+    A read sent before the primary paused (a blocking XREADGROUP, an append) is answered
+    when it resumes, after the promotion, with what only the old primary holds, which the
+    demotion then drops. The reply is used only when the sentinels, asked at most
+    PRIMARY_CHECK_S before, still name this connection's address; otherwise the connection
+    is dropped and the call fails as at a connection loss (ConnectionError), so the caller
+    retries on the promoted replica. Any connection error makes the pool ask again.
+    """
+
+    async def read_response(self, *args: Any, **kwargs: Any) -> Any:  # noqa: ANN401  (redis-py's own signature)
+        pool = self.connection_pool
+        ours = isinstance(pool, PrimaryPool) and pool.is_master
+        try:
+            response = await super().read_response(*args, **kwargs)
+        except RedisConnectionError:
+            # Also a demoted primary's READONLY, which redis-py turns into this.
+            if ours:
+                pool.doubt()
+            raise
+        if ours:
+            await pool.current_primary()
+            if pool.moved_from(self):
+                where = f"{self.host}:{self.port}"
+                await self.disconnect()
+                raise RedisConnectionError(
+                    f"{where} is no longer the primary the sentinels name; its reply is dropped"
+                )
+        return response
+
+
+class PrimarySSLConnection(PrimaryConnection, SSLConnection):
+    """The same over TLS (rediss+sentinel://)."""
 
 
 def _address(client: Redis) -> str:
@@ -130,17 +257,24 @@ def sentinel_redis(
     """The client of the primary named by the redis+sentinel:// `url` (ValueError of one
     line for a URL of another form). `options` go to the connections to the primary (a
     `connection_class` of the caller's replaces the choice by `ssl`), `sentinel_extra` to
-    those to the sentinels; `timeout_s` bounds a sentinel's answer."""
+    those to the sentinels; `timeout_s` bounds a sentinel's answer. A `connection_class`
+    of the caller's derives from `PrimaryConnection` (or its TLS variant) to refuse the
+    replies of a former primary."""
     target = parse_sentinel_url(url)
     primary = primary_options(target)
-    if "connection_class" in options:
-        primary.pop("ssl", None)  # the pool passes `ssl` on to a class of the caller's
+    if "connection_class" not in options:
+        tls = primary.get("ssl", False)
+        options["connection_class"] = PrimarySSLConnection if tls else PrimaryConnection
+    primary.pop("ssl", None)  # the pool passes `ssl` on to a class of the caller's
     # redis-py's sentinel module is unannotated.
     manager = ExplainedSentinel(  # type: ignore[no-untyped-call]
         target.sentinels,
         sentinel_kwargs=sentinel_options(target, timeout_s) | (sentinel_extra or {}),
     )
     client: Redis = manager.master_for(
-        target.service, redis_class=SentinelClient, **(primary | options)
+        target.service,
+        redis_class=SentinelClient,
+        connection_pool_class=PrimaryPool,
+        **(primary | options),
     )
     return client
