@@ -19,6 +19,7 @@ instructions instead: `--passes N` only runs the core N times after one warm-up 
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 import timeit
@@ -27,15 +28,15 @@ from pathlib import Path
 from typing import Any
 
 
-def _apply_all(engine: Any, inputs: list[tuple[Any, Any]]) -> None:  # noqa: ANN401
+def _apply_all(engine: Any, inputs: list[tuple[Any, tuple[Any, ...]]]) -> None:  # noqa: ANN401
     """Every input in order, each scope and session kept in memory as by a perfect cache."""
     scopes: dict[tuple[str, str], Any] = {}
     sessions: dict[str, Any] = {}
-    for event, provenance in inputs:
+    for event, origin in inputs:
         key = (event.agent_id, event.user_id)
         scope = scopes.get(key) or engine.decode_scope(None, *key)
         session = sessions.get(event.session_id) or engine.decode_session(None, event.session_id)
-        step = engine.apply(scope, session, event, provenance)
+        step = engine.apply(scope, session, event, *origin)
         scopes[key], sessions[event.session_id] = step.scope, step.session
 
 
@@ -55,7 +56,18 @@ def main(tree: str, passes: int | None, flow_every: int) -> None:
         sessions = 200 if passes is None else 100
         workload = build(sessions=sessions, blocks=8, partitions=1, flow_every=every)
         events = [decode_event(document) for _, document in entries(workload)]
-        inputs = [(e, Provenance(session_id=e.session_id, seq=e.seq)) for e in events]
+        # Where an input came from: a provenance for trees whose `apply` takes one, its
+        # stream and entry id for those that build it only when needed.
+        takes_origin = "entry_id" in inspect.signature(engine.apply).parameters
+        inputs = [
+            (
+                e,
+                ("chat-turn:{0}", "1-0")
+                if takes_origin
+                else (Provenance(session_id=e.session_id, seq=e.seq),),
+            )
+            for e in events
+        ]
         run = partial(_apply_all, engine, inputs)
         if passes is not None:
             for _ in range(passes + 1):

@@ -46,7 +46,7 @@ class StubCore:
     def encode_session(self, session: Any) -> bytes:  # noqa: ANN401
         return b"session"
 
-    def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:  # noqa: ANN401
+    def apply(self, scope: Any, session: Any, event: Any, stream: str, entry_id: str) -> Any:  # noqa: ANN401
         return CoreStep(scope, session, (), (), scope_changed=False, session_changed=True)
 
     def deadlines(self, scope: Any) -> tuple[()]:  # noqa: ANN401

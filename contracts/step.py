@@ -4,6 +4,8 @@ Not a wire type: it crosses the seam between the pure core and the store, which 
 not import each other (import-linter), so it lives in the one package both import.
 The core builds it (`core.lifecycle.reducer`), `store.core_port.CorePort` returns
 it, and the store commits it as it is: nothing downstream folds the events again.
+`provenance_of` is here too: the core's port builds an input's provenance only for a
+step that may carry it, and tools building it themselves (the oracle) need the same.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Generic, TypeVar
 
 import msgspec
 
+from contracts.common import Provenance
+from contracts.inputs import ChatTurn, InputEvent, ToolCall, ToolResult
 from contracts.outputs import AgreementEvent
 from contracts.records import AgreementRecord
 
@@ -38,3 +42,18 @@ class CoreStep(msgspec.Struct, Generic[ScopeT, SessionT], frozen=True, gc=False)
     records: tuple[AgreementRecord, ...]
     scope_changed: bool
     session_changed: bool
+
+
+def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
+    """Where an input came from (R14): stream, entry id, session seq, message or call id."""
+    message_id = event.message_id if isinstance(event, ChatTurn) else None
+    call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
+    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
+    return Provenance(
+        stream=stream,
+        entry_id=entry_id,
+        session_id=event.session_id,
+        seq=event.seq,
+        message_id=message_id,
+        call_id=call_id,
+    )

@@ -11,15 +11,14 @@ written when the gate reaches its seq); any other becomes a dead letter at once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
 from contracts.codec import ContractError, check_ts, decode_entry, decode_envelope, decode_event
-from contracts.common import Provenance
-from contracts.inputs import INPUT_STREAM_OF, ChatTurn, InputEvent, ToolCall, ToolResult
+from contracts.inputs import INPUT_STREAM_OF, InputEvent
 from contracts.outputs import DeadLetter, DeadLetterReason, dead_letter_event_id, sealed
 from contracts.partition import partition_of
 from contracts.streams import DATA_FIELD, Entry, as_text, family_of, input_streams
@@ -44,21 +43,6 @@ REASON_CHARS = 512
 
 def error_text(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"[:REASON_CHARS]
-
-
-def provenance_of(stream: str, entry_id: str, event: InputEvent) -> Provenance:
-    """Where an input came from (R14): stream, entry id, session seq, message or call id."""
-    message_id = event.message_id if isinstance(event, ChatTurn) else None
-    call_id = event.call_id if isinstance(event, ToolCall | ToolResult) else None
-    # Field by field on purpose (CONTRIBUTING.md, "Repeated shapes").
-    return Provenance(
-        stream=stream,
-        entry_id=entry_id,
-        session_id=event.session_id,
-        seq=event.seq,
-        message_id=message_id,
-        call_id=call_id,
-    )
 
 
 class Admission:
@@ -120,6 +104,54 @@ class Admission:
         else:
             arrivals.append(arrival)
         return None
+
+    def admit_all(
+        self, entries: Iterable[Entry], work: Mapping[ScopeId, ScopeWork]
+    ) -> list[DeadLetter]:
+        """`admit` each entry in order into `work` (a defaultdict); the letters.
+
+        The gateway's usual entry (`__data__` alone, within the contract and the time
+        window around its id, of a scope of this partition, on the stream of its kind) is
+        admitted in this loop, its look-ups bound once: this runs for every entry the
+        worker reads. Any other goes to `admit`, which decodes it again and decides it
+        as always (tests/store/test_store_admission.py compares the two).
+        """
+        limits = self.config.limits
+        # `check_ts`'s window, in the entry id's milliseconds.
+        behind_ms, ahead_ms = limits.max_ts_behind_s * 1000, limits.max_ts_ahead_s * 1000
+        kinds, partition, partition_of = self._kinds, self.partition, self._partition_of
+        letters: list[DeadLetter] = []
+        for entry in entries:
+            data = entry.fields.get(DATA_KEY)
+            try:
+                event = None if data is None else decode_event(data, limits)
+            except ContractError:
+                event = None
+            if event is not None and data:
+                ms = entry.id().ms
+                scope_id = (event.agent_id, event.user_id)
+                # A scope already in `work` was admitted in this batch: of this partition.
+                scope = work.get(scope_id)
+                if (
+                    ms - behind_ms <= event.ts.timestamp() * 1000 <= ms + ahead_ms
+                    and (scope is not None or partition_of(*scope_id) == partition)
+                    and (entry.stream, type(event)) in kinds
+                ):
+                    if scope is None:
+                        scope = work[scope_id]
+                    arrival = Arrival(
+                        entry.stream, entry.entry_id, event, data, entry.delivery_count
+                    )
+                    arrivals = scope.arrivals.get(event.session_id)
+                    if arrivals is None:
+                        scope.arrivals[event.session_id] = [arrival]
+                    else:
+                        arrivals.append(arrival)
+                    continue
+            letter = self.admit(entry, work)
+            if letter is not None:
+                letters.append(letter)
+        return letters
 
     def given_up(self, entry: Entry, attempts: int) -> DeadLetter:
         """The letter of a suspect whose `attempts` tries alone did not commit it.

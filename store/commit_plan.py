@@ -43,6 +43,25 @@ class KeyTable:
             found = self.index[name] = len(self.names)
         return found
 
+    def fresh(self, name: str) -> int:
+        """The index of a name no other part of the call names (a plain unit's session
+        key: a session is in one unit, once): added without a look-up. Not in `index`,
+        so a later `__call__` of the same name would add it again, which costs a KEY."""
+        self.names.append(name)
+        return len(self.names)
+
+    def mark(self) -> tuple[int, int]:
+        """Where the names and blobs stand now, for `rollback`."""
+        return len(self.names), len(self.blobs)
+
+    def rollback(self, mark: tuple[int, int]) -> None:
+        """Forget every name and blob added since `mark` (a plan given up half-way)."""
+        names, blobs = mark
+        for name in self.names[names:]:
+            if self.index.get(name, 0) > names:
+                del self.index[name]
+        del self.names[names:], self.blobs[blobs:]
+
     def blob(self, data: bytes) -> int:
         self.blobs.append(data)
         return len(self.blobs) + 1

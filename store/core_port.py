@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from contracts.common import Provenance
 from contracts.inputs import InputEvent
 from contracts.records import AgreementRecord
 from contracts.step import CoreStep, ScopeT, SessionT
@@ -32,9 +31,14 @@ class CorePort(Protocol[ScopeT, SessionT]):
     def encode_session(self, session: SessionT) -> bytes: ...
 
     def apply(
-        self, scope: ScopeT, session: SessionT, event: InputEvent, provenance: Provenance
+        self, scope: ScopeT, session: SessionT, event: InputEvent, stream: str, entry_id: str
     ) -> CoreStep[ScopeT, SessionT]:
-        """Apply one input, in seq order, exactly once (the store guarantees both)."""
+        """Apply one input, in seq order, exactly once (the store guarantees both).
+
+        `stream` and `entry_id` name the input's entry: the core builds its provenance
+        (R14, `contracts.step.provenance_of`) only when a change may carry it, which
+        most inputs do not make.
+        """
         ...
 
     def expire(self, scope: ScopeT, now: datetime) -> CoreStep[ScopeT, None]:

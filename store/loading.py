@@ -8,7 +8,7 @@ or decoded is not loaded: it is marked broken with why, and its unit is isolated
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Generic, NamedTuple
 
@@ -129,6 +129,15 @@ class StateLoader(Generic[ScopeT, SessionT]):
     ) -> None:
         self.cache.remember(scope_id, scope, sessions)
 
+    def advance(
+        self,
+        scope_id: ScopeId,
+        version: str,
+        moves: Iterable[tuple[SessionSnapshot[SessionT], int, bytes | None, SessionT | None, int]],
+    ) -> None:
+        """Move a plain unit's sessions on in place (`StateCache.advance`)."""
+        self.cache.advance(scope_id, version, moves)
+
     def forget(self, scope_id: ScopeId) -> None:
         """Forget the scope and all its sessions (after a failed commit, a gap skip, for
         a sweep: what Redis holds is read again)."""
@@ -147,37 +156,13 @@ class StateLoader(Generic[ScopeT, SessionT]):
         """The state of `todo`'s scopes and of their sessions (by scope, then session),
         and the scopes any of it was read from Redis for (the rest came from the cache
         alone); unreadable scopes go to `broken`."""
-        p = self.partition
         scopes: dict[ScopeId, ScopeSnapshot[ScopeT]] = {}
         sessions: dict[ScopeId, dict[str, SessionSnapshot[SessionT]]] = {}
         names: list[str] = []
         kinds: list[str] = []
         # Scope ids (2 parts) and session ids (3 parts), in the order of `names`.
         wanted: list[ScopeId | SessionId] = []
-        for scope_id in todo:
-            if scope_id in broken:
-                continue
-            entry = self.cache.get(scope_id)
-            cached_scope = None if entry is None else entry.scope
-            if cached_scope is None:
-                names.append(keys.scope_key(p, *scope_id))
-                kinds.append("scope")
-                wanted.append(scope_id)
-            else:
-                scopes[scope_id] = cached_scope
-            held = NO_SESSIONS if entry is None else entry.sessions
-            found = sessions[scope_id] = {}
-            scope_work = work[scope_id]
-            # (A set of both only when there are gaps to skip, which is rare.)
-            for session_id in scope_work.sessions() if scope_work.skip_gap else scope_work.arrivals:
-                cached_session = held.get(session_id)
-                if cached_session is None:
-                    names.append(keys.session_key(p, *scope_id, session_id))
-                    names.append(keys.parked_key(p, *scope_id, session_id))
-                    kinds.extend(("session", "parked"))
-                    wanted.append((*scope_id, session_id))
-                else:
-                    found[session_id] = cached_session
+        self._from_cache(todo, work, broken, (scopes, sessions), (names, kinds, wanted))
         if not names:
             return scopes, sessions, set()
         replies = iter(await LOAD.run(self.redis, names, kinds))
@@ -194,6 +179,56 @@ class StateLoader(Generic[ScopeT, SessionT]):
             except Exception as error:  # noqa: BLE001  (unreadable state isolates its scope)
                 broken.setdefault(scope_id, f"loading failed: {error_text(error)}")
         return scopes, sessions, loaded
+
+    def _from_cache(
+        self,
+        todo: Sequence[ScopeId],
+        work: Mapping[ScopeId, ScopeWork],
+        broken: dict[ScopeId, str],
+        found: tuple[
+            dict[ScopeId, ScopeSnapshot[ScopeT]],
+            dict[ScopeId, dict[str, SessionSnapshot[SessionT]]],
+        ],
+        reads: tuple[list[str], list[str], list[ScopeId | SessionId]],
+    ) -> None:
+        """Fill `found` (scopes, sessions by scope) with what the cache holds of `todo`,
+        and `reads` (key names, their kinds, their ids) with what `load.lua` must read."""
+        p = self.partition
+        scopes, sessions = found
+        names, kinds, wanted = reads
+        for scope_id in todo:
+            if scope_id in broken:
+                continue
+            entry = self.cache.get(scope_id)
+            cached_scope = None if entry is None else entry.scope
+            if cached_scope is None:
+                names.append(keys.scope_key(p, *scope_id))
+                kinds.append("scope")
+                wanted.append(scope_id)
+            else:
+                scopes[scope_id] = cached_scope
+            scope_work = work[scope_id]
+            # (A set of both only when there are gaps to skip, which is rare.)
+            wanted_ids = scope_work.sessions() if scope_work.skip_gap else scope_work.arrivals
+            held = NO_SESSIONS if entry is None else entry.sessions
+            if entry is not None and all(map(held.__contains__, wanted_ids)):
+                # Every session remembered, as nearly always at a live gateway's shape: the
+                # cache's own mapping, which planning reads and never writes (the commit's
+                # outcome updates it afterwards, and the next round looks it up again).
+                sessions[scope_id] = entry.sessions
+                continue
+            some = sessions[scope_id] = {}
+            for session_id in wanted_ids:
+                cached_session = held.get(session_id)
+                if cached_session is not None:
+                    some[session_id] = cached_session
+                    continue
+                names += (
+                    keys.session_key(p, *scope_id, session_id),
+                    keys.parked_key(p, *scope_id, session_id),
+                )
+                kinds += ("session", "parked")
+                wanted.append((*scope_id, session_id))
 
     def _loaded_scope(self, scope_id: ScopeId, reply: Any) -> ScopeSnapshot[ScopeT]:  # noqa: ANN401  (a Lua reply)
         raw_version, raw_scope = _reply(reply)

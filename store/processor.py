@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import operator
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ import msgspec
 from contracts.outputs import DeadLetter
 from contracts.streams import Entry, as_text, input_streams
 from store import keys, suspects
-from store.admission import Admission, provenance_of
+from store.admission import Admission
 from store.commit import CommitResult, Committer, commit_chunks, commit_with_retry, planned
 from store.commit_plan import KeyTable, PlainLane, UnitPlan
 from store.compaction import Compaction, compact_idle_sessions
@@ -67,6 +68,11 @@ from store.unit import Event, PlainUnit, Unit
 from store.units import UnitPlanner
 from store.watermark import server_ms, unfinished_ms, watermark_ms
 from store.work import ScopeId, ScopeWork
+
+# An entry's stream and delivery count, read for every entry of a batch without a
+# Python-level loop.
+_STREAM = operator.attrgetter("stream")
+_DELIVERIES = operator.attrgetter("delivery_count")
 
 
 @dataclass(slots=True)
@@ -144,13 +150,13 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
             return await self._process(entries)
 
     async def _process(self, entries: Sequence[Entry]) -> BatchReport:
-        foreign = {entry.stream for entry in entries} - self.input_streams
+        foreign = set(map(_STREAM, entries)) - self.input_streams
         if foreign:
             # A caller's mistake, not bad input: acking it here would cross hash slots.
             raise ValueError(f"entries of {sorted(foreign)} given to partition {self.partition}")
         limit = self.config.delivery_limit
         report = BatchReport()
-        if all(entry.delivery_count <= limit for entry in entries):
+        if max(map(_DELIVERIES, entries), default=0) <= limit:
             await self._admit_and_run(entries, report)
             return report
         ordinary = [entry for entry in entries if entry.delivery_count <= limit]
@@ -162,9 +168,7 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     async def _admit_and_run(self, entries: Sequence[Entry], report: BatchReport) -> int:
         """Admit `entries` and commit them; returns how many were left pending (contended)."""
         work: dict[ScopeId, ScopeWork] = defaultdict(ScopeWork)
-        letters = [
-            letter for entry in entries if (letter := self.admission.admit(entry, work)) is not None
-        ]
+        letters = self.admission.admit_all(entries, work)
         if letters:
             report.outcomes["dead_letter"] += len(letters)
             report.events.extend(letters)
@@ -362,8 +366,10 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
     ) -> None:
         """Report and remember the units that passed; forget the others (the plain ones
         are numbered after `units` in `result`)."""
+        # Nearly always every unit passed: then none is looked up in the result.
+        failed = result.moved or result.refused
         for index, unit in enumerate(units):
-            if not result.passed(index):
+            if failed and not result.passed(index):
                 self.state.forget(unit.scope_id)
                 if index in result.refused:
                     broken[unit.scope_id] = result.refused[index]
@@ -377,12 +383,15 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
                 report.isolated[unit.scope_id] = broken[unit.scope_id]
             self.state.remember(unit.scope_id, unit.scope_after, unit.sessions_after)
         applied = 0
+        version = self.planner.version
         for index, lean in enumerate(plain, len(units)):
-            if not result.passed(index):
+            if failed and not result.passed(index):
                 self.state.forget(lean.scope_id)
                 continue
             applied += lean.applied
-            self.state.remember(lean.scope_id, lean.scope_after, lean.sessions_after)
+            self.state.advance(lean.scope_id, version, lean.moves)
+            if lean.scope_after is not None:
+                self.state.remember(lean.scope_id, lean.scope_after, {})
         if applied:
             report.outcomes["applied"] += applied
 
@@ -506,5 +515,4 @@ class PartitionProcessor(Generic[ScopeT, SessionT]):
 __all__ = [
     "BatchReport",
     "PartitionProcessor",
-    "provenance_of",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Generic
 
 import msgspec
@@ -195,11 +195,52 @@ class StateCache(Generic[ScopeT, SessionT]):
             # Never kept beside (or instead of) its successor: the whole scope goes.
             self.forget(scope_id)
             return
+        self._evict()
+
+    def _evict(self) -> None:
+        """Forget the least recently used scopes until the cache is within its bounds."""
         scopes = self._scopes
         while len(scopes) > self.size or self.sessions > self.size or self.bytes > self._byte_limit:
             _, forgotten = scopes.popitem(last=False)
             self.bytes -= forgotten.weight
             self.sessions -= len(forgotten.sessions)
+
+    def advance(
+        self,
+        scope_id: tuple[str, str],
+        version: str,
+        moves: Iterable[tuple[SessionSnapshot[SessionT], int, bytes | None, SessionT | None, int]],
+    ) -> None:
+        """Move the scope's sessions on in place, as a commit with `version` wrote them:
+        per session (its snapshot as the cache holds it, next seq, core state as stored,
+        the state decoded if it was never stored, its size as stored). The sessions of a
+        plain unit (store/unit.py, `SessionMove`): they went on in order, nothing parked.
+
+        A scope forgotten since it was looked up (the cache cleared, or evicted) is left
+        forgotten; its snapshots are updated all the same, read by nothing."""
+        delta = 0
+        for snapshot, next_seq, raw_core, core, core_bytes in moves:
+            snapshot.version = version
+            snapshot.next_seq = next_seq
+            snapshot.gap_seen_ms = None
+            if raw_core is snapshot.raw_core and core is snapshot.core:
+                continue  # the core state as it was (most turns): the same weight
+            # The weights as `_put_sessions` counts a snapshot without parked entries.
+            per_byte = 1 if snapshot.core is None else DECODED_PER_ENCODED_BYTE
+            delta -= per_byte * snapshot.core_bytes
+            delta += (1 if core is None else DECODED_PER_ENCODED_BYTE) * core_bytes
+            snapshot.raw_core = raw_core
+            snapshot.core = core
+            snapshot.core_bytes = core_bytes
+        entry = self._scopes.get(scope_id)
+        if entry is None or not delta:
+            return
+        entry.weight += delta
+        self.bytes += delta
+        if entry.weight > self._byte_limit:
+            self.forget(scope_id)
+            return
+        self._evict()
 
     def forget(self, scope_id: tuple[str, str]) -> None:
         """Forget the scope and every session of it."""

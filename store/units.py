@@ -21,7 +21,7 @@ from contracts.inputs import InputEvent
 from contracts.outputs import DeadLetter, DeadLetterReason
 from contracts.records import AgreementRecord
 from store import keys
-from store.admission import Admission, error_text, provenance_of
+from store.admission import Admission, error_text
 from store.commit_plan import (
     KeyTable,
     PlainLane,
@@ -31,8 +31,9 @@ from store.commit_plan import (
     session_write,
 )
 from store.config import StoreConfig
-from store.core_port import CorePort, ScopeT, SessionT
+from store.core_port import CorePort, CoreStep, ScopeT, SessionT
 from store.gate import UNLIMITED, Arrival, GatePlan, ParkedEntry, in_order_from, plan_session
+from store.keys import APPLIED_FIELD_PREFIX
 from store.loading import KeyNames, deadline_members, gap_stale
 from store.parked_limits import (
     PartitionRoom,
@@ -41,17 +42,12 @@ from store.parked_limits import (
     parked_delta,
 )
 from store.state_cache import NO_PARKED, ScopeSnapshot, SessionSnapshot
-from store.unit import Event, PlainUnit, Unit, UnitBuild
+from store.unit import Event, PlainUnit, SessionMove, Unit, UnitBuild
 from store.work import ScopeId, ScopeWork
 
 # Parked entries were checked against the limits when they arrived; a later, smaller
 # limit must not strand them, so they are decoded again without limits.
 _NO_LIMITS = UNLIMITED
-
-
-# One session of a plain unit, planned: its id, its snapshot before, its inputs, its core
-# state after, and that state encoded when the inputs changed it.
-_PlainSession = tuple[str, SessionSnapshot[SessionT], list[Arrival], SessionT, bytes | None]
 
 
 class UnitPlanner(Generic[ScopeT, SessionT]):
@@ -78,6 +74,12 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         # What the partition may still park in the batch being planned (the processor
         # sets it before each round; None: the partition limits are off).
         self.room: PartitionRoom | None = None
+        # The step that ended the plain lane's attempt at the scope being planned (it
+        # touched a record, an event or the scope): (its event, the scope and session it
+        # was applied to, the step). `unit` plans the scope again from the same state and
+        # takes this step instead of applying the core to the same input twice (the core
+        # is pure); a proposal's recognition and resolution is the costliest step there is.
+        self._replay: tuple[InputEvent, ScopeT, SessionT, CoreStep[ScopeT, SessionT]] | None = None
         self._tokens = itertools.count(1)
         # The version every key the commit being planned writes gets: one token per
         # commit (unique to it, which is all a version must be), drawn by `next_commit`.
@@ -103,6 +105,9 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build: UnitBuild[ScopeT, SessionT] = UnitBuild(
             before.state, table, UnitPlan(trusted=trusted)
         )
+        # Only right after the lane's attempt at this scope (the processor plans it next).
+        replay, self._replay = self._replay, None
+        build.replay = replay
         names = self.names.scope_names(*scope_id)
         prefix = names.session_prefix
         for session_id in sorted(work.sessions()) if work.skip_gap else sorted(work.arrivals):
@@ -152,90 +157,101 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
 
         Almost every scope of a live gateway's read is plain: its sessions go on in
         order and their turns change nothing but the seq (and a todo list's tracking).
-        The core runs first, on every input of the scope; only if no step touched the
-        scope (no record, event or scope change) and none failed does anything go to
-        `table` or `lane`. Since the core is pure, a scope that turns out not plain is
-        planned again from the same state by `unit`, which plans what this would have
-        (tests/store/test_store_plain.py compares them).
+        The core runs on every input of the scope, the lane's writes added as it goes;
+        if a step touches the scope (a record, an event or a scope change) or fails,
+        what was added to `table` and `lane` is taken back. Since the core is pure, a
+        scope that turns out not plain is planned again from the same state by `unit`,
+        which plans what this would have (tests/store/test_store_plain.py compares them).
         """
+        self._replay = None
         if work.skip_gap or not work.arrivals or self.config.session_retention_ms:
             return None
+        mark = table.mark(), len(lane.entries), len(lane.acks)
         try:
-            steps = self._plain_steps(work, before.state, sessions)
+            unit = self._plain_unit(table, lane, scope_id, work, before, sessions)
         except Exception:  # noqa: BLE001  (`unit` plans the failure: the input is refused)
+            unit = None
+        if unit is None:
+            # Not plain after all: nothing of it stays in the call.
+            table.rollback(mark[0])
+            del lane.entries[mark[1] :], lane.acks[mark[2] :]
             return None
-        if steps is None:
-            return None
-        scope, done = steps
-        names = self.names.scope_names(*scope_id)
-        prefix = names.session_prefix
-        entries, acks, index = lane.entries, lane.acks, table.index
-        entries += (table(names.view), len(done))
-        version = self.version
-        after: dict[str, SessionSnapshot[SessionT]] = {}
-        applied = 0
-        for session_id, snapshot, arrivals, session, encoded in done:
-            next_seq = snapshot.next_seq + len(arrivals)
-            # What the cache keeps, as `_in_order` keeps it: the state as stored (encoded),
-            # or decoded while it was never stored.
-            if encoded is None:
-                raw_core, core_bytes, blob = snapshot.raw_core, snapshot.core_bytes, 0
-                kept = session if raw_core is None else None
-            else:
-                raw_core, core_bytes, blob = encoded, len(encoded), table.blob(encoded)
-                kept = None
-            entries += (
-                table(prefix + keys.ident(session_id)),
-                next_seq,
-                keys.applied_field(session_id),
-                blob,
-            )
-            for arrival in arrivals:
-                # The table's own index first: a stream is in it after its first ack.
-                acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
-            applied += len(arrivals)
-            after[session_id] = SessionSnapshot(
-                version, next_seq, snapshot.skipped, NO_PARKED, raw_core, kept, None, core_bytes
-            )
         lane.units += 1
-        scope_after = None
-        if scope is not before.state:
-            # Unchanged, as the step says, but another object: remembered as `unit` would.
-            scope_after = ScopeSnapshot(before.version, scope, before.deadlines, before.state_bytes)
-        return PlainUnit(scope_id, applied, after, scope_after)
+        return unit
 
-    def _plain_steps(
-        self, work: ScopeWork, scope: ScopeT, sessions: dict[str, SessionSnapshot[SessionT]]
-    ) -> tuple[ScopeT, list[_PlainSession[SessionT]]] | None:
-        """The core applied to every input of the scope, when each of its sessions goes
-        on in order: (the scope after, per session its snapshot, inputs, state after and
-        that state encoded if it changed); None as soon as an input is refused or a step
-        touches more than its session. Raises what the core raises."""
+    def _plain_unit(  # noqa: PLR0913, PLR0917  (one pass over the scope's inputs)
+        self,
+        table: KeyTable,
+        lane: PlainLane,
+        scope_id: ScopeId,
+        work: ScopeWork,
+        before: ScopeSnapshot[ScopeT],
+        sessions: dict[str, SessionSnapshot[SessionT]],
+    ) -> PlainUnit[ScopeT, SessionT] | None:
+        """`plain`'s one pass: the core applied to each input in order, each session's
+        writes added to the lane as it goes; None as soon as an input is out of order or
+        refused at admission (its letter is written in order, by `unit`), a session has
+        parked entries, or a step touches more than its session (`plain` then takes
+        back what was added). Raises what the core raises."""
         core = self.core
         apply = core.apply
-        done: list[_PlainSession[SessionT]] = []
-        for session_id in sorted(work.arrivals):
+        names = self.names.scope_names(*scope_id)
+        prefix = names.session_prefix
+        entries, acks, index, fresh = lane.entries, lane.acks, table.index, table.fresh
+        arrivals_of = work.arrivals
+        entries += (table(names.view), len(arrivals_of))
+        moves: list[SessionMove[SessionT]] = []
+        scope = before.state
+        applied = 0
+        for session_id in sorted(arrivals_of) if len(arrivals_of) > 1 else arrivals_of:
             snapshot = sessions[session_id]
-            arrivals = work.arrivals[session_id]
-            if snapshot.parked or not in_order_from(snapshot.next_seq, arrivals):
+            if snapshot.parked:
                 return None
             session = snapshot.core
             if session is None:
                 session = core.decode_session(snapshot.raw_core, session_id)
             changed = False
-            for arrival in arrivals:
+            next_seq = snapshot.next_seq
+            for arrival in arrivals_of[session_id]:
                 event = arrival.event
-                if event is None:
-                    return None  # refused at admission: its letter is written in order
-                provenance = provenance_of(arrival.stream, arrival.entry_id, event)
-                step = apply(scope, session, event, provenance)
+                # Exactly the next seqs (`gate.in_order_from`), none refused.
+                if event is None or event.seq != next_seq:
+                    return None
+                next_seq += 1
+                step = apply(scope, session, event, arrival.stream, arrival.entry_id)
                 if step.scope_changed or step.events or step.records:
+                    self._replay = (event, scope, session, step)
                     return None
                 scope, session = step.scope, step.session
                 changed = changed or step.session_changed
-            encoded = core.encode_session(session) if changed else None
-            done.append((session_id, snapshot, arrivals, session, encoded))
-        return scope, done
+                # The table's own index first: a stream is in it after its first ack.
+                acks += (index.get(arrival.stream) or table(arrival.stream), arrival.entry_id)
+                applied += 1
+            # What the cache keeps, as `_in_order` keeps it: the state as stored (encoded),
+            # or decoded while it was never stored.
+            if changed:
+                encoded = core.encode_session(session)
+                moves.append((snapshot, next_seq, encoded, None, len(encoded)))
+                blob = table.blob(encoded)
+            else:
+                raw_core = snapshot.raw_core
+                kept = session if raw_core is None else None
+                moves.append((snapshot, next_seq, raw_core, kept, snapshot.core_bytes))
+                blob = 0
+            # A session's key is named once in a commit: no look-up for an earlier name.
+            # Its name and its view field as store/keys.py writes them (`ident` and
+            # `applied_field`), spelled out: once per session of the lane.
+            entries += (
+                fresh(f"{prefix}{len(session_id)}:{session_id}"),
+                next_seq,
+                APPLIED_FIELD_PREFIX + session_id,
+                blob,
+            )
+        scope_after = None
+        if scope is not before.state:
+            # Unchanged, as the steps say, but another object: remembered as `unit` would.
+            scope_after = ScopeSnapshot(before.version, scope, before.deadlines, before.state_bytes)
+        return PlainUnit(scope_id, applied, moves, scope_after)
 
     def isolated(
         self, table: KeyTable, scope_id: ScopeId, work: ScopeWork, reason: str
@@ -466,7 +482,6 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         # The loop every applied input passes through: lookups bound once, acks appended
         # in place and outcomes counted once per session.
         session_changed = False
-        apply = self.core.apply
         acks, table, records = build.plan.acks, build.table, build.records
         applied = drained = 0
         for seq, source in ready:
@@ -482,12 +497,7 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
             try:
                 if event is None:
                     event = decode_event(source.data, _NO_LIMITS)
-                step = apply(
-                    build.scope,
-                    session,
-                    event,
-                    provenance_of(source.stream, source.entry_id, event),
-                )
+                step = self._step(build, session, event, source)
             except Exception as error:  # noqa: BLE001  (any failure of one input is isolated)
                 # The core is pure: the state before this input is intact, so the input
                 # is refused alone and its session goes on with the next seq.
@@ -508,6 +518,26 @@ class UnitPlanner(Generic[ScopeT, SessionT]):
         build.count("applied", applied)
         build.count("drained", drained)
         return session, session_changed
+
+    def _step(
+        self,
+        build: UnitBuild[ScopeT, SessionT],
+        session: SessionT,
+        event: InputEvent,
+        source: Arrival | ParkedEntry,
+    ) -> CoreStep[ScopeT, SessionT]:
+        """The core applied to one input: the plain lane's step, when it was this very
+        input on this state (the scope threaded to it the same object, the session,
+        decoded apart, the same value); the core is pure, so it gives the same step."""
+        replay = build.replay
+        if (
+            replay is not None
+            and replay[0] is event
+            and replay[1] is build.scope
+            and replay[2] == session
+        ):
+            return replay[3]
+        return self.core.apply(build.scope, session, event, source.stream, source.entry_id)
 
     def _refuse(
         self,

@@ -147,10 +147,7 @@ class Dispatcher:
             )
             return None
         self.metrics.batch_seconds.observe(time.perf_counter() - started)
-        now_ms = wall_ms()
-        self.metrics.entry_latency.observe_many(
-            max(0.0, now_ms - entry.id().ms) / 1000 for entry in entries
-        )
+        self.metrics.entry_latency.observe_ages(wall_ms(), [entry.id().ms for entry in entries])
         for name, count in outcome.outcomes.items():
             self.metrics.inputs.labels(family, name).inc(count)
         if outcome.gap_skips:

@@ -12,15 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from contracts.common import Provenance
 from contracts.inputs import ChatTurn, InputEvent, ToolResult
 from contracts.records import AgreementRecord
-from contracts.step import CoreStep
+from contracts.step import CoreStep, provenance_of
 from contracts.view import ScopeViewDocument, SessionView
 from core.intents import NO_INTENT
 from core.interpret import interpret
 from core.lifecycle import state as core_state
-from core.lifecycle.reducer import Policy, apply_input, deadline_entries, expire_due
+from core.lifecycle.reducer import (
+    Policy,
+    apply_input,
+    deadline_entries,
+    expire_due,
+    quiet_step,
+)
 from core.lifecycle.state import ScopeState, SessionState
 from core.lifecycle.todo import is_successful_snapshot
 from core.lifecycle.transitions import retained
@@ -54,11 +59,20 @@ class Engine:
         return core_state.encode_session(session)
 
     def apply(
-        self, scope: ScopeState, session: SessionState, event: InputEvent, provenance: Provenance
+        self,
+        scope: ScopeState,
+        session: SessionState,
+        event: InputEvent,
+        stream: str,
+        entry_id: str,
     ) -> CoreStep[ScopeState, SessionState]:
         intent = (
             interpret(event, self.default_timezone) if isinstance(event, ChatTurn) else NO_INTENT
         )
+        quiet = quiet_step(scope, session, event, intent)
+        if quiet is not None:
+            return quiet  # most inputs: no provenance to build, it would go unread
+        provenance = provenance_of(stream, entry_id, event)
         step = apply_input(scope, session, event, intent, provenance, self.policy)
         if isinstance(event, ToolResult) and is_successful_snapshot(event):
             self._report_capped(event, step.session)

@@ -73,7 +73,7 @@ class MergedBuffer:
         count = self.count if count is None else count
         for stream, entries in read.items():
             self.waiting[stream].extend(entries)
-            self.ids[stream].extend(entry.id() for entry in entries)
+            self.ids[stream].extend(map(Entry.id, entries))
             self.size.observe(stream, entries)
         for stream in asked:
             if stream not in read:

@@ -34,7 +34,6 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from contracts.common import Provenance
 from contracts.inputs import InputEvent
 from contracts.step import CoreStep
 from contracts.streams import Entry
@@ -134,10 +133,15 @@ class TracedEngine(Engine):
     traces: PartitionTraces
 
     def apply(
-        self, scope: ScopeState, session: SessionState, event: InputEvent, provenance: Provenance
+        self,
+        scope: ScopeState,
+        session: SessionState,
+        event: InputEvent,
+        stream: str,
+        entry_id: str,
     ) -> CoreStep[ScopeState, SessionState]:
         if event.traceparent is None:
-            return super().apply(scope, session, event, provenance)
+            return super().apply(scope, session, event, stream, entry_id)
         traces = self.traces
         parent = traces.parent(event.traceparent)
         with traces.tracer.start_as_current_span(
@@ -145,7 +149,7 @@ class TracedEngine(Engine):
             context=parent,
             attributes={"accord.session_id": event.session_id, "accord.seq": event.seq},
         ):
-            step = super().apply(scope, session, event, provenance)
+            step = super().apply(scope, session, event, stream, entry_id)
         commit = traces.tracer.start_span("accord.commit", context=parent)
         traces.commits.append(commit)
         carried = traceparent_of(commit)

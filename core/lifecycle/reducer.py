@@ -52,6 +52,7 @@ __all__ = [
     "deadline_entries",
     "evolve",
     "expire_due",
+    "quiet_step",
 ]
 
 
@@ -71,18 +72,8 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
     # (DESIGN 3); until then the handlers treat them as past due, so a concurrent
     # session can neither pre-empt an in-time input nor act on a dead record.
     expiries = expired(scope, event.ts, session_id=event.session_id)
-    if not expiries and (
-        (isinstance(intent, NoIntent) and isinstance(event, ChatTurn))
-        or (isinstance(event, ToolCall) and event.name != ACCEPT_TOOL_NAME)
-    ):
-        # Most turns: no phrase recognized, no claim, nothing due. No handler acts on a
-        # turn without an intent (`_on_turn`), nor on a call of a tool other than the
-        # acceptance (`on_call`, R10), so the step is "nothing changed", decided here
-        # without building the handler's context: this runs for nearly every input.
-        return CoreStep(
-            scope=scope, session=session, events=(), records=(),
-            scope_changed=False, session_changed=False,
-        )  # fmt: skip
+    if not expiries and _unhandled(event, intent):
+        return _nothing(scope, session)
     current, changed = commit(scope, expiries)
     context = Context(scope=current, session=session, provenance=provenance, policy=policy)
     if isinstance(event, ChatTurn):
@@ -104,6 +95,39 @@ def apply_input(  # noqa: PLR0913, PLR0917 - the agreed interface (core_api): ea
         # Only a handler that returns a session can change it: no compare for the rest.
         session_changed=outcome.session is not None and new_session != session,
     )
+
+
+def quiet_step(
+    scope: ScopeState, session: SessionState, event: InputEvent, intent: Intent
+) -> CoreStep[ScopeState, SessionState] | None:
+    """The step `apply_input` returns for an input that changes nothing, decided without
+    its provenance: a turn without an intent or a call of a tool other than the
+    acceptance, with nothing of its session due. None: `apply_input` must decide.
+
+    Most inputs are such: the engine asks this first and builds the provenance (R14)
+    only for the rest, where a change may carry it.
+    """
+    if _unhandled(event, intent) and not expired(scope, event.ts, session_id=event.session_id):
+        return _nothing(scope, session)
+    return None
+
+
+def _unhandled(event: InputEvent, intent: Intent) -> bool:
+    """Whether no handler acts on the input: a turn without an intent (`_on_turn`), or a
+    call of a tool other than the acceptance (`on_call`, R10). This runs for nearly
+    every input, so it is decided without building the handler's context."""
+    if isinstance(event, ChatTurn):
+        return isinstance(intent, NoIntent)
+    return isinstance(event, ToolCall) and event.name != ACCEPT_TOOL_NAME
+
+
+def _nothing(scope: ScopeState, session: SessionState) -> CoreStep[ScopeState, SessionState]:
+    """The step of an input that changed nothing (most turns: no phrase, no claim,
+    nothing due)."""
+    return CoreStep(
+        scope=scope, session=session, events=(), records=(),
+        scope_changed=False, session_changed=False,
+    )  # fmt: skip
 
 
 def _on_turn(context: Context, turn: ChatTurn, intent: Intent) -> Outcome:

@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 help="Plant a bug the checks must catch: ack_before_commit, trusted_ack_only, "
-                "wait_skipped (the failover sizes with --wait-replicas)."
+                "advance_ahead, wait_skipped (the failover sizes with --wait-replicas)."
             ),
         ] = None,
         cache_size: Annotated[

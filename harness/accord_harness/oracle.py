@@ -21,7 +21,6 @@ from accord_harness.documents import Document, stream_of
 from contracts.codec import decode_event
 from contracts.inputs import InputEvent
 from contracts.outputs import described
-from store.admission import provenance_of
 from store.core_port import CorePort
 
 
@@ -94,7 +93,7 @@ def compute(
         session = core.decode_session(None, session_id)
         for seq in sorted(events):
             event, stream = events[seq]
-            step = core.apply(scope, session, event, provenance_of(stream, "x", event))
+            step = core.apply(scope, session, event, stream, "x")
             scope, session = step.scope, step.session
             for record in step.records:
                 expected.records[record.record_id] = plain(record)

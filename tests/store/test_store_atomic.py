@@ -133,10 +133,10 @@ class Poisoned(FakeCore):
     def __init__(self, user_id: str, seq: int) -> None:
         self.user_id, self.seq = user_id, seq
 
-    def apply(self, scope: Any, session: Any, event: Any, provenance: Any) -> Any:
+    def apply(self, scope: Any, session: Any, event: Any, stream: str, entry_id: str) -> Any:
         if event.user_id == self.user_id and event.seq == self.seq:
             raise OverflowError("date value out of range")
-        return super().apply(scope, session, event, provenance)
+        return super().apply(scope, session, event, stream, entry_id)
 
 
 async def dead_letters(client: redis.asyncio.Redis) -> list[DeadLetter]:

@@ -118,3 +118,15 @@ def test_the_key_table_numbers_keys_once_and_blobs_after_the_plan() -> None:
     assert (table("a"), table("b"), table("a")) == (1, 2, 1)
     assert (table.blob(b"x"), table.blob(b"y")) == (2, 3)
     assert table.names == ["a", "b"]
+
+
+def test_the_key_table_takes_back_what_a_plan_given_up_added() -> None:
+    """A plain unit given up half-way (store/units.py `plain`) leaves no KEY or blob:
+    names looked up or fresh and blobs after the mark go, earlier ones stay numbered."""
+    table = KeyTable()
+    table("a"), table.blob(b"x")
+    mark = table.mark()
+    table("b"), table.fresh("s"), table("a"), table.blob(b"y")
+    table.rollback(mark)
+    assert (table.names, table.index, table.blobs) == (["a"], {"a": 1}, [b"x"])
+    assert (table("b"), table.blob(b"z")) == (2, 3)

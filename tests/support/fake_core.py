@@ -39,6 +39,7 @@ from contracts.outputs import (
     state_changed_event_id,
 )
 from contracts.records import Acceptances, AgreementRecord, HistoryEntry
+from contracts.step import provenance_of
 from contracts.tools import RejectionReason
 from contracts.view import (
     OpenAgreement,
@@ -163,8 +164,9 @@ class FakeCore:
         return msgspec.msgpack.encode(session)
 
     def apply(
-        self, scope: FakeScope, session: FakeSession, event: InputEvent, provenance: Provenance
+        self, scope: FakeScope, session: FakeSession, event: InputEvent, stream: str, entry_id: str
     ) -> CoreStep[FakeScope, FakeSession]:
+        provenance = provenance_of(stream, entry_id, event)
         records = list(scope.records)
         events: list[AgreementEvent] = []
         changed: list[AgreementRecord] = []

@@ -146,8 +146,7 @@ class Core:
         session = self.sessions.get(event.session_id) or self.engine.decode_session(
             None, event.session_id
         )
-        provenance = Provenance(session_id=event.session_id, seq=event.seq)
-        step = self.engine.apply(scope, session, event, provenance)
+        step = self.engine.apply(scope, session, event, "chat-turn:{0}", "1-0")
         return scope, session, step
 
     def commit(self, event: InputEvent) -> CoreStep[ScopeState, SessionState]:

@@ -29,8 +29,6 @@ import redis.asyncio
 from structlog.testing import capture_logs
 
 from contracts.codec import DEFAULT_LIMITS, ContractError, Limits, decode_event
-from contracts.common import Provenance
-from contracts.inputs import InputEvent
 from contracts.outputs import (
     DeadLetter,
     DeadLetterReason,
@@ -151,17 +149,13 @@ def test_terms_length_counts_characters_at_the_boundary_in_the_real_core() -> No
     outcomes = []
     for terms in ("a" * 30, "a" * 31):
         event = decode_event(json.dumps(turn(f"Let's agree: {terms}.")))
-        step = engine.apply(scope, session, event, provenance_for(event))
+        step = engine.apply(scope, session, event, "chat-turn:{0}", "1-0")
         outcomes.append(tuple(type(e).__name__ for e in step.events))
         if isinstance(step.events[0], ProposalRefused):
             assert step.events[0].reason == RefusalReason.TERMS_TOO_LONG
             assert step.events[0].limit == 30
             assert step.scope == scope
     assert outcomes == [("StateChanged",), ("ProposalRefused",)]
-
-
-def provenance_for(event: InputEvent) -> Provenance:
-    return Provenance(session_id=event.session_id, seq=event.seq)
 
 
 # ---------------------------------------------------------- end to end through Redis

@@ -15,7 +15,6 @@ import pytest
 from redis.asyncio import Redis
 
 from contracts.codec import Limits
-from contracts.common import Provenance
 from contracts.inputs import InputEvent
 from contracts.outputs import DeadLetter, DeadLetterReason, StateChanged
 from contracts.streams import DATA_FIELD, stream_name
@@ -98,11 +97,16 @@ class ExplodingEngine(Engine):
     """The real core, except that applying any input of one session raises (a bug)."""
 
     def apply(
-        self, scope: ScopeState, session: SessionState, event: InputEvent, provenance: Provenance
+        self,
+        scope: ScopeState,
+        session: SessionState,
+        event: InputEvent,
+        stream: str,
+        entry_id: str,
     ) -> CoreStep[ScopeState, SessionState]:
         if event.session_id == "boom" and event.seq == 1:
             raise RuntimeError("the core failed on this input")
-        return super().apply(scope, session, event, provenance)
+        return super().apply(scope, session, event, stream, entry_id)
 
 
 def exploding(redis: Any, partition: int, settings: Settings) -> PartitionPort:

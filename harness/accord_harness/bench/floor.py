@@ -32,7 +32,6 @@ from accord_harness.bench.loops import DATA, Drain, redis_cpu_s, streams_of
 from contracts.codec import decode_event
 from contracts.streams import GROUP
 from core.lifecycle.state import ScopeState, SessionState
-from store.processor import provenance_of
 from worker.engine import Engine
 from worker.settings import Settings
 
@@ -111,7 +110,7 @@ class _Floor:
                     engine.decode_session(None, event.session_id),
                     1,
                 )
-                step = engine.apply(scope, session, event, provenance_of(stream, entry_id, event))
+                step = engine.apply(scope, session, event, stream, entry_id)
                 self.scopes[scope_id] = step.scope
                 self.sessions[session_id] = (step.session, event.seq + 1)
                 session_key = key("floor-session:{p}:" + ":".join(session_id))

@@ -17,6 +17,9 @@
   behind what was acked. `wait_skipped` (for runs with the durability setting on): a
   commit does not wait for replicas before its held events are published, so a
   failover can take back what subscribers read and lose what was acked.
+  `advance_ahead`: the state cache moves a plain unit's sessions (store/state_cache.py
+  `advance`) one seq past what the commit wrote, so each one's next input is acked as a
+  duplicate without ever being applied.
 
 Everything else is the production worker (`worker.app.build_worker`): its readers,
 reclaimer, sweeper and watchdog, the store's processor over the real core.
@@ -28,7 +31,7 @@ import asyncio
 import dataclasses
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import store.commit
@@ -39,12 +42,14 @@ from store.durability import Replication
 from store.ownership import Fence
 from store.processor import PartitionProcessor
 from store.scripts import COMMIT, AnyRedis, LuaScript
+from store.state_cache import StateCache
+from store.unit import SessionMove
 from worker.app import PartitionPort, build_worker, core_for
 from worker.consumer import Outcome
 from worker.observability import configure_logging
 from worker.settings import Settings
 
-PLANTS = ("ack_before_commit", "trusted_ack_only", "wait_skipped")
+PLANTS = ("ack_before_commit", "trusted_ack_only", "wait_skipped", "advance_ahead")
 
 
 @dataclasses.dataclass
@@ -130,6 +135,22 @@ def _plant_trusted_ack_only() -> None:
     vars(store.commit)["COMMIT"] = LuaScript("commit", planted, sha)
 
 
+def _plant_advance_ahead() -> None:
+    """The planted bug: the cache remembers a plain unit's sessions one seq ahead."""
+    advance = StateCache.advance
+
+    def ahead(
+        self: StateCache[Any, Any],
+        scope_id: tuple[str, str],
+        version: str,
+        moves: Iterable[SessionMove[Any]],
+    ) -> None:
+        moved = [(snapshot, seq + 1, raw, core, size) for snapshot, seq, raw, core, size in moves]
+        advance(self, scope_id, version, moved)
+
+    StateCache.advance = ahead  # type: ignore[method-assign]
+
+
 def _plant_wait_skipped() -> None:
     """The planted bug: a durable commit runs its script and publishes without a WAIT."""
 
@@ -153,6 +174,8 @@ def main() -> int:
         _plant_trusted_ack_only()
     if arming.plant == "wait_skipped":
         _plant_wait_skipped()
+    if arming.plant == "advance_ahead":
+        _plant_advance_ahead()
     if env.get("ACCORD_CHAOS_CACHE_SIZE"):
         config = dataclasses.replace(config, cache_size=int(env["ACCORD_CHAOS_CACHE_SIZE"]))
 
