@@ -20,7 +20,8 @@ from tests.support.deadline_kit import Case, case_id, check_resolves, check_writ
 NY_SAID = "2027-03-10T10:00:00-05:00"
 SH_SAID = "2027-03-10T10:00:00+08:00"
 
-# The nine, each inside terms the way the corpus wraps it: no deadline (before: a wrong one).
+# Eight of the nine, inside terms the way the corpus wraps them: no deadline (before: a
+# wrong one). The ninth, 明年第九个月, now reads whole (below).
 WRONG_BEFORE: tuple[str, ...] = (
     "send me the weekly report by monday, jan twenty two, 2029",  # was this Monday
     "send me the weekly report this week from Tue to Thur",  # was the week's end
@@ -28,7 +29,6 @@ WRONG_BEFORE: tuple[str, ...] = (
     "send me the weekly report this evening from 7 to 7:30",  # was midnight
     "send me the weekly report next monday morning 6-8",  # was noon
     "send me the weekly report within 2 days 1 hour 5 minutes 30 seconds",  # 30 s dropped
-    "你明年第九个月把周报发给我",  # was the end of next year
     "你今年第一季度把周报发给我",  # was the end of this year (quarters by number: none)
     "你一个星期又三天内把周报发给我",  # was three days
 )
@@ -53,7 +53,11 @@ def test_a_longer_expression_partly_read_gives_no_deadline(terms: str) -> None:
         ("你两周加三天内把周报发给我", None),
         ("你一年又两个月内把周报发给我", None),
         ("你明年第三季度把周报发给我", None),
-        ("你今年第3个月把周报发给我", None),
+        ("你第九个月把周报发给我", None),  # an ordinal month needs its year
+        ("你明年九个月内把周报发给我", None),
+        ("你明年第十三个月把周报发给我", None),
+        ("你明年第九个月把周报发给我", "明年第九个月"),  # was 明年: the end of next year
+        ("你2028年第3个月前把周报发给我", "2028年第3个月前"),
         # Neighbours still read whole, and words that only look like more time.
         ("send it by Friday, December 3", "by Friday, December 3"),
         ("send it by monday jan 22, 2029", "by monday jan 22, 2029"),
@@ -80,6 +84,11 @@ KEPT: tuple[Case, ...] = (
     en("by monday jan 22, 2029", "2029-01-23T00:00:00-05:00", said=NY_SAID),
     en("within 2 days 1 hour 5 minutes", "2027-03-12T11:05:00-05:00", said=NY_SAID),
     zh("明年九月前", "2028-10-01T00:00:00+08:00", said=SH_SAID),
+    zh("明年第九个月", "2028-10-01T00:00:00+08:00", said=SH_SAID),  # as 明年九月
+    zh("明年的第九个月前", "2028-10-01T00:00:00+08:00", said=SH_SAID),
+    zh("2028年第3个月前", "2028-04-01T00:00:00+08:00", said=SH_SAID),
+    zh("今年第3个月", "2027-04-01T00:00:00+08:00", said=SH_SAID),  # this month
+    zh("今年第一个月", None, said=SH_SAID),  # over
     zh("本季度末前", "2027-04-01T00:00:00+08:00", said=SH_SAID),
 )
 
