@@ -15,6 +15,7 @@ from core.deadlines.grammar import Hint, Lexer, Token, Unit
 from core.deadlines.numerals import ZH_NUMERAL
 
 _N: Final = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
+_MONTH_NUMBER: Final = "1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
 _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL: Final = "(本|这个|这|下个|下)"
 # am / pm after a clock (6点30pm, 3:15PM): one group, "a" or "p" in either case.
@@ -157,11 +158,18 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"(?:(今|明|次|来|翌|后)|({_YEAR}))?年年?[底末尾]",
         "今明次来翌后年" + _DIGITS + _NUMERALS,
     ),
+    # 明年第九个月, 2028年第3个月: an ordinal month, only after its year (第九个月 alone
+    # counts months of something else), read as the month it names (明年九月).
+    (
+        Kind.MONTH_NAMED,
+        rf"(?:(今年|明年|次年|来年|后年)|({_YEAR})年)的?第({_MONTH_NUMBER})个月",
+        "今明次来后" + _DIGITS + _NUMERALS,
+    ),
     # 明年九月, 3月份, 2027年6月: a month named alone (not 两月: a length), with 前 / 内 or a
     # lead to count (DESIGN section 4: the end of that month, its next occurrence).
     (
         Kind.MONTH_NAMED,
-        rf"(?:(今年|明年|次年|来年|后年)|({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?",
+        rf"(?:(今年|明年|次年|来年|后年)|({_YEAR})年)?({_MONTH_NUMBER})月份?",
         "今明次来后" + _DIGITS + _NUMERALS,
     ),
     # 2028年前, 二〇三五年之前: a year by its number (with 前 / 内 or a lead to count).

@@ -131,6 +131,29 @@ _EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
     r"|\s+after\s+next\b|/\w"
 )
+# After a run: more time wording the run stopped short of (R9: a longer expression only
+# partly read gives no deadline rather than its first piece's): a range's second end
+# ("November 19 to 20", "morning 6-8"), a range after "from" ("this week from Tue to
+# Thur"), a date after a weekday ("monday, jan twenty two, 2029"), one more length
+# ("2 days 1 hour 5 minutes 30 seconds").
+_EN_TIME_WORD: Final = (
+    r"(?:\d|(?:"
+    + "|".join(english_lexicon.WEEKDAYS)
+    + r"|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun"
+    + "|"
+    + "|".join(name for name in english_lexicon.MONTH_NAMES if name != "may")
+    + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|noon|midnight)\b(?!['\u2019]))"
+)
+_EN_LONGER_AFTER: Final = re.compile(
+    rf"\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*{_EN_TIME_WORD}"
+    rf"|\s*,?\s+from\s+{_EN_TIME_WORD}"
+    r"|\s+\d{1,2}(?:[:.]\d{2})?\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*\d"
+    r"|\s*,?\s*(?:january|february|march|april|june|july|august|september|october"
+    r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|may\s+\d)\b"
+    r"|\s*,?\s*(?:and\s+)?(?:\d+(?:\.\d+)?|an?|half)\s*"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
 _EN_AFTER: Final = re.compile(
@@ -149,13 +172,19 @@ _ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间")
 # 次年年底, 后年年底, 来年年末: a year the run does not hold (it would read 年年底 as this
 # year's end): no deadline at all.
 _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
+# Before a length: another length it adds to (一个星期又三天内, 两周加三天内), which the
+# run does not hold (lengths added up in Chinese are not in the grammar): no deadline.
+_ZH_SUM_BEFORE: Final = re.compile(
+    r"(?:天|日|周|星期|礼拜|月|年|小时|钟头|钟|分|秒)\s*(?:又|零|加上?|和|再加)?\s*$"
+)
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
 _ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", "的")
 # After a run: approximate (左右, 前后) or part of the period (下个月初, 下周中, 12月中旬).
 # A range ("下午5点-7点", "5点到7点") ends at its second time, which the run does not hold.
+# 明年第九个月, 今年第一季度: an ordinal the run stopped short of (R9: none, not the year).
 _ZH_UNSURE_AFTER: Final = re.compile(
-    r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)"
+    r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)|第\s*[\d一二三四五六七八九十两]"
     r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
 )
 # A bare day of the month (8号) or holiday (元旦) is a date only before a verb or the
@@ -385,6 +414,12 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
             context = False
         if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
             context = False
+        if (
+            spec is not None
+            and spec.within is not None
+            and _ZH_SUM_BEFORE.search(terms[max(0, start - _ZH_REACH) : start])
+        ):
+            context = False  # 一个星期又三天内: a length added to one the run misses
     else:
         led = english_lexicon.MARKER.match(_lower(phrase)) is not None
         context = _english_context(before, after, led=led)
@@ -410,7 +445,7 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
     Words before a run its own marker leads ("about by Friday", "by email by Friday")
     belong to the sentence, not to the time.
     """
-    if _EN_UNSURE_AFTER.match(after) is not None:
+    if _EN_UNSURE_AFTER.match(after) is not None or _EN_LONGER_AFTER.match(after) is not None:
         return False
     if _EN_AFTER.match(after) is not None:
         return None
