@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
 from tests.support.deadline_cases_all import phrases
+from tests.support.deadline_kit import REFERENCE_TIMES
 
 ZONES = tuple(
     ZoneInfo(name)
@@ -181,11 +182,7 @@ SOMETIMES = (
     "before the twenty-sixth day of the month",
 )
 
-reference_times = st.datetimes(
-    min_value=datetime(2000, 1, 1),  # noqa: DTZ001  # hypothesis bounds are naive by contract
-    max_value=datetime(2090, 12, 31),  # noqa: DTZ001
-    timezones=st.just(UTC),
-)
+reference_times = REFERENCE_TIMES
 zones = st.sampled_from(ZONES)
 
 

@@ -12,7 +12,7 @@ month; a day moved by N days is the day N days later, across daylight saving.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -22,7 +22,13 @@ from hypothesis import strategies as st
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
 from tests.support.deadline_cases_en import c as en
 from tests.support.deadline_cases_zh import c as zh
-from tests.support.deadline_kit import Case, case_id, check_resolves, check_written_in_zone
+from tests.support.deadline_kit import (
+    REFERENCE_TIMES,
+    Case,
+    case_id,
+    check_resolves,
+    check_written_in_zone,
+)
 
 # Rows alike in shape are the table's form (CONTRIBUTING.md, "Repeated shapes").
 ENGLISH: tuple[Case, ...] = (
@@ -187,11 +193,7 @@ ZONES = tuple(
         "Pacific/Chatham",
     )
 )
-reference_times = st.datetimes(
-    min_value=datetime(2000, 1, 1),  # noqa: DTZ001  # hypothesis bounds are naive by contract
-    max_value=datetime(2090, 12, 31),  # noqa: DTZ001
-    timezones=st.just(UTC),
-)
+reference_times = REFERENCE_TIMES
 zones = st.sampled_from(ZONES)
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 ZH_WEEKDAYS = "一二三四五六日"

@@ -1,4 +1,5 @@
-"""The case record and the two checks shared by the English and Chinese deadline tables."""
+"""The case record and the two checks shared by the English and Chinese deadline tables,
+and the reference times of the deadline property tests."""
 
 from __future__ import annotations
 
@@ -6,7 +7,16 @@ from datetime import UTC, datetime
 from typing import NamedTuple, Protocol
 from zoneinfo import ZoneInfo
 
+from hypothesis import strategies as st
+
 from core.deadlines.resolve import resolve_deadline
+
+# When a turn was said, for the property tests: any UTC instant of 2000-2090.
+REFERENCE_TIMES = st.datetimes(
+    min_value=datetime(2000, 1, 1),  # noqa: DTZ001  # hypothesis bounds are naive by contract
+    max_value=datetime(2090, 12, 31),  # noqa: DTZ001
+    timezones=st.just(UTC),
+)
 
 
 class Case(NamedTuple):
