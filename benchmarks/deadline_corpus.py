@@ -1,7 +1,7 @@
 # ruff: noqa: T201, E501, RUF001, RUF002  (a benchmark prints; long rows; Chinese punctuation is data)
 """Deadlines on an independent corpus: time expressions from public parsers' test suites.
 
-    uv run --frozen python benchmarks/deadline_corpus.py [--corpus heldout] [--tree PATH] [--misses]
+    uv run --frozen python benchmarks/deadline_corpus.py [--corpus heldout|heldout2] [--tree PATH] [--misses]
 
 Each expression is wrapped in an explicit proposal, in two wrappings per language, run
 through `core.interpret.interpret` (the recognizer, the finder and the resolver, as the
@@ -50,7 +50,9 @@ Families are the row's own (the fourth field), not keywords. `--tree PATH` runs 
 `core` of another checkout (a before/after on the same rows); `--misses` lists every row
 a wrapping gets wrong. `--corpus heldout` scores the second corpus instead
 (`benchmarks/deadline_corpus_heldout.py`: other suites, labelled before any run and
-never tuned on); the rows here are the first corpus, the default.
+never tuned on), and `--corpus heldout2` the third
+(`benchmarks/deadline_corpus_heldout2.py`: eight more suites, labelled and committed
+before any run); the rows here are the first corpus, the default.
 """
 
 from __future__ import annotations
@@ -691,9 +693,12 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--misses", action="store_true", help="list the rows a wrapping gets wrong")
     parser.add_argument(
         "--corpus",
-        choices=("first", "heldout"),
+        choices=("first", "heldout", "heldout2"),
         default="first",
-        help="first: the rows above; heldout: benchmarks/deadline_corpus_heldout.py",
+        help=(
+            "first: the rows above; heldout: benchmarks/deadline_corpus_heldout.py; "
+            "heldout2: benchmarks/deadline_corpus_heldout2.py"
+        ),
     )
     args = parser.parse_args(None if argv is None else list(argv))
     english, chinese = ENGLISH, CHINESE
@@ -701,6 +706,10 @@ def main(argv: Iterable[str] | None = None) -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from deadline_corpus_heldout import CHINESE as chinese  # noqa: PLC0415, N811
         from deadline_corpus_heldout import ENGLISH as english  # noqa: PLC0415, N811
+    elif args.corpus == "heldout2":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from deadline_corpus_heldout2 import CHINESE as chinese  # noqa: PLC0415, N811
+        from deadline_corpus_heldout2 import ENGLISH as english  # noqa: PLC0415, N811
     read = reader(args.tree)
     score("en", english, EN_ZONE, read, misses=args.misses)
     score("zh", chinese, ZH_ZONE, read, misses=args.misses)
