@@ -14,6 +14,8 @@ state it leaves is wrong, and the drain only goes on because the acks stay.
 - `no-session-writes`: the plain lane writes no session hash (next seq, version, state);
 - `no-view-writes`: the plain lane writes no view applied seq;
 - `no-plain-writes`: neither (the plain lane only acks);
+- `no-unit-writes`: the units planned in full (first visits, agreement flows) are checked
+  but not written, only acked;
 - `args-and-acks`: the plan unpacked and every unit's acks sent, nothing checked or written.
 
 `ACCORD_REDIS_SERVER` picks the server as for the tests (`/usr/bin/redis-server` for
@@ -47,6 +49,7 @@ _PLAIN_SESSIONS = """      for j = i + 2, last, 4 do
 """
 _PLAIN_VIEW = "      chunked('HSET', KEYS[p[i]], nil, fields, 2)\n"
 _AFTER_UNPACK = "local shared_error = shared_ok()\n"
+_UNIT_WRITE = "  if not problem then\n    write(unit)\n"
 _ACKS_ONLY = """for _, unit in ipairs(plan.u or NONE) do gather_acks(unit.a) end
 gather_acks(plan.pa)
 flush_acks()
@@ -60,7 +63,7 @@ def _without(source: str, *parts: str) -> str:
     return source
 
 
-for _anchor in (_PLAIN_SESSIONS, _PLAIN_VIEW, _AFTER_UNPACK):
+for _anchor in (_PLAIN_SESSIONS, _PLAIN_VIEW, _AFTER_UNPACK, _UNIT_WRITE):
     if _anchor not in SOURCE:
         raise SystemExit(f"commit.lua changed: update this benchmark's anchors ({_anchor[:40]!r})")
 
@@ -70,6 +73,9 @@ VARIANTS = {
     "no-session-writes": _without(SOURCE, _PLAIN_SESSIONS),
     "no-view-writes": _without(SOURCE, _PLAIN_VIEW),
     "no-plain-writes": _without(SOURCE, _PLAIN_SESSIONS, _PLAIN_VIEW),
+    "no-unit-writes": SOURCE.replace(
+        _UNIT_WRITE, "  if not problem then\n    gather_acks(unit.a)\n", 1
+    ),
     "args-and-acks": SOURCE.replace(_AFTER_UNPACK, _ACKS_ONLY + _AFTER_UNPACK, 1),
 }
 
