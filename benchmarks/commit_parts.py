@@ -5,10 +5,14 @@
 Drains the production-shape backlog (`worker_cpu.py SESSIONS 2 1 --real-text`: about one
 entry per session per read) once per variant of store/lua/commit.lua, in a fresh
 subprocess and on a fresh embedded server each, variants interleaved over ROUNDS (3),
-and prints Redis's time in the script per entry (`INFO commandstats`, `evalsha`: the
-commands the script calls included) with its ratio to the whole script of the same
-round. The variants are measurements, not alternatives: each drops a part, so the
-state it leaves is wrong, and the drain only goes on because the acks stay.
+and prints the server's CPU per entry over the drain (`INFO cpu`, from the end of the
+producer's writes: every command the worker sends) with its ratio to the whole script's
+run of the same round, and the time inside the script (`INFO commandstats`, `evalsha`,
+the commands it calls included: wall time, which a loaded machine inflates). The
+variants are measurements, not alternatives: each drops a part, so the state it leaves
+is wrong, and the drain only goes on because the acks stay. The first row is the bare
+loop's (`XREADGROUP COUNT 100`, decode, multi-id `XACK`: accord_harness/bench/loops.py)
+on the same backlog, the baseline of issue 32's target (Redis CPU per entry at most 2x).
 
 - `whole`: the script as shipped;
 - `no-session-writes`: the plain lane writes no session hash (next seq, version, state);
@@ -35,6 +39,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SOURCE = (HERE.parent / "store" / "lua" / "commit.lua").read_text("utf-8")
@@ -68,6 +73,7 @@ for _anchor in (_PLAIN_SESSIONS, _PLAIN_VIEW, _AFTER_UNPACK, _UNIT_WRITE):
         raise SystemExit(f"commit.lua changed: update this benchmark's anchors ({_anchor[:40]!r})")
 
 
+BARE = "bare loop"
 VARIANTS = {
     "whole": SOURCE,
     "no-session-writes": _without(SOURCE, _PLAIN_SESSIONS),
@@ -80,8 +86,33 @@ VARIANTS = {
 }
 
 
+def measure_bare(sessions: int) -> dict[str, float]:
+    """The bare loop's drain of the same backlog (run in a subprocess of its own)."""
+    sys.path.insert(0, str(HERE))
+    sys.argv.append("--real-text")
+    from accord_harness.bench.endtoend import backlog  # noqa: PLC0415
+    from accord_harness.bench.loops import bare_loop  # noqa: PLC0415
+    from accord_harness.bench.workload import build  # noqa: PLC0415
+    from redis.asyncio import Redis  # noqa: PLC0415
+
+    from store.embedded import EmbeddedRedis  # noqa: PLC0415
+
+    async def drain() -> dict[str, float]:
+        workload = build(sessions=sessions, blocks=2, partitions=2, real_text=True)
+        with EmbeddedRedis() as server:
+            redis = Redis.from_url(server.url)
+            await backlog(redis, workload)
+            done = await bare_loop(redis, 2, len(workload.documents))
+            await redis.aclose()
+        return {"redis": done.redis_cpu_us, "script": 0.0}
+
+    return asyncio.run(drain())
+
+
 def measure(variant: str, sessions: int) -> dict[str, float]:
     """One drain with `variant` as the commit script (run in a subprocess of its own)."""
+    if variant == BARE:
+        return measure_bare(sessions)
     from store import scripts  # noqa: PLC0415  (patched before the worker imports it)
 
     source = VARIANTS[variant]
@@ -95,13 +126,23 @@ def measure(variant: str, sessions: int) -> dict[str, float]:
     from redis.asyncio import Redis  # noqa: PLC0415
 
     stats: dict[str, float] = {}
+    written = worker_cpu.backlog
+
+    async def cpu(redis: Redis) -> float:
+        info = await redis.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    async def backlog(redis: Redis, workload: Any) -> Any:  # noqa: ANN401  (passed through)
+        ids = await written(redis, workload)
+        stats["cpu_at_start"] = await cpu(redis)  # the producer's writes are done
+        return ids
 
     async def keep(redis: Redis, total: int) -> None:
+        stats["redis"] = (await cpu(redis) - stats.pop("cpu_at_start")) / total * 1e6
         info = await redis.info("commandstats")
-        for name in ("evalsha", "xreadgroup", "xack"):
-            stat = info.get(f"cmdstat_{name}", {"usec": 0})
-            stats[name] = stat["usec"] / total
+        stats["script"] = info.get("cmdstat_evalsha", {"usec": 0})["usec"] / total
 
+    worker_cpu.backlog = backlog
     worker_cpu.print_commandstats = keep  # type: ignore[assignment]
     os.environ["COMMANDSTATS"] = "1"
     _, _, worker_us = asyncio.run(worker_cpu.cpu_per_entry(sessions, 2, None))
@@ -110,9 +151,9 @@ def measure(variant: str, sessions: int) -> dict[str, float]:
 
 
 def main(rounds: int, sessions: int) -> None:
-    results: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in (BARE, *VARIANTS)}
     for round_ in range(rounds):
-        for name in VARIANTS:
+        for name, runs in results.items():
             out = subprocess.run(
                 [sys.executable, __file__, "--variant", name, str(sessions)],
                 capture_output=True,
@@ -120,24 +161,29 @@ def main(rounds: int, sessions: int) -> None:
                 check=True,
             ).stdout
             stats = json.loads(out.strip().splitlines()[-1])
-            results[name].append(stats)
+            runs.append(stats)
             print(
-                f"round {round_ + 1} {name:18s} script {stats['evalsha']:5.2f} us/entry", flush=True
+                f"round {round_ + 1} {name:18s} Redis CPU {stats['redis']:5.2f} us/entry,"
+                f" script {stats['script']:5.2f}",
+                flush=True,
             )
-    whole = statistics.median(s["evalsha"] for s in results["whole"])
+    whole = statistics.median(s["redis"] for s in results["whole"])
     print(
         f"\nmedians over {rounds} rounds, {sessions} sessions (server: "
         f"{os.environ.get('ACCORD_REDIS_SERVER') or 'embedded Valkey'})"
     )
-    for name, runs in results.items():  # (each round's ratio: the load moves between rounds)
-        script = statistics.median(s["evalsha"] for s in runs)
-        reads = statistics.median(s["xreadgroup"] for s in runs)
-        ratios = [s["evalsha"] / w["evalsha"] for s, w in zip(runs, results["whole"], strict=True)]
+    for name, runs in results.items():
+        redis = statistics.median(s["redis"] for s in runs)
+        script = statistics.median(s["script"] for s in runs)
+        # Each round's ratio to that round's whole script: the load moves between rounds.
+        ratios = [s["redis"] / w["redis"] for s, w in zip(runs, results["whole"], strict=True)]
+        bare = [s["redis"] / b["redis"] for s, b in zip(runs, results[BARE], strict=True)]
         print(
-            f"{name:18s} script {script:5.2f} us/entry ({statistics.median(ratios):.2f}x whole;"
-            f" rounds {', '.join(f'{r:.2f}' for r in ratios)}), XREADGROUP {reads:.2f}"
+            f"{name:18s} Redis CPU {redis:5.2f} us/entry ({statistics.median(ratios):.2f}x whole;"
+            f" rounds {', '.join(f'{r:.2f}' for r in ratios)}; {statistics.median(bare):.1f}x"
+            f" the bare loop's), in the script {script:5.2f}"
         )
-    print(f"(the whole script's median: {whole:.2f} us per entry)")
+    print(f"(whole: Redis CPU {whole:.2f} us per entry over the drain, every command)")
 
 
 if __name__ == "__main__":
