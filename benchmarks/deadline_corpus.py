@@ -1,7 +1,7 @@
 # ruff: noqa: T201, E501, RUF001, RUF002  (a benchmark prints; long rows; Chinese punctuation is data)
 """Deadlines on an independent corpus: time expressions from public parsers' test suites.
 
-    uv run --frozen python benchmarks/deadline_corpus.py [--corpus heldout|heldout2] [--tree PATH] [--misses]
+    uv run --frozen python benchmarks/deadline_corpus.py [--corpus heldout|heldout2|heldout3] [--tree PATH] [--misses]
 
 Each expression is wrapped in an explicit proposal, in two wrappings per language, run
 through `core.interpret.interpret` (the recognizer, the finder and the resolver, as the
@@ -50,8 +50,10 @@ Families are the row's own (the fourth field), not keywords. `--tree PATH` runs 
 `core` of another checkout (a before/after on the same rows); `--misses` lists every row
 a wrapping gets wrong. `--corpus heldout` scores the second corpus instead
 (`benchmarks/deadline_corpus_heldout.py`: other suites, labelled before any run and
-never tuned on), and `--corpus heldout2` the third
+never tuned on), `--corpus heldout2` the third
 (`benchmarks/deadline_corpus_heldout2.py`: eight more suites, labelled and committed
+before any run), and `--corpus heldout3` the fourth
+(`benchmarks/deadline_corpus_heldout3.py`: five more suites, labelled and committed
 before any run); the rows here are the first corpus, the default.
 """
 
@@ -693,11 +695,12 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--misses", action="store_true", help="list the rows a wrapping gets wrong")
     parser.add_argument(
         "--corpus",
-        choices=("first", "heldout", "heldout2"),
+        choices=("first", "heldout", "heldout2", "heldout3"),
         default="first",
         help=(
             "first: the rows above; heldout: benchmarks/deadline_corpus_heldout.py; "
-            "heldout2: benchmarks/deadline_corpus_heldout2.py"
+            "heldout2: benchmarks/deadline_corpus_heldout2.py; "
+            "heldout3: benchmarks/deadline_corpus_heldout3.py"
         ),
     )
     args = parser.parse_args(None if argv is None else list(argv))
@@ -710,6 +713,10 @@ def main(argv: Iterable[str] | None = None) -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from deadline_corpus_heldout2 import CHINESE as chinese  # noqa: PLC0415, N811
         from deadline_corpus_heldout2 import ENGLISH as english  # noqa: PLC0415, N811
+    elif args.corpus == "heldout3":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from deadline_corpus_heldout3 import CHINESE as chinese  # noqa: PLC0415, N811
+        from deadline_corpus_heldout3 import ENGLISH as english  # noqa: PLC0415, N811
     read = reader(args.tree)
     score("en", english, EN_ZONE, read, misses=args.misses)
     score("zh", chinese, ZH_ZONE, read, misses=args.misses)
