@@ -154,6 +154,27 @@ _EN_LONGER_AFTER: Final = re.compile(
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
+# After a run: the rest of a date or time the run stopped short of, which a deadline
+# would drop (R9: none, not the piece read): a two-digit or quoted year ("may 27 79",
+# "jan 10, '00", "3 jan 31", "in the year 1980"), a unit its last number counts
+# ("september 3 years ago"), a past reference ("tuesday before last"), an offset from
+# UTC ("22:11:35 +0100"), or a numeric date run on ("2034.08.09").
+_EN_STOPPED_SHORT: Final = re.compile(
+    r"\s*,\s*(?:'\d{2}|\d{4})\b"
+    r"|\s+(?:'\d{2}\b|\d{2,4}\b(?!\s*(?:[ap]\.?\s?m\b|[:.]\d|o'clock|hours?\b)))"
+    r"|\s+in\s+the\s+year\b"
+    r"|\s+(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?"
+    r"|years?|decades?)\b"
+    r"|\s+before\s+last\b"
+    r"|\s*(?:utc|gmt)?[+-]\d{2}:?\d{2}\b"
+    r"|[.-]\d",
+    re.IGNORECASE,
+)
+# Before a run: a past reference or a period the run does not hold ("3 months ago
+# saturday", "the year after next @ midnight"): the run is part of a longer expression.
+_EN_PAST_BEFORE: Final = re.compile(
+    r"\b(?:ago|before\s+last|after\s+next)\s*(?:[@,]\s*)?(?:(?:at|on)\s+)?$", re.IGNORECASE
+)
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
 _EN_AFTER: Final = re.compile(
@@ -176,6 +197,30 @@ _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
 # run does not hold (lengths added up in Chinese are not in the grammar): no deadline.
 _ZH_SUM_BEFORE: Final = re.compile(
     r"(?:天|日|周|星期|礼拜|月|年|小时|钟头|钟|分|秒)\s*(?:又|零|加上?|和|再加)?\s*$"
+)
+# Before a run: a past day, week, month or year it belongs to (前天下午3点, 去年5月,
+# 上上周的周日): a past time, not a deadline; or a year joined to it by 的 (后年的春节):
+# a year the run does not hold (R9: none, not the run's reading alone).
+_ZH_PAST_BEFORE: Final = re.compile(
+    r"(?:(?:大?前天|昨天|昨日|昨晚|前晚|前年|去年|上上?个?(?:周|星期|礼拜|月))的?"
+    r"|(?:今年|明年|后年|大后年|来年|次年|\d{4}年)的)\s*$"
+)
+# After a run: a numeral with a date or clock unit the run stopped short of
+# (七月五日到七月廿二十一日: a garbled day): none, not the run's own reading.
+_ZH_NUMERAL_AFTER: Final = re.compile(
+    r"[廿卅0-9\uff10-\uff19一二三四五六七八九十两]{1,4}\s*(?:日|号|月|年|点|时)"
+)
+# Between a run read as a start or a past time and the next run: at most two characters
+# and no punctuation or connector (3周前周五, 明年的感恩节, 三天之内的下午3点, 3个星期后的
+# 周五): the next run is a part of the same expression, which is not in the grammar.
+_ZH_JOINED_GAP: Final = re.compile(
+    r"[^\s\uff0c,\u3002\uff1b;\uff01!\uff1f?\u3001到至和及与或跟]{0,2}"
+)
+# A length before or after now (3周前, 两个月后): time wording even where a run of it is
+# ignored.
+_ZH_AGO: Final = re.compile(
+    r"[\d一二三四五六七八九十两几半]\s*个?\s*(?:周|星期|礼拜|天|日|月|年|小时|钟头|分钟?)"
+    r"(?:以|之)?[前后]$"
 )
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
@@ -361,6 +406,7 @@ def _word_starts(lower: str, words: list[str], count: int) -> list[int]:
 def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
     """Append Chinese deadline spans; False if there is time wording we cannot read."""
     last_end, tried = 0, 0  # positions below `tried` were tried and need no retry
+    ignored_end = -1  # where the last run read as a start or a past time ended
     for trigger in _ZH_TRIGGER.finditer(terms):
         position = trigger.start()
         if position < last_end:
@@ -375,11 +421,23 @@ def _chinese_spans(terms: str, spans: list[tuple[int, int]]) -> bool:
                 first += 1
                 continue
             tried = first + 1
+            if ignored_end >= 0 and _ZH_JOINED_GAP.fullmatch(terms, ignored_end, first):
+                return False  # 3周前周五, 明年的感恩节: one expression, not two runs
             floor, last_end = last_end, run_end
+            found = len(spans)
             if not _take(terms, (first, run_end), spans, floor=floor, chinese=True):
                 return False
+            ignored_end = run_end if len(spans) == found and _timely(terms[first:run_end]) else -1
             break
     return True
+
+
+def _timely(phrase: str) -> bool:
+    """Whether a run ignored by `_judge` was time wording (a start or a past time), not
+    a number that only looked like a day (3号线) or wording the grammar does not read."""
+    if _BARE_DAY.fullmatch(phrase) is not None:
+        return False
+    return deadline_chinese.read(phrase)[0] is not None or _ZH_AGO.search(phrase) is not None
 
 
 def _take(
@@ -429,7 +487,12 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
 def _chinese_context(before: str, after: str, *, bare_day: bool = False) -> bool | None:
     """True: the words around do not change the reading; else a _judge verdict."""
     before, after = before.rstrip(), after.lstrip()
-    if before.endswith(_ZH_UNSURE_BEFORE) or _ZH_UNSURE_AFTER.match(after):
+    if (
+        before.endswith(_ZH_UNSURE_BEFORE)
+        or _ZH_UNSURE_AFTER.match(after)
+        or _ZH_PAST_BEFORE.search(before) is not None
+        or _ZH_NUMERAL_AFTER.match(after) is not None
+    ):
         return False
     if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
         return None
@@ -445,7 +508,12 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
     Words before a run its own marker leads ("about by Friday", "by email by Friday")
     belong to the sentence, not to the time.
     """
-    if _EN_UNSURE_AFTER.match(after) is not None or _EN_LONGER_AFTER.match(after) is not None:
+    if (
+        _EN_UNSURE_AFTER.match(after) is not None
+        or _EN_LONGER_AFTER.match(after) is not None
+        or _EN_STOPPED_SHORT.match(after) is not None
+        or _EN_PAST_BEFORE.search(before) is not None
+    ):
         return False
     if _EN_AFTER.match(after) is not None:
         return None

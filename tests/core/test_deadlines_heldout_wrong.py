@@ -103,3 +103,80 @@ def test_neighbours_resolve_to_their_documented_instant(case: Case) -> None:
 def test_neighbour_case_is_written_in_its_zone(case: Case) -> None:
     """Guards the table: written offsets are the zone's real ones."""
     check_written_in_zone(case)
+
+
+# The third held-out corpus (benchmarks/deadline_corpus_heldout2.py) found 30 more wrong
+# deadlines of the same kind, most of them a past or malformed phrase whose past or
+# malformed part the finder dropped: a year it did not read ("may 27 79", "jan 10, '00",
+# "in the year 1980"), "ago" or "before last" around the run, an offset from UTC, a
+# numeric date run on ("2034.08.09"); in Chinese a past day before the run (前天, 去年,
+# 上上周的), a run joined to a past or start phrase before it (3周前周五, 三天之内的下午3点,
+# 明年的感恩节) or a garbled numeral after it. Tabled with neighbours of our own.
+WRONG_SHORT: tuple[str, ...] = (
+    "send it by may 27 79 at 4:30",
+    "send it by jan 10, '00",
+    "send it by May 3 '29",
+    "send it by 3 jan 31",
+    "send it by 1st oct in the year '89",
+    "send it by march 3 in the year 2031",
+    "send it by september 3 years ago",
+    "send it by June 5 2 years ago",
+    "send it by 3 months ago saturday at 5:00 pm",
+    "send it by 4 weeks ago tuesday",
+    "send it by tuesday before last",
+    "send it by the year after next @ midnight",
+    "send it by the week after next @ noon",
+    "send it by 2032-07-03 22:11:35 +0100",
+    "send it by Monday 9am +0200",
+    "send it by 2034.08.09",
+    "你前天下午3点前把周报发给我",
+    "你昨天下午5点前把周报发给我",
+    "你前年3月21日前把周报发给我",
+    "你去年5月前把周报发给我",
+    "你上个月10号前把周报发给我",
+    "你上上周的周日前把周报发给我",
+    "你3周前周五把周报发给我",
+    "你两周前周三把周报发给我",
+    "你3月啊15号前把周报发给我",
+    "你明年的感恩节前把周报发给我",
+    "你后年的春节前把周报发给我",
+    "你三天之内的下午3点前把周报发给我",
+    "你3个星期后的周五前把周报发给我",
+    "你下周的周五前把周报发给我",  # was this Friday
+    "你七月五日到七月廿二十一日把周报发给我",
+)
+
+
+@pytest.mark.parametrize("terms", WRONG_SHORT)
+def test_a_past_or_malformed_part_left_unread_gives_no_deadline(terms: str) -> None:
+    """R9: time wording around a run that the run does not hold (a year, "ago", a past
+    day, an offset, a phrase joined by 的) gives none, not the run's own reading."""
+    assert find_deadline_phrase(terms) is None
+
+
+@pytest.mark.parametrize(
+    ("terms", "phrase"),
+    [
+        ("send it by Friday, 2 copies", "by Friday"),
+        ("send it by Friday, 3 slides each", "by Friday"),
+        ("send it by the 5th, 10 pages", "by the 5th"),
+        ("send it by Friday 10 am", "by Friday 10 am"),
+        ("send it by Friday 2 pm", "by Friday 2 pm"),
+        ("send it by March 3 at 5pm", "by March 3 at 5pm"),
+        ("send it by March 3, 2031", "by March 3, 2031"),
+        ("send it by tomorrow 10:30", "by tomorrow 10:30"),
+        ("send it by noon. 25 people wait", "by noon"),
+        ("send it within 3 days", "within 3 days"),
+        ("你3号线周五前恢复", "周五前"),  # 3号线 is a metro line, not a start
+        ("从明天起\uff0c周五前你把周报发给我", "周五前"),
+        ("你周五前把2份周报发给我", "周五前"),
+        ("你周五前把周报发给3个人", "周五前"),
+        ("你今年5月前把周报发给我", "今年5月前"),
+        ("你明年春节前把周报发给我", "明年春节前"),
+        ("你上周说的周五前把周报发给我", "周五前"),
+    ],
+)
+def test_neighbours_of_the_wrong_thirty(terms: str, phrase: str | None) -> None:
+    """R9: numbers, counts and clauses after or before a run that are not time wording
+    leave the run's deadline as it was."""
+    assert find_deadline_phrase(terms) == phrase
