@@ -18,6 +18,9 @@ on the same backlog, the baseline of issue 32's target (Redis CPU per entry at m
 - `no-session-writes`: the plain lane writes no session hash (next seq, version, state);
 - `no-view-writes`: the plain lane writes no view applied seq;
 - `no-plain-writes`: neither (the plain lane only acks);
+- `one-seq-hash`: the plain lane writes every session's next seq as one field of one
+  hash of the partition, in one call per commit, and nothing else (what a layout with a
+  seq hash per partition would write; the stats hash stands in for it);
 - `no-unit-writes`: the units planned in full (first visits, agreement flows) are checked
   but not written, only acked;
 - `args-and-acks`: the plan unpacked and every unit's acks sent, nothing checked or written.
@@ -55,6 +58,22 @@ _PLAIN_SESSIONS = """      for j = i + 2, last, 4 do
 _PLAIN_VIEW = "      chunked('HSET', KEYS[p[i]], nil, fields, 2)\n"
 _AFTER_UNPACK = "local shared_error = shared_ok()\n"
 _UNIT_WRITE = "  if not problem then\n    write(unit)\n"
+# What a layout with one seq hash per partition would write instead of the plain lane's
+# per-session and per-view writes: every plain session's next seq as one field of one
+# hash (the stats hash stands in for it), in one variadic call per commit.
+_LEDGER = """      for j = i + 2, last, 4 do
+        ledger[#ledger + 1] = p[j + 2]
+        ledger[#ledger + 1] = p[j + 1]
+      end
+"""
+_LEDGER_FLUSH = "  if trusted then gather_acks(plan.pa) end\n"
+_PLAIN_FIELDS = """      local fields = {}
+      for j = i + 2, last, 4 do
+        fields[#fields + 1] = p[j + 2]
+        fields[#fields + 1] = p[j + 1] - 1
+      end
+"""
+_LANE = "local function write_plain(first)\n"
 _ACKS_ONLY = """for _, unit in ipairs(plan.u or NONE) do gather_acks(unit.a) end
 gather_acks(plan.pa)
 flush_acks()
@@ -68,7 +87,15 @@ def _without(source: str, *parts: str) -> str:
     return source
 
 
-for _anchor in (_PLAIN_SESSIONS, _PLAIN_VIEW, _AFTER_UNPACK, _UNIT_WRITE):
+for _anchor in (
+    _PLAIN_SESSIONS,
+    _PLAIN_VIEW,
+    _AFTER_UNPACK,
+    _UNIT_WRITE,
+    _LEDGER_FLUSH,
+    _PLAIN_FIELDS,
+    _LANE,
+):
     if _anchor not in SOURCE:
         raise SystemExit(f"commit.lua changed: update this benchmark's anchors ({_anchor[:40]!r})")
 
@@ -79,6 +106,14 @@ VARIANTS = {
     "no-session-writes": _without(SOURCE, _PLAIN_SESSIONS),
     "no-view-writes": _without(SOURCE, _PLAIN_VIEW),
     "no-plain-writes": _without(SOURCE, _PLAIN_SESSIONS, _PLAIN_VIEW),
+    "one-seq-hash": _without(SOURCE, _PLAIN_VIEW, _PLAIN_FIELDS)
+    .replace(_PLAIN_SESSIONS, _LEDGER, 1)
+    .replace(_LANE, "local ledger = {}\n" + _LANE, 1)
+    .replace(
+        _LEDGER_FLUSH,
+        _LEDGER_FLUSH + "  chunked('HSET', KEYS[plan.tk], nil, ledger, 2)\n",
+        1,
+    ),
     "no-unit-writes": SOURCE.replace(
         _UNIT_WRITE, "  if not problem then\n    gather_acks(unit.a)\n", 1
     ),
