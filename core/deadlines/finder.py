@@ -155,24 +155,32 @@ _EN_LONGER_AFTER: Final = re.compile(
     re.IGNORECASE,
 )
 # After a run: the rest of a date or time the run stopped short of, which a deadline
-# would drop (R9: none, not the piece read): a two-digit or quoted year ("may 27 79",
-# "jan 10, '00", "3 jan 31", "in the year 1980"), a unit its last number counts
-# ("september 3 years ago"), a past reference ("tuesday before last"), an offset from
-# UTC ("22:11:35 +0100"), or a numeric date run on ("2034.08.09").
+# would drop (R9: none, not the piece read): a two-digit or quoted year ending the
+# clause or before a time ("may 27 79 at 4:30", "jan 10, '00", "3 jan 31", "in the year
+# 1980"; a count goes on: "by Friday 10 copies"), a clock time ("Friday 10.30"), a unit
+# its last number counts ("september 3 years ago"), a past reference ("tuesday before
+# last", "Friday of last week", "5pm the day before"), an offset from UTC ("22:11:35
+# +0100"), or a numeric date run on ("2034.08.09").
 _EN_STOPPED_SHORT: Final = re.compile(
-    r"\s*,\s*(?:'\d{2}|\d{4})\b"
-    r"|\s+(?:'\d{2}\b|\d{2,4}\b(?!\s*(?:[ap]\.?\s?m\b|[:.]\d|o'clock|hours?\b)))"
-    r"|\s+in\s+the\s+year\b"
+    r"\s*,\s*(?:'\d{2}\b|\d{2,4}\b(?=\s*(?:$|[,;!?)@]|\.(?!\d)|at\b)))"
+    r"|\s+(?:'\d{2}\b|\d{2,4}\b(?!\s*(?:[ap]\.?\s?m\b|o'clock|hours?\b))"
+    r"(?=\s*(?:$|[,;!?)@]|\.(?!\d)|at\b|\d{1,2}[:.]\d)))"
+    r"|\s+\d{1,2}[:.]\d{2}\b"
+    r"|\s+in\s+(?:the\s+year\b|(?:19|20)\d{2}\b)"
     r"|\s+(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?"
     r"|years?|decades?)\b"
     r"|\s+before\s+last\b"
-    r"|\s*(?:utc|gmt)?[+-]\d{2}:?\d{2}\b"
+    r"|\s+(?:of\s+)?(?:last|previous|prior|the\s+(?:previous|prior|preceding))"
+    r"\s+(?:week|month|year)\b"
+    r"|\s+the\s+(?:day|week|month|year)\s+(?:before|prior|earlier)\b"
+    r"|\s+(?:last|prior|just\s+(?:gone|past))\s*(?:$|[,.;!?])"
+    r"|\s*(?:utc|gmt)?[+-]\d{2}:?\d{2}\b(?!\s*[a-z%])"
     r"|[.-]\d",
     re.IGNORECASE,
 )
 # Before a run: a past reference or a period the run does not hold ("3 months ago
 # saturday", "the year after next @ midnight"): the run is part of a longer expression.
-_EN_PAST_BEFORE: Final = re.compile(
+_EN_LONGER_BEFORE: Final = re.compile(
     r"\b(?:ago|before\s+last|after\s+next)\s*(?:[@,]\s*)?(?:(?:at|on)\s+)?$", re.IGNORECASE
 )
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
@@ -202,7 +210,8 @@ _ZH_SUM_BEFORE: Final = re.compile(
 # 上上周的周日): a past time, not a deadline; or a year joined to it by 的 (后年的春节):
 # a year the run does not hold (R9: none, not the run's reading alone).
 _ZH_PAST_BEFORE: Final = re.compile(
-    r"(?:(?:大?前天|昨天|昨日|昨晚|前晚|前年|去年|上上?个?(?:周|星期|礼拜|月))的?"
+    r"(?:(?:大?前天|昨[天日晚儿个]?|前晚|前(?:几|些)天|前年|去年"
+    r"|上上?个?(?:周|星期|礼拜|月))的?"
     r"|(?:今年|明年|后年|大后年|来年|次年|\d{4}年)的)\s*$"
 )
 # After a run: a numeral with a date or clock unit the run stopped short of
@@ -210,17 +219,22 @@ _ZH_PAST_BEFORE: Final = re.compile(
 _ZH_NUMERAL_AFTER: Final = re.compile(
     r"[廿卅0-9\uff10-\uff19一二三四五六七八九十两]{1,4}\s*(?:日|号|月|年|点|时)"
 )
-# Between a run read as a start or a past time and the next run: at most two characters
-# and no punctuation or connector (3周前周五, 明年的感恩节, 三天之内的下午3点, 3个星期后的
-# 周五): the next run is a part of the same expression, which is not in the grammar.
-_ZH_JOINED_GAP: Final = re.compile(
-    r"[^\s\uff0c,\u3002\uff1b;\uff01!\uff1f?\u3001到至和及与或跟]{0,2}"
-)
+# Between a run read as a start or a past time and the next run: nothing, or one joining
+# particle (3周前周五, 明年的感恩节, 三天之内的下午3点, 3个星期后的周五): the next run is a
+# part of the same expression, which is not in the grammar. A noun between them (今天的活
+# 明天前做完) makes two phrases.
+_ZH_JOINED_GAP: Final = re.compile(r"[的之啊呀]?")
 # A length before or after now (3周前, 两个月后): time wording even where a run of it is
 # ignored.
-_ZH_AGO: Final = re.compile(
+_ZH_OFF_NOW: Final = re.compile(
     r"[\d一二三四五六七八九十两几半]\s*个?\s*(?:周|星期|礼拜|天|日|月|年|小时|钟头|分钟?)"
     r"(?:以|之)?[前后]$"
+)
+# After a closed run (周五前, 三天内): a count of days or hours before it (周五前一日,
+# 周五前12点), not a count of things (周五前3号楼, 周五前两点建议): none.
+_ZH_DAY_BEFORE: Final = re.compile(
+    r"[一两二三四五六七八九十\d]{1,2}\s*(?:个)?\s*"
+    r"(?:日|天|周|星期|礼拜|小时|钟头|分钟|点(?!建议|意见|要求|想法))"
 )
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
@@ -437,7 +451,7 @@ def _timely(phrase: str) -> bool:
     a number that only looked like a day (3号线) or wording the grammar does not read."""
     if _BARE_DAY.fullmatch(phrase) is not None:
         return False
-    return deadline_chinese.read(phrase)[0] is not None or _ZH_AGO.search(phrase) is not None
+    return deadline_chinese.read(phrase)[0] is not None or _ZH_OFF_NOW.search(phrase) is not None
 
 
 def _take(
@@ -467,7 +481,8 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         bare_day = (
             _BARE_DAY.fullmatch(phrase) is not None or _ENDS_IN_HOLIDAY.search(phrase) is not None
         )
-        context = _chinese_context(before, after, bare_day=bare_day)
+        closed = phrase.endswith(("前", "内", "止"))
+        context = _chinese_context(before, after, bare_day=bare_day, closed=closed)
         if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
             context = False
         if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
@@ -484,14 +499,18 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
     return spec is not None if context is True else context
 
 
-def _chinese_context(before: str, after: str, *, bare_day: bool = False) -> bool | None:
-    """True: the words around do not change the reading; else a _judge verdict."""
+def _chinese_context(
+    before: str, after: str, *, bare_day: bool = False, closed: bool = False
+) -> bool | None:
+    """True: the words around do not change the reading; else a _judge verdict. A
+    `closed` run ends in 前, 内 or 止: a numeral after it starts other words."""
     before, after = before.rstrip(), after.lstrip()
     if (
         before.endswith(_ZH_UNSURE_BEFORE)
         or _ZH_UNSURE_AFTER.match(after)
         or _ZH_PAST_BEFORE.search(before) is not None
-        or _ZH_NUMERAL_AFTER.match(after) is not None
+        or (_ZH_NUMERAL_AFTER.match(after) is not None and not closed)
+        or (closed and _ZH_DAY_BEFORE.match(after) is not None)
     ):
         return False
     if before.endswith(_ZH_START_BEFORE) or after.startswith(_ZH_START_AFTER):
@@ -512,7 +531,7 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
         _EN_UNSURE_AFTER.match(after) is not None
         or _EN_LONGER_AFTER.match(after) is not None
         or _EN_STOPPED_SHORT.match(after) is not None
-        or _EN_PAST_BEFORE.search(before) is not None
+        or _EN_LONGER_BEFORE.search(before) is not None
     ):
         return False
     if _EN_AFTER.match(after) is not None:

@@ -144,6 +144,16 @@ WRONG_SHORT: tuple[str, ...] = (
     "你3个星期后的周五前把周报发给我",
     "你下周的周五前把周报发给我",  # was this Friday
     "你七月五日到七月廿二十一日把周报发给我",
+    # Found at review, the same kinds.
+    "send it by Friday 1030",
+    "send it by Friday 10.30",
+    "send it by Friday of last week",
+    "send it by Jan 5 last year",
+    "send it by 5pm the day before",
+    "你昨晚10点前把周报发给我",
+    "你昨儿下午5点前把周报发给我",
+    "你前几天的周五前把周报发给我",
+    "你周五前一日把周报发给我",
 )
 
 
@@ -174,6 +184,18 @@ def test_a_past_or_malformed_part_left_unread_gives_no_deadline(terms: str) -> N
         ("你今年5月前把周报发给我", "今年5月前"),
         ("你明年春节前把周报发给我", "明年春节前"),
         ("你上周说的周五前把周报发给我", "周五前"),
+        # Counts after a deadline, without a comma (found at review).
+        ("print it by Friday 10 copies please", "by Friday"),
+        ("book it by March 3 50 seats", "by March 3"),
+        ("submit by 10am 30 forms", "by 10am"),
+        ("by Friday 2pm 10 pages", "by Friday 2pm"),
+        ("order by Monday, 1500 units", "by Monday"),
+        ("by Friday +1000 bonus", "by Friday"),
+        ("你周五前3号楼集合", "周五前"),
+        ("你周五前3月份的数据发我", "周五前"),
+        ("你周五前两点建议发我", "周五前"),
+        ("你今天的活明天前做完", "明天前"),
+        ("你明天的会周五前开完", "周五前"),
     ],
 )
 def test_neighbours_of_the_wrong_thirty(terms: str, phrase: str | None) -> None:
