@@ -29,6 +29,11 @@ FIXED: Final[dict[str, tuple[int, int]]] = {
     "april_fools": (4, 1),
     "army": (8, 1),  # 建军节
     "teachers": (9, 10),  # 教师节
+    # The United States' federal holidays on a fixed date, and two English ones.
+    "juneteenth": (6, 19),
+    "veterans": (11, 11),
+    "boxing": (12, 26),
+    "st_patrick": (3, 17),
 }
 
 # Movable feasts fixed by a weekday of a month: (month, nth, weekday, Monday=0).
@@ -36,6 +41,12 @@ NTH_WEEKDAY: Final[dict[str, tuple[int, int, int]]] = {
     "mother": (5, 2, 6),  # 母亲节, Mother's Day: the second Sunday of May
     "father": (6, 3, 6),  # 父亲节, Father's Day: the third Sunday of June
     "thanksgiving": (11, 4, 3),  # the United States': the fourth Thursday of November
+    # The United States' federal Monday holidays (-1: the last Monday of the month).
+    "mlk": (1, 3, 0),  # Martin Luther King Jr. Day: the third Monday of January
+    "presidents": (2, 3, 0),  # Washington's Birthday: the third Monday of February
+    "memorial": (5, -1, 0),  # the last Monday of May
+    "labor": (9, 1, 0),  # the first Monday of September
+    "columbus": (10, 2, 0),  # Columbus Day / Indigenous Peoples' Day: the second Monday
 }
 
 FIRST_YEAR: Final = 2024
@@ -102,6 +113,11 @@ def next_holiday(name: str, today: date, year_offset: int | None = None) -> date
     if today.year < FIRST_YEAR:
         return None  # this year's occurrence is outside the table
     return next((day for day in LUNAR.get(name, ()) if day >= today), None)
+
+
+def in_year(name: str, year: int) -> date | None:
+    """The holiday's occurrence in `year` ("Christmas 2027"), or None outside the table."""
+    return _in_year(name, year)
 
 
 def _in_year(name: str, year: int) -> date | None:
