@@ -197,6 +197,8 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
     rest = tokens
     if tokens[0].kind in _JOINERS:
         marker = " ".join(tokens[0].text.split())
+        if marker.startswith("within"):
+            marker = "within"  # "within less than 2 hours" is within them
         if marker in _BEFORE:
             edge = g.Edge.START
         rest = tokens[1:]

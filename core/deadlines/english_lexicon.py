@@ -399,7 +399,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (
         Kind.END_UNIT,
-        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",
+        # Not before "of": "the end of the month of August" is the end of August.
+        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)(?!\s+of\s)",
         "te",
     ),
     (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
@@ -417,7 +418,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.MONTH,
         (
-            r"(in\s+|(?:the\s+)?month\s+of\s+)?(?!this\s+may\b)((?:next|this)\s+)?"
+            r"(in\s+(?:the\s+month\s+of\s+)?|(?:the\s+)?month\s+of\s+)?(?!this\s+may\b)"
+            r"((?:next|this)\s+)?"
             rf"({_MON_FULL}|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?)"
             r"(?:\s+(?:of\s+)?(\d{4}))?"
         ),
@@ -489,7 +491,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
 )
 _MARKER_SOURCE: Final = (
     r"on\s+or\s+before|on\s+or\s+earlier\s+than|no\s+later\s+than|not\s+later\s+than|by|until"
-    r"|till|before|prior\s+to|in\s+advance\s+of|ahead\s+of|within"
+    r"|till|before|prior\s+to|in\s+advance\s+of|ahead\s+of"
+    r"|within(?:\s+less\s+than|\s+under|\s+no\s+more\s+than)?"
     # "between now and eight o'clock": a span from now ends at its end (DESIGN section 4).
     r"|between\s+now\s+and|from\s+now\s+(?:until|till|to|through)"
 )

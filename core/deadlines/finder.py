@@ -145,11 +145,13 @@ _EN_TIME_WORD: Final = (
     + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|noon|midnight)\b(?!['\u2019]))"
 )
 _EN_LONGER_AFTER: Final = re.compile(
-    rf"\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*{_EN_TIME_WORD}"
-    rf"|\s*,?\s+from\s+{_EN_TIME_WORD}"
+    rf"\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*(?:the\s+)?{_EN_TIME_WORD}"
+    rf"|\s*,?\s+(?:from|between)\s+(?:the\s+)?{_EN_TIME_WORD}"
     r"|\s+\d{1,2}(?:[:.]\d{2})?\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*\d"
     r"|\s*,?\s*(?:january|february|march|april|june|july|august|september|october"
     r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|may\s+\d)\b"
+    # "by the end of the month of August": the month the run stopped short of.
+    rf"|\s+of\s+{_EN_TIME_WORD}"
     r"|\s*,?\s*(?:and\s+)?(?:\d+(?:\.\d+)?|an?|half)\s*"
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
@@ -162,6 +164,8 @@ _EN_AFTER: Final = re.compile(
 # A marker a few words before the time belongs to something else ("before the meeting
 # on Friday"); in Chinese, 前 just after it does ("周五下班前").
 _EN_EVENT_BEFORE: Final = frozenset({"by", "before", "until", "till", "prior"})
+# The same for the two-word markers, one word further back ("ahead of the call on Friday").
+_EN_EVENT_AHEAD: Final = frozenset({"ahead", "advance"})
 # Up to four characters before the clause ends (full-width or ASCII punctuation).
 _ZH_EVENT_AFTER: Final = re.compile(
     r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)"
@@ -451,7 +455,8 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
         return None
     if led:
         return True
-    previous = _WORD.findall(_lower(before))[-4:]
+    words = _WORD.findall(_lower(before))[-5:]
+    previous = words[-4:]
     if previous and previous[-1] in _EN_UNSURE_BEFORE:
         return False
     trimmed = list(previous)
@@ -460,4 +465,4 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
     if trimmed and (trimmed[-1] in _EN_START_BEFORE or trimmed[-2:] == ["as", "of"]):
         return None
     # "before the meeting on Friday": the deadline is the event's, not Friday's end.
-    return _EN_EVENT_BEFORE.isdisjoint(previous)
+    return _EN_EVENT_BEFORE.isdisjoint(previous) and _EN_EVENT_AHEAD.isdisjoint(words)
