@@ -193,15 +193,9 @@ def _strong(token: EnToken) -> bool:  # noqa: PLR0911  # one exit per kind of to
 
 
 def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
-    edge, marker = g.Edge.END, None
-    rest = tokens
-    if tokens[0].kind in _JOINERS:
-        marker = " ".join(tokens[0].text.split())
-        if marker.startswith("within"):
-            marker = "within"  # "within less than 2 hours" is within them
-        if marker in _BEFORE:
-            edge = g.Edge.START
-        rest = tokens[1:]
+    marker = _marker(tokens)
+    edge = g.Edge.START if marker in _BEFORE else g.Edge.END
+    rest = tokens if marker is None else tokens[1:]
     if not rest:
         return None
     if marker == "within" and any(t.kind is Kind.REL_PERIOD and "coming" in t.text for t in rest):
@@ -281,6 +275,15 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
         return None  # "before tonight": when the evening starts is a guess
     # "by Thursday evening", "tomorrow morning": when that part of the day is over.
     return g.DeadlineSpec(day=slots.day, time=g.PART_OF_DAY_END[slots.hint])
+
+
+def _marker(tokens: list[EnToken]) -> str | None:
+    """The marker leading a run ("by", "no later than"), one space between its words."""
+    if tokens[0].kind not in _JOINERS:
+        return None
+    marker = " ".join(tokens[0].text.split())
+    # "within less than 2 hours", "within under a week": within them.
+    return "within" if marker.startswith("within") else marker
 
 
 def _clock_range_end(
