@@ -1,0 +1,413 @@
+"""The English deadline families of issue 39 (R9, DESIGN section 4, docs/deadlines.md).
+
+The held-out corpus (benchmarks/deadline_corpus_heldout.py) listed English misses by
+family; each family is tabled here as people write it, with its neighbours, not only
+the corpus's rows: clock forms, dates, months and periods, lengths, ranges, holidays.
+Rows are said on Wednesday 2027-03-10 10:00 in New York (daylight saving starts on
+Sunday 2027-03-14) unless a row says otherwise, written by hand in local time. Then the
+neighbours that must stay unread or refused, and the families' properties over any time
+and zone.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
+from tests.support.deadline_kit import (
+    REFERENCE_TIMES,
+    Case,
+    case_id,
+    check_resolves,
+    check_written_in_zone,
+)
+
+NY = "America/New_York"
+WED = "2027-03-10T10:00:00-05:00"
+
+
+def en(phrase: str, expected: str | None, said: str = WED, zone: str = NY) -> Case:
+    return Case(phrase, expected, said, zone)
+
+
+# Rows alike in shape are the table's form (CONTRIBUTING.md, "Repeated shapes").
+CLOCKS: tuple[Case, ...] = (
+    # am/pm spaced, seconds, military time, o'clock with am/pm, noon and midnight words.
+    en("by 7 p. m.", "2027-03-10T19:00:00-05:00"),
+    en("by ten fifty five p. m.", "2027-03-10T22:55:00-05:00"),
+    en("by 7 a. m. tomorrow", "2027-03-11T07:00:00-05:00"),
+    en("by 7:56:30pm", "2027-03-10T19:56:30-05:00"),
+    en("by 23:59:59", "2027-03-10T23:59:59-05:00"),
+    en("by 11:59:59 pm tomorrow", "2027-03-11T23:59:59-05:00"),
+    en("by 1800 hours", "2027-03-10T18:00:00-05:00"),
+    en("by 0900 hours", "2027-03-11T09:00:00-05:00"),  # past today: tomorrow's
+    en("by 2359 hrs", "2027-03-10T23:59:00-05:00"),
+    en("within 1800 hours", None),  # a clock, not a length: "within" refuses it
+    en("by twelve o'clock midnight", "2027-03-11T00:00:00-05:00"),
+    en("by 12 o'clock noon", "2027-03-10T12:00:00-05:00"),
+    en("by twelve noon tomorrow", "2027-03-11T12:00:00-05:00"),
+    en("by one o'clock pm", "2027-03-10T13:00:00-05:00"),
+    en("by this friday at one o'clock pm", "2027-03-12T13:00:00-05:00"),
+    en("at 9 o'clock am", "2027-03-11T09:00:00-05:00"),
+    # 12 with minutes and no am/pm on a named today: 00:20 is over, 12:20 is to come.
+    en("by twenty after twelve today", "2027-03-10T12:20:00-05:00"),
+    en("by a quarter past twelve today", "2027-03-10T12:15:00-05:00"),
+    en("by twenty after twelve today", None, said="2027-03-10T13:00:00-05:00"),  # over
+    en("by twenty after twelve", None),  # no day: 00:20 or 12:20
+    en("by half past noon", "2027-03-10T12:30:00-05:00"),
+    # "in advance of", "ahead of": as "before" (a clock is that instant).
+    en("in advance of 2pm", "2027-03-10T14:00:00-05:00"),
+    en("ahead of 5pm tomorrow", "2027-03-11T17:00:00-05:00"),
+    en("in advance of Friday", "2027-03-12T00:00:00-05:00"),
+    en("ahead of next week", "2027-03-15T00:00:00-04:00"),
+)
+
+DATES: tuple[Case, ...] = (
+    # Day and month run together or hyphenated.
+    en("by 28-nov", "2027-11-29T00:00:00-05:00"),
+    en("by jan-1", "2028-01-02T00:00:00-05:00"),
+    en("by 22april", "2027-04-23T00:00:00-04:00"),
+    en("by 1st-dec", "2027-12-02T00:00:00-05:00"),
+    en("by 28-nov-2027", "2027-11-29T00:00:00-05:00"),
+    # Numeric dates with a year: day.month.year, day-month-year, a two-digit year; the
+    # order is read only where one number is above 12 (DESIGN section 4).
+    en("by 19.02.2028", "2028-02-20T00:00:00-05:00"),
+    en("by 19-02-2028", "2028-02-20T00:00:00-05:00"),
+    en("by 12.31.2027", "2028-01-01T00:00:00-05:00"),
+    en("by 05.06.2027", None),  # 5 June or 6 May
+    en("by 09/18/27", "2027-09-19T00:00:00-04:00"),
+    en("by 31/12/27", "2028-01-01T00:00:00-05:00"),
+    en("by 5/6/27", None),
+    en("by 3.5", None),  # a number, not a date
+    en("within 3.5 hours", "2027-03-10T13:30:00-05:00"),
+    # The Nth day of a month, in words too.
+    en("by the twenty third day of september", "2027-09-24T00:00:00-04:00"),
+    en("by the third day of march", "2028-03-04T00:00:00-05:00"),  # today is the 10th
+    en("by the fifth day of next month", "2027-04-06T00:00:00-04:00"),
+    # "next" before a date: its next occurrence after today.
+    en("by next 6th of april", "2027-04-07T00:00:00-04:00"),
+    en("by next May 1st", "2027-05-02T00:00:00-04:00"),
+    en("by next 10th of march", "2028-03-11T00:00:00-05:00"),  # today: next year's
+    en("by the 10th of march", "2027-03-11T00:00:00-05:00"),  # today included
+    # Markers: on or earlier than, no later than, on or before.
+    en("on or earlier than 3pm 5/15/2027", "2027-05-15T15:00:00-04:00"),
+    en("on or earlier than March 20", "2027-03-21T00:00:00-04:00"),
+    en("no later than the 20th of the current month", "2027-03-21T00:00:00-04:00"),
+    en("on or before 28-nov", "2027-11-29T00:00:00-05:00"),
+    en("by the morning of January 31", "2028-01-31T12:00:00-05:00"),
+)
+
+MONTHS_AND_PERIODS: tuple[Case, ...] = (
+    # "this <month>": this year's, none once over; abbreviations alone after a marker.
+    en("by this December", "2028-01-01T00:00:00-05:00"),
+    en("by this March", "2027-04-01T00:00:00-04:00"),
+    en("by this January", None),  # said in March: maybe the one just past
+    en("by Sept", "2027-10-01T00:00:00-04:00"),
+    en("by Dec.", "2028-01-01T00:00:00-05:00"),
+    en("before Sep", "2027-09-01T00:00:00-04:00"),
+    en("by the month of August", "2027-09-01T00:00:00-04:00"),
+    en("in the month of August", "2027-09-01T00:00:00-04:00"),
+    en("by the end of the month of August", "2027-09-01T00:00:00-04:00"),
+    # The Nth month of a year.
+    en("by the 3rd month next year", "2028-04-01T00:00:00-04:00"),
+    en("by the third month of 2028", "2028-04-01T00:00:00-04:00"),
+    en("by the twelfth month of this year", "2028-01-01T00:00:00-05:00"),
+    en("by the 13th month next year", None),
+    # coming / upcoming / current / calendar periods.
+    en("by the coming quarter", "2027-07-01T00:00:00-04:00"),
+    en("by the upcoming week", "2027-03-22T00:00:00-04:00"),
+    en("by the current month", "2027-04-01T00:00:00-04:00"),
+    en("by this calendar year", "2028-01-01T00:00:00-05:00"),
+    en("by the end of next calendar month", "2027-05-01T00:00:00-04:00"),
+    en("within the coming week", None),  # seven days, or the end of next week
+    # (this) coming / upcoming weekday: the next one after today.
+    en("by this upcoming friday", "2027-03-13T00:00:00-05:00"),
+    en("by the coming Tuesday", "2027-03-17T00:00:00-04:00"),
+    en("by this coming Wednesday", "2027-03-18T00:00:00-04:00"),  # said on a Wednesday
+    en("by upcoming Monday at 5pm", "2027-03-15T17:00:00-04:00"),
+)
+
+LENGTHS: tuple[Case, ...] = (
+    en("in a fortnight", "2027-03-25T00:00:00-04:00"),
+    en("within two fortnights", "2027-04-08T00:00:00-04:00"),
+    en("in half a fortnight", None),
+    en("in less than an hour", "2027-03-10T11:00:00-05:00"),
+    en("in less than 30 minutes", "2027-03-10T10:30:00-05:00"),
+    en("in under 2 hours", "2027-03-10T12:00:00-05:00"),
+    en("within less than 2 hours", "2027-03-10T12:00:00-05:00"),
+    en("in no more than 3 days", "2027-03-14T00:00:00-05:00"),
+    en("2 days hence", "2027-03-13T00:00:00-05:00"),
+    en("an hour hence", "2027-03-10T11:00:00-05:00"),
+    en("within 3day", "2027-03-14T00:00:00-05:00"),  # the jump is at 02:00
+    en("in 2weeks", "2027-03-25T00:00:00-04:00"),
+    en("within 15 seconds", "2027-03-10T10:00:15-05:00"),
+    en("in 90 secs", "2027-03-10T10:01:30-05:00"),
+    en("in a second", None),  # an idiom
+    en("within 2 weeks from today", "2027-03-25T00:00:00-04:00"),
+    en("within 2 days 1 hour 5 minutes 30 seconds", "2027-03-12T11:05:30-05:00"),
+    # N days, weeks, months after (or from) a day.
+    en("3 days from tuesday", "2027-03-20T00:00:00-04:00"),
+    en("two weeks from next Tuesday", "2027-03-31T00:00:00-04:00"),
+    en("two months after next friday", "2027-05-20T00:00:00-04:00"),
+    en("a month after Christmas", "2028-01-26T00:00:00-05:00"),
+    en("a week from tomorrow", "2027-03-19T00:00:00-04:00"),
+    en("3 days after March 5", "2028-03-09T00:00:00-05:00"),  # March 5 is over
+    # The spring-forward Sunday inside the length: local days, not 24-hour steps.
+    en("a month from Saturday", "2027-04-14T00:00:00-04:00"),
+)
+
+RANGES: tuple[Case, ...] = (
+    # Months, with between/and too.
+    en("between august and october", "2027-11-01T00:00:00-04:00"),
+    en("from sep to nov", "2027-12-01T00:00:00-05:00"),
+    en("between jan and mar 2028", "2028-04-01T00:00:00-04:00"),
+    # A week's weekdays.
+    en("this week from Tue to Thur", "2027-03-12T00:00:00-05:00"),
+    en("next week from Wednesday to Friday", "2027-03-20T00:00:00-04:00"),
+    en("this week between Monday and Friday", "2027-03-13T00:00:00-05:00"),
+    en("this week from Monday to Tuesday", None),  # over
+    en("between Monday and Friday", "2027-03-20T00:00:00-04:00"),  # as "from … to"
+    en("this month from Tue to Thur", None),  # a week's days in a month: unsure
+    # A span from now.
+    en("between now and eight o'clock", "2027-03-10T20:00:00-05:00"),
+    en(
+        "between now and eight o'clock",
+        "2027-03-11T08:00:00-05:00",
+        said="2027-03-10T21:00:00-05:00",
+    ),
+    en("between now and Friday", "2027-03-13T00:00:00-05:00"),
+    en("from now until 5pm", "2027-03-10T17:00:00-05:00"),
+    en("from now till the end of the month", "2027-04-01T00:00:00-04:00"),
+    # A clock range after a part of the day, which settles both ends.
+    en("this evening from 7 to 7:30", "2027-03-10T19:30:00-05:00"),
+    en("next monday morning 6-8", "2027-03-15T08:00:00-04:00"),
+    en("tomorrow morning from 9 to 11", "2027-03-11T11:00:00-05:00"),
+    en("friday afternoon 2-4", "2027-03-12T16:00:00-05:00"),
+    en("tonight from 8 to 10", "2027-03-10T22:00:00-05:00"),
+    en("tonight from 1 to 3", None),  # "1 at night" is either side of midnight
+    # Days of one month.
+    en("November 19 to 20", "2027-11-21T00:00:00-05:00"),
+    en("from November 19 to 20", "2027-11-21T00:00:00-05:00"),
+    en("by Nov 19th-20th", "2027-11-21T00:00:00-05:00"),
+    en("19 - 20 November 2027", "2027-11-21T00:00:00-05:00"),
+    en("Dec 24-26", "2027-12-27T00:00:00-05:00"),
+    en("Nov 20 to 19", None),  # an end before its start
+    en("march 3-5pm", None),  # a date then a clock range without its start's half
+)
+
+HOLIDAYS: tuple[Case, ...] = (
+    en("by Martin Luther King Day", "2028-01-18T00:00:00-05:00"),
+    en("by MLK Day", "2028-01-18T00:00:00-05:00"),
+    en("by Martin Luther King Jr. Day", "2028-01-18T00:00:00-05:00"),
+    en("by juneteenth", "2027-06-20T00:00:00-04:00"),
+    en("before Juneteenth", "2027-06-19T00:00:00-04:00"),
+    en("by Presidents' Day", "2028-02-22T00:00:00-05:00"),
+    en("by Washington's Birthday", "2028-02-22T00:00:00-05:00"),
+    en("by Memorial Day", "2027-06-01T00:00:00-04:00"),  # the last Monday of May
+    en("by Labor Day", "2027-09-07T00:00:00-04:00"),
+    en("by Labour Day", None),  # 1 May in most of the world
+    en("by Columbus Day", "2027-10-12T00:00:00-04:00"),
+    en("by Indigenous Peoples' Day", "2027-10-12T00:00:00-04:00"),
+    en("by Veterans Day", "2027-11-12T00:00:00-05:00"),
+    en("by Boxing Day", "2027-12-27T00:00:00-05:00"),
+    en("by St. Patrick's Day", "2027-03-18T00:00:00-04:00"),
+    en("by Valentines Day", "2028-02-15T00:00:00-05:00"),
+    # "next <holiday>": the next after today; "<holiday> <year>": that year's.
+    en("by next new year day", "2028-01-02T00:00:00-05:00"),
+    en("by next St. Patrick's Day", "2028-03-18T00:00:00-04:00", said="2027-03-17T10:00:00-04:00"),
+    en("by St. Patrick's Day", "2027-03-18T00:00:00-04:00", said="2027-03-17T10:00:00-04:00"),
+    en("by Christmas 2027", "2027-12-26T00:00:00-05:00"),
+    en("by Christmas of 2028", "2028-12-26T00:00:00-05:00"),
+    en("by mother's day 2027", "2027-05-10T00:00:00-04:00"),
+    en("by thanks giving day 2027", "2027-11-26T00:00:00-05:00"),
+    en("by Christmas, 2026", None),  # over
+    en("by next Christmas 2027", None),  # the year said twice
+    en("by New Year's", None),  # the day or its eve
+    en("by Easter", None),  # a movable feast not in the table
+)
+
+ALL = CLOCKS + DATES + MONTHS_AND_PERIODS + LENGTHS + RANGES + HOLIDAYS
+
+
+@pytest.mark.parametrize("case", ALL, ids=case_id)
+def test_each_english_family_resolves_to_its_documented_instant(case: Case) -> None:
+    """R9: each family resolves by the convention docs/deadlines.md gives it, or to None."""
+    check_resolves(case)
+
+
+@pytest.mark.parametrize("case", ALL, ids=case_id)
+def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
+    """Guards the tables: written offsets are the zone's real ones."""
+    check_written_in_zone(case)
+
+
+@pytest.mark.parametrize(
+    ("terms", "phrase"),
+    [
+        # Found inside terms, in both of the corpus's wrappings.
+        ("Let's agree: you send me the weekly report by 7 p. m.", "by 7 p. m."),
+        ("Let's agree: By 7 p. m., you send me the weekly report.", "By 7 p. m."),
+        ("send it by Martin Luther King Jr. Day", "by Martin Luther King Jr. Day"),
+        ("send it this week from Tue to Thur", "this week from Tue to Thur"),
+        ("send it between now and eight o'clock", "between now and eight o'clock"),
+        ("send it 3 days from tuesday", "3 days from tuesday"),
+        ("send it by the end of the month of August", "by the end of the month of August"),
+        # Refused: a run that would read only the first piece, an event's time.
+        ("send it this month from the 5th to the 10th", None),
+        ("send it from the 19th of November to the 5th", None),
+        ("send it ahead of the meeting on Friday", None),
+        ("send it in advance of the call on Friday", None),
+        ("send it 3 days from the kickoff, by Friday", None),  # a day we cannot read
+        # Not time: counts after a part of the day, a modal "may", a number.
+        ("this evening 5-6 people will come", None),  # "5-6" may be a clock: unsure
+        ("this may take a while, send it by Friday", "by Friday"),
+        ("score 3.5 by Friday", "by Friday"),
+        ("in a second I'll say: send it by Friday", None),  # "in a second" is no length
+    ],
+)
+def test_english_families_are_found_inside_terms(terms: str, phrase: str | None) -> None:
+    """R9: the families are found inside terms, and nothing looser is."""
+    assert find_deadline_phrase(terms) == phrase
+
+
+# --- properties ------------------------------------------------------------------------
+
+ZONES = tuple(
+    ZoneInfo(name)
+    for name in (
+        "UTC",
+        "America/New_York",
+        "Europe/Berlin",
+        "America/Santiago",  # midnight skipped in spring
+        "Australia/Lord_Howe",  # half-hour daylight saving
+        "Pacific/Chatham",
+        "Asia/Kolkata",
+    )
+)
+reference_times = REFERENCE_TIMES
+zones = st.sampled_from(ZONES)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+@settings(max_examples=200)
+@given(st.integers(1, 4), reference_times, zones)
+def test_fortnights_are_two_weeks(count: int, ts: datetime, zone: ZoneInfo) -> None:
+    """R9: "in N fortnights" is "within 2N weeks": the end of that local day."""
+    fortnights = resolve_deadline(f"in {count} fortnights", ts, zone)
+    assert fortnights == resolve_deadline(f"within {2 * count} weeks", ts, zone)
+    assert fortnights is not None
+    assert fortnights > ts
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 6), reference_times, zones)
+def test_this_coming_weekday_is_the_next_one_after_today(
+    weekday: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "this coming Friday" ends with the first Friday after the local day said on
+    (on a Friday, the one a week later), across daylight saving."""
+    deadline = resolve_deadline(f"by this coming {WEEKDAYS[weekday]}", ts, zone)
+    assert deadline is not None
+    assert deadline > ts
+    day = deadline.astimezone(zone).date() - timedelta(days=1)
+    today = ts.astimezone(zone).date()
+    assert day.weekday() == weekday
+    assert today < day <= today + timedelta(days=7)
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 6), st.integers(1, 30), reference_times, zones)
+def test_n_days_from_a_weekday_is_that_weekday_moved(
+    weekday: int, days: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "N days from Friday" ends N local days after "by Friday" ends."""
+    moved = resolve_deadline(f"{days} days from {WEEKDAYS[weekday]}", ts, zone)
+    base = resolve_deadline(f"by {WEEKDAYS[weekday]}", ts, zone)
+    assert moved is not None
+    assert base is not None
+    assert moved.astimezone(zone).date() == base.astimezone(zone).date() + timedelta(days=days)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 12), reference_times, zones)
+def test_between_now_and_a_clock_is_its_next_occurrence(
+    hour: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "between now and eight o'clock" ends the next time the clock shows 8 (as
+    从现在到八点), within half a day plus a daylight-saving jump, never before ts."""
+    deadline = resolve_deadline(f"between now and {hour} o'clock", ts, zone)
+    assert deadline is not None
+    assert ts < deadline <= ts + timedelta(hours=13)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 59), reference_times, zones)
+def test_twelve_with_minutes_today_is_the_reading_still_to_come(
+    minute: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "twelve-N today" is 00:N or 12:N of the day said on: the one still to come."""
+    deadline = resolve_deadline(f"by {minute} minutes past twelve today", ts, zone)
+    local = ts.astimezone(zone)
+    to_come = [hour for hour in (0, 12) if (hour, minute) > (local.hour, local.minute)]
+    if deadline is None:
+        assert len(to_come) != 1
+        return
+    assert deadline > ts
+    assert deadline.astimezone(zone).date() == local.date()
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 12), st.integers(0, 59), st.integers(0, 59), reference_times, zones)
+def test_a_clock_with_seconds_keeps_them(
+    hour: int, minute: int, second: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "by 7:56:30pm" is that wall time to the second, its next occurrence."""
+    deadline = resolve_deadline(f"by {hour}:{minute:02d}:{second:02d}pm", ts, zone)
+    assert deadline is not None
+    assert ts < deadline <= ts + timedelta(hours=25)
+    plain = resolve_deadline(f"by {hour}:{minute:02d}pm", ts - timedelta(seconds=second), zone)
+    assert plain is not None
+    assert deadline == plain + timedelta(seconds=second)
+
+
+HOLIDAY_NAMES = (
+    "Christmas",
+    "Juneteenth",
+    "Martin Luther King Day",
+    "Memorial Day",
+    "Labor Day",
+    "Veterans Day",
+    "Thanksgiving",
+    "Mother's Day",
+)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(HOLIDAY_NAMES), reference_times, zones)
+def test_a_holiday_with_its_year_or_next_agrees_with_its_next_occurrence(
+    name: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: "by Christmas" ends with its next occurrence (today included), which is
+    "by Christmas <its year>"; "by next Christmas" ends after today."""
+    plain = resolve_deadline(f"by {name}", ts, zone)
+    assert plain is not None
+    day = plain.astimezone(zone).date() - timedelta(days=1)
+    assert resolve_deadline(f"by {name} {day.year}", ts, zone) == plain
+    following = resolve_deadline(f"by next {name}", ts, zone)
+    assert following is not None
+    today = ts.astimezone(zone).date()
+    assert following.astimezone(zone).date() - timedelta(days=1) > today
+    assert following == plain or day == today
+
+
+def test_said_on_the_day_next_holiday_is_next_year() -> None:
+    """R9: "next Christmas" said on Christmas morning is the next year's."""
+    zone = ZoneInfo(NY)
+    ts = datetime(2027, 12, 25, 10, tzinfo=zone).astimezone(UTC)
+    deadline = resolve_deadline("by next Christmas", ts, zone)
+    assert deadline == datetime(2028, 12, 26, tzinfo=zone).astimezone(UTC)
