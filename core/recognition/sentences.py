@@ -30,7 +30,8 @@ _EMOJI_CHAR: Final = re.compile(f"[{EMOJI}]")
 SENTENCE_BREAK: Final = re.compile(
     rf"[!?。…\n.{EMOJI}]"
     rf"(?:(?<=[!?])(?![A-Za-z0-9_=&/])|(?<=[。…\n{EMOJI}])"
-    r"|(?<=\.)(?<!\.[A-Za-z]\.)(?<!\bJr\.)(?<!\bSt\.)(?!(?<=\w\s[AaPp]\.)\s[Mm]\b)"
+    r"|(?<=\.)(?<!\.[A-Za-z]\.)(?<![AaPp]\.\s[Mm]\.)(?<!\bJr\.)(?<!\bSt\.)"
+    r"(?!(?<=\w\s[AaPp]\.)\s[Mm]\b)"
     r"(?=\s*\Z|\s+(?!\d)))",
 )
 # Emoji before a "?" close a question: "Let's agree: X 🙏?" asks.

@@ -18,7 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contracts.common import Role
+from contracts.inputs import ChatTurn
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
+from core.intents import Proposal
+from core.interpret import interpret
 from tests.support.deadline_kit import (
     REFERENCE_TIMES,
     Case,
@@ -411,3 +415,36 @@ def test_said_on_the_day_next_holiday_is_next_year() -> None:
     ts = datetime(2027, 12, 25, 10, tzinfo=zone).astimezone(UTC)
     deadline = resolve_deadline("by next Christmas", ts, zone)
     assert deadline == datetime(2028, 12, 26, tzinfo=zone).astimezone(UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A spaced "p. m." or "Jr." does not end the sentence the deadline is read from.
+        ("Let's agree: you send me the weekly report by 7 p. m.", "2027-03-10T19:00:00-05:00"),
+        ("Let's agree: By 7 p. m., you send me the weekly report.", "2027-03-10T19:00:00-05:00"),
+        ("Let's agree: you send it by 5:00 P. M. on Friday.", "2027-03-12T17:00:00-05:00"),
+        ("Let's agree: you send it by 7 a. m. tomorrow.", "2027-03-11T07:00:00-05:00"),
+        (
+            "Let's agree: you send it by Martin Luther King Jr. Day.",
+            "2028-01-18T00:00:00-05:00",
+        ),
+        ("Let's agree: you send it by St. Patrick's Day.", "2027-03-18T00:00:00-04:00"),
+    ],
+)
+def test_english_families_resolve_through_the_recognizer(text: str, expected: str) -> None:
+    """R1, R9: the proposal is recognized and its deadline resolved from its sentence."""
+    turn = ChatTurn(
+        agent_id="a",
+        user_id="u",
+        session_id="s",
+        seq=1,
+        ts=datetime.fromisoformat(WED),
+        role=Role.USER,
+        text=text,
+        message_id="m",
+        timezone=NY,
+    )
+    intent = interpret(turn, "UTC")
+    assert isinstance(intent, Proposal)
+    assert intent.deadline_at == datetime.fromisoformat(expected)
