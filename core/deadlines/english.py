@@ -475,7 +475,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
         if prefix and suffix:
             return None
         return _weekday(WEEKDAYS.index(name or ""), prefix or suffix)
-    if kind is Kind.ISO:
+    if kind is Kind.ISO or kind is Kind.ISO_DOTTED:
         year, month, day = (int(g or 0) for g in groups)
         return _date(month, day, year)
     if kind is Kind.MDY:

@@ -149,7 +149,7 @@ _RANGE_JOIN: Final = r"(?:\s*[-\u2013]\s*|\s+(?:to|until|till|til|through|thru)\
 _RANGE_NEXT: Final = (
     rf"\s+(?:(?:this|next)\s+(?:week\s+)?)?(?:{'|'.join(WEEKDAYS)}|{'|'.join(MONTH_NAMES)}"
     r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|today|tomorrow"
-    r"|(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)(?![\w'])"
+    r"|(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?)(?![\w'])"
 )
 _MER: Final = r"\s*[ap]\.?\s?m\.?(?![a-z])"
 # Two days of one month joined as a range: "19 to 20", "19th-20th" (four groups).
@@ -209,6 +209,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     CLOCK_RANGE_PART = enum.auto()
     DATE_SPAN = enum.auto()
     ORDINAL_MONTH = enum.auto()
+    ISO_DOTTED = enum.auto()
 
 
 # Order matters: the first pattern that matches at a position wins, so longer forms
@@ -217,6 +218,8 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
 # tries the items that can start with the character at hand).
 _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
+    # 2027.03.16: a date after a marker only ("release 2027.1.1" is a version).
+    (Kind.ISO_DOTTED, r"(\d{4})\.(\d{1,2})\.(\d{1,2})(?!\d|\.\d)", DIGITS),
     # 2027/Aug/10.
     (Kind.YMD_NAMED, rf"(\d{{4}})[-/]({_MON})[-/](\d{{1,2}})", DIGITS),
     # "November 19 to 20", "19-20 Nov": a range of days in one month (its last day's end).
@@ -346,6 +349,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             r"|seconds?|days?|weeks?|months?|years?)\b))"
             r"(second|sec|minute|min|hour|hr|day|fortnight|week|month|year|h)s?"
             # "20 minutes past 3pm" is a clock time, not a length.
+            # "in 3 weeks' time", "in an hour's time": the same length.
+            r"(?:(?:'s|(?<=s)')?\s+time)?"
             r"(\s+and\s+a\s+half)?(\s+(?:from\s+(?:now|today)|hence))?(?!\s+(?:past|after|to)\s)"
         ),
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
@@ -393,7 +398,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.WEEKDAY_ABBR,
         (
             r"(on\s+)?(?:(this|next|(?:this\s+|the\s+)?(?:up)?coming)\s+)?"
-            r"(mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?"
+            r"(mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?"
         ),
         "otnmwfsuc",
     ),
@@ -598,7 +603,7 @@ TRIGGERS: Final = frozenset(
         *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
         *WEEKDAYS,
         *MONTHS,
-        *("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"),
+        *("mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "sun"),
     }
 )
 

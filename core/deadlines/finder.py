@@ -130,6 +130,8 @@ _EN_UNSURE_BEFORE: Final = frozenset(
 _EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
     r"|\s+after\s+next\b|/\w"
+    # "by 2027.03.16" read as "by 2027"; "within an hour or two", "in an hour or so".
+    r"|\.\d|\s+or\s+(?:so|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b"
 )
 # After a run: more time wording the run stopped short of (R9: a longer expression only
 # partly read gives no deadline rather than its first piece's): a range's second end

@@ -88,6 +88,8 @@ DATES: tuple[Case, ...] = (
     en("by 31/12/27", "2028-01-01T00:00:00-05:00"),
     en("by 5/6/27", None),
     en("by 3.5", None),  # a number, not a date
+    en("by 2027.03.16", "2027-03-17T00:00:00-04:00"),  # with a marker only
+    en("release 2027.1.1", None),  # a version
     en("within 3.5 hours", "2027-03-10T13:30:00-05:00"),
     # The Nth day of a month, in words too.
     en("by the twenty third day of september", "2027-09-24T00:00:00-04:00"),
@@ -134,6 +136,7 @@ MONTHS_AND_PERIODS: tuple[Case, ...] = (
     en("by the coming Tuesday", "2027-03-17T00:00:00-04:00"),
     en("by this coming Wednesday", "2027-03-18T00:00:00-04:00"),  # said on a Wednesday
     en("by upcoming Monday at 5pm", "2027-03-15T17:00:00-04:00"),
+    en("by Weds", "2027-03-11T00:00:00-05:00"),
 )
 
 LENGTHS: tuple[Case, ...] = (
@@ -152,6 +155,8 @@ LENGTHS: tuple[Case, ...] = (
     en("within 15 seconds", "2027-03-10T10:00:15-05:00"),
     en("in 90 secs", "2027-03-10T10:01:30-05:00"),
     en("in a second", None),  # an idiom
+    en("in 3 weeks' time", "2027-04-01T00:00:00-04:00"),
+    en("in an hour's time", "2027-03-10T11:00:00-05:00"),
     en("within 2 weeks from today", "2027-03-25T00:00:00-04:00"),
     en("within 2 days 1 hour 5 minutes 30 seconds", "2027-03-12T11:05:30-05:00"),
     # N days, weeks, months after (or from) a day.
@@ -271,6 +276,9 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("this evening 5-6 people will come", None),  # "5-6" may be a clock: unsure
         ("this may take a while, send it by Friday", "by Friday"),
         ("score 3.5 by Friday", "by Friday"),
+        ("send it by 2027.03.16", "by 2027.03.16"),  # was "by 2027": the year's end
+        ("send it within an hour or two", None),  # was an hour: the later end is two
+        ("send it in an hour or so", None),
         ("in a second I'll say: send it by Friday", None),  # "in a second" is no length
     ],
 )
