@@ -119,15 +119,22 @@ def _range(tokens: list[EnToken]) -> tuple[g.DeadlineSpec | None, bool]:  # noqa
             return None, True
         return _in_week(_range(tokens[1:])[0], _relative_offset(tokens[0].groups[0] or "")), True
     between = tokens[0].text == "between"
-    if tokens[0].kind is Kind.RANGE_FROM:
+    led = tokens[0].kind is Kind.RANGE_FROM
+    if led:
         tokens = tokens[1:]
-    cuts = [index for index, token in enumerate(tokens) if token.kind in _RANGES]
+    # "from Friday until Sunday": after "from", "until" / "till" end the range too.
+    cuts = [
+        index
+        for index, token in enumerate(tokens)
+        if token.kind in _RANGES
+        or (led and token.kind is Kind.MARKER and token.text in {"until", "till"})
+    ]
     if not cuts:
         if any(t.kind is Kind.DATE_SPAN for t in tokens):
             return _parse(tokens), True  # "from November 19 to 20": a range in one item
         return None, False
     cut = cuts[0]
-    if len(cuts) > 1 or cut == 0 or tokens[cut].kind is not Kind.RANGE_TO:
+    if len(cuts) > 1 or not 0 < cut < len(tokens) - 1 or tokens[cut].kind is Kind.RANGE_FROM:
         return None, True
     if between != (tokens[cut].text == "and"):
         return None, True  # "between" takes "and", and "and" ends a range only after it
@@ -193,6 +200,8 @@ def _strong(token: EnToken) -> bool:  # noqa: PLR0911  # one exit per kind of to
 
 
 def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
+    if not tokens:
+        return None
     marker = _marker(tokens)
     edge = g.Edge.START if marker in _BEFORE else g.Edge.END
     rest = tokens if marker is None else tokens[1:]

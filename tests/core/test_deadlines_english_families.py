@@ -182,6 +182,10 @@ RANGES: tuple[Case, ...] = (
     en("this week from Monday to Tuesday", None),  # over
     en("between Monday and Friday", "2027-03-20T00:00:00-04:00"),  # as "from … to"
     en("this month from Tue to Thur", None),  # a week's days in a month: unsure
+    en("from Friday until Sunday", "2027-03-15T00:00:00-04:00"),  # "until" after "from"
+    en("from today till next Friday", "2027-03-20T00:00:00-04:00"),
+    en("from today until 5pm", None),  # a clock ends no day range
+    en("from Friday until", None),  # no end
     # A span from now.
     en("between now and eight o'clock", "2027-03-10T20:00:00-05:00"),
     en(
