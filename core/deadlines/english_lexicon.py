@@ -495,7 +495,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.RANGE_TO, rf"(?:to|through|thru|-|\u2013|and)(?={_RANGE_NEXT})", "t-\u2013a"),
 )
 _MARKER_SOURCE: Final = (
-    r"on\s+or\s+before|on\s+or\s+earlier\s+than|no\s+later\s+than|not\s+later\s+than|by|until"
+    r"on\s+or\s+before|on\s+or\s+prior\s+to|on\s+or\s+earlier\s+than|no\s+later\s+than|not\s+later\s+than|by|until"
     r"|till|before|prior\s+to|in\s+advance\s+of|ahead\s+of"
     r"|within(?:\s+less\s+than|\s+under|\s+no\s+more\s+than)?"
     # "between now and eight o'clock": a span from now ends at its end (DESIGN section 4).

@@ -121,6 +121,8 @@ _EN_UNSURE_BEFORE: Final = frozenset(
     {
         *("every", "each", "following", "around", "about", "between", "thing"),
         *("early", "mid", "late", "middle", "of"),
+        # "this time next week", "same time tomorrow": a clock time of that day, not its end.
+        "time",
     }
 )
 # After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a

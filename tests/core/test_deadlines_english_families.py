@@ -103,6 +103,7 @@ DATES: tuple[Case, ...] = (
     # Markers: on or earlier than, no later than, on or before.
     en("on or earlier than 3pm 5/15/2027", "2027-05-15T15:00:00-04:00"),
     en("on or earlier than March 20", "2027-03-21T00:00:00-04:00"),
+    en("on or prior to Friday", "2027-03-13T00:00:00-05:00"),
     en("no later than the 20th of the current month", "2027-03-21T00:00:00-04:00"),
     en("on or before 28-nov", "2027-11-29T00:00:00-05:00"),
     en("by the morning of January 31", "2028-01-31T12:00:00-05:00"),
@@ -283,6 +284,10 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it by 2027.03.16", "by 2027.03.16"),  # was "by 2027": the year's end
         ("send it within an hour or two", None),  # was an hour: the later end is two
         ("send it in an hour or so", None),
+        ("send it this time next week", None),  # was the end of next week: a clock time
+        ("send it same time tomorrow", None),  # was the end of tomorrow
+        ("send it on time by Friday", "by Friday"),
+        ("send it on or prior to Friday", "on or prior to Friday"),  # was Friday's start
         ("in a second I'll say: send it by Friday", None),  # "in a second" is no length
     ],
 )
