@@ -291,7 +291,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.AFTER_DAY,
         (
-            rf"(\d{{1,3}}|{EN_NUMBER_WORDS}|an?)\s+(day|week|month|year)s?\s+(?:after|from)"
+            rf"(\d{{1,3}}|{EN_NUMBER_WORDS}|an?)\s+(day|week|fortnight|month|year)s?\s+(?:after|from)"
             r"(?=\s|$)(?!\s+(?:now|today)\b)"
         ),
         DIGITS + "zotfsenah",

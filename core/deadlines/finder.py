@@ -160,6 +160,15 @@ _EN_LONGER_AFTER: Final = re.compile(
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
+# Just before a run: a length it is moved by ("two hours before 5pm", "the day before
+# Christmas"), which the run does not hold: no deadline at all, not the run's own.
+_EN_LENGTH_BEFORE: Final = re.compile(
+    r"\b(?:\d+|an?|the|one|two|three|four|five|six|seven|eight|nine|ten|twelve|few|several)\s+"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
+    r"[\s,]*$",
+    re.IGNORECASE,
+)
+_EN_MOVING: Final = ("before", "prior", "ahead", "in advance", "after")
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
 _EN_AFTER: Final = re.compile(
@@ -429,8 +438,11 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         ):
             context = False  # 一个星期又三天内: a length added to one the run misses
     else:
-        led = english_lexicon.MARKER.match(_lower(phrase)) is not None
+        lower = _lower(phrase)
+        led = english_lexicon.MARKER.match(lower) is not None
         context = _english_context(before, after, led=led)
+        if lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None:
+            context = False  # "two hours before 5pm", "the day before Christmas": moved
     return spec is not None if context is True else context
 
 

@@ -166,6 +166,7 @@ LENGTHS: tuple[Case, ...] = (
     en("two months after next friday", "2027-05-20T00:00:00-04:00"),
     en("a month after Christmas", "2028-01-26T00:00:00-05:00"),
     en("a week from tomorrow", "2027-03-19T00:00:00-04:00"),
+    en("a fortnight from Friday", "2027-03-27T00:00:00-04:00"),
     en("3 days after March 5", "2028-03-09T00:00:00-05:00"),  # March 5 is over
     # The spring-forward Sunday inside the length: local days, not 24-hour steps.
     en("a month from Saturday", "2027-04-14T00:00:00-04:00"),
@@ -287,6 +288,11 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it this time next week", None),  # was the end of next week: a clock time
         ("send it same time tomorrow", None),  # was the end of tomorrow
         ("send it on time by Friday", "by Friday"),
+        ("send it two hours before 5pm", None),  # was 5pm: a time moved by a length
+        ("send it the day before Christmas", None),  # was Christmas' start
+        ("send it a week before the end of the month", None),
+        ("log your hours by Friday", "by Friday"),  # a noun, not a length
+        ("send it a fortnight from Friday", "a fortnight from Friday"),
         ("send it on or prior to Friday", "on or prior to Friday"),  # was Friday's start
         ("in a second I'll say: send it by Friday", None),  # "in a second" is no length
     ],
