@@ -350,8 +350,8 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
         if amount is None or slots.shift is not None or slots.day is not None:
             return False
         unit = groups[1]
-        days = {"day": 1, "week": 7, "fortnight": 14}.get(unit or "")
-        slots.shift = amount * days if days else 0
+        per_unit = {"day": 1, "week": 7, "fortnight": 14}.get(unit or "")
+        slots.shift = amount * per_unit if per_unit else 0
         slots.shift_months = amount * (12 if unit == "year" else 1) if not slots.shift else 0
         return True
     if kind is Kind.DATE_SPAN:
