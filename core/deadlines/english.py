@@ -496,7 +496,8 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
     day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
     if day_of_month is None or (following and year_text):
         return None
-    date = _date(month, day_of_month, int(year_text) if year_text else None)
+    in_year = (int(year_text) + (2000 if len(year_text) == 2 else 0)) if year_text else None
+    date = _date(month, day_of_month, in_year)
     # "next 6th of April": its next occurrence after today (as "next March").
     return g.CalendarDate(date.month, date.day, None, after=True) if date and following else date
 

@@ -233,7 +233,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (
         Kind.MDY,
-        rf"(?:(next)\s+)?({_MON})(?:\s*-\s*|\s*)(?:the\s+)?{_DAY}(?:,?\s+(\d{{4}}))?",
+        (
+            rf"(?:(next)\s+)?({_MON})(?:\s*-\s*|\s*)(?:the\s+)?{_DAY}"
+            # "Oct 31, 2027", "Oct 31 '27".
+            r"(?:(?:,?\s+|\s+')(\d{4}|(?<=')\d{2}))?"
+        ),
         "jfmasondn",
     ),
     # 23/12, 12/23, 23/12/2026: read only where one number cannot be a month (DESIGN
@@ -245,7 +249,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         DIGITS,
     ),
     # 19.02.2028, 19-02-2028: the same rule, and only with the year ("3.5" is a number).
-    (Kind.NUMERIC, r"(\d{1,2})[.-](\d{1,2})[.-](\d{4})(?![\d-]|\.\d)", DIGITS),
+    # A two-digit year after dashes only ("10-31-27"; "08.15.30" may be a clock).
+    (Kind.NUMERIC, r"(\d{1,2})[.-](\d{1,2})[.-](\d{4}|(?<=-)\d{2})(?![\d-]|\.\d)", DIGITS),
     # A range of clock times ("3:30-6pm", "from 10 to 11", "between 3:30pm and 6 pm"): it
     # ends at its second time (DESIGN section 4). Only with "from" / "between", minutes or
     # am/pm: "chapters 9-10" is no time.
@@ -314,8 +319,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.DMY,
         (
-            rf"(?:(next)\s+)?(?:the\s+)?{_DAY}(?:\s+day\s+of\s+|\s+(?:of\s+)?|\s*-\s*|(?<=\d))"
-            rf"({_MON})(?:(?:,?\s+|-)(\d{{4}}))?"
+            rf"(?:(next)\s+)?(?:the\s+)?{_DAY}(?:\s+day\s+of\s+|\s+(?:of\s+)?|\s*[-/]\s*|(?<=\d))"
+            # "28-nov-2027", "31-Oct-27", "31/Oct/2027": a two-digit year after a dash.
+            rf"({_MON})(?:(?:,?\s+|[-/])(\d{{4}}|(?<=[-/])\d{{2}}))?"
         ),
         "nt" + DIGITS + "fsten",  # next, the, digits, ordinal words
     ),

@@ -134,6 +134,10 @@ _EN_UNSURE_AFTER: Final = re.compile(
     r"|\s+after\s+next\b|/\w"
     # "by 2027.03.16" read as "by 2027"; "within an hour or two", "in an hour or so".
     r"|\.\d|\s+or\s+(?:so|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b"
+    # "by Friday week" (a week after Friday), "Monday next", "Thanksgiving weekend",
+    # "Christmas break", "Oct 31 '28": more than the run read.
+    r"|\s+(?:week|weekend|break|holidays?|season|vacation|next(?!\s+(?:week|month|year)\b))\b"
+    r"|\s*'\d"
 )
 # After a run: more time wording the run stopped short of (R9: a longer expression only
 # partly read gives no deadline rather than its first piece's): a range's second end

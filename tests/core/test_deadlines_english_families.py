@@ -78,6 +78,11 @@ DATES: tuple[Case, ...] = (
     en("by 22april", "2027-04-23T00:00:00-04:00"),
     en("by 1st-dec", "2027-12-02T00:00:00-05:00"),
     en("by 28-nov-2027", "2027-11-29T00:00:00-05:00"),
+    en("by 31-Oct-27", "2027-11-01T00:00:00-04:00"),
+    en("by 31/Oct/2027", "2027-11-01T00:00:00-04:00"),
+    en("by Oct 31 '28", "2028-11-01T00:00:00-04:00"),
+    en("by 10-31-27", "2027-11-01T00:00:00-04:00"),
+    en("by 08.15.30", None),  # a two-digit year after dashes only: this may be a clock
     # Numeric dates with a year: day.month.year, day-month-year, a two-digit year; the
     # order is read only where one number is above 12 (DESIGN section 4).
     en("by 19.02.2028", "2028-02-20T00:00:00-05:00"),
@@ -292,6 +297,12 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it the day before Christmas", None),  # was Christmas' start
         ("send it a week before the end of the month", None),
         ("log your hours by Friday", "by Friday"),  # a noun, not a length
+        ("send it by Friday week", None),  # was Friday: a week after it
+        ("send it by Monday next", None),  # next week's, or the coming one
+        ("send it by Thanksgiving weekend", None),  # was Thanksgiving Day
+        ("send it by Christmas break", None),
+        ("send it by Oct 31 '28", "by Oct 31 '28"),  # was "by Oct 31": 2027's
+        ("send it by Friday next week", "by Friday next week"),
         ("send it a fortnight from Friday", "a fortnight from Friday"),
         ("send it on or prior to Friday", "on or prior to Friday"),  # was Friday's start
         ("in a second I'll say: send it by Friday", None),  # "in a second" is no length
