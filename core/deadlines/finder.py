@@ -173,6 +173,10 @@ _EN_LENGTH_BEFORE: Final = re.compile(
     re.IGNORECASE,
 )
 _EN_MOVING: Final = ("before", "prior", "ahead", "in advance", "after")
+# "in the coming week", "over the upcoming month": seven days or next calendar week
+# ("in the next week" is a length): none, as "within the coming week".
+_EN_COMING: Final = re.compile(r"(?:the\s+|this\s+)?(?:up)?coming\s+(?:calendar\s+)?[a-z]+$")
+_EN_SPAN_BEFORE: Final = re.compile(r"\b(?:in|over|during|for|within)\s+$", re.IGNORECASE)
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
 _EN_AFTER: Final = re.compile(
@@ -447,6 +451,8 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         context = _english_context(before, after, led=led)
         if lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None:
             context = False  # "two hours before 5pm", "the day before Christmas": moved
+        if _EN_COMING.match(lower) is not None and _EN_SPAN_BEFORE.search(before) is not None:
+            context = False
     return spec is not None if context is True else context
 
 

@@ -303,6 +303,9 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it by Christmas break", None),
         ("send it by Oct 31 '28", "by Oct 31 '28"),  # was "by Oct 31": 2027's
         ("send it by Friday next week", "by Friday next week"),
+        ("send it in the coming week", None),  # seven days, or next calendar week
+        ("send it over the upcoming month", None),
+        ("send it by the coming week", "by the coming week"),
         ("send it a fortnight from Friday", "a fortnight from Friday"),
         ("send it on or prior to Friday", "on or prior to Friday"),  # was Friday's start
         ("in a second I'll say: send it by Friday", None),  # "in a second" is no length
