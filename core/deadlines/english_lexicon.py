@@ -110,6 +110,10 @@ HOLIDAYS: Final = {
     "veteran day": "veterans",
     "boxing day": "boxing",
     "st patricks day": "st_patrick",
+    "easter": "easter",
+    "easter sunday": "easter",
+    "easter monday": "easter_monday",
+    "good friday": "good_friday",
     "saint patricks day": "st_patrick",
 }
 
@@ -375,11 +379,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             r"|martin\s+luther\s+king(?:,?\s+jr\.?)?(?:'s)?\s+day|mlk\s+day|juneteenth"
             r"|president(?:'?s|s')?\s+day|washington's\s+birthday|memorial\s+day|labor\s+day"
             r"|columbus\s+day|indigenous\s+people(?:'?s|s')?\s+day|veteran(?:'?s|s')?\s+day|boxing\s+day"
-            r"|(?:st\.?|saint)\s+patrick'?s\s+day)"
+            r"|(?:st\.?|saint)\s+patrick'?s\s+day|easter(?:\s+sunday|\s+monday)?|good\s+friday)"
             # "Christmas 2027": that year's.
             r"(?:,?\s+(?:of\s+)?(\d{4}))?"
         ),
-        "cnvhlmtoixfjpwbs",
+        "cnvhlmtoixfjpwbseg",
     ),
     (
         Kind.DAYWORD,
@@ -598,7 +602,7 @@ TRIGGERS: Final = frozenset(
         *("xmas", "thanksgiving", "giving", "juneteenth", "mlk", "king", "presidents"),
         *("president", "birthday", "memorial", "labor", "columbus", "veterans", "boxing"),
         *("patrick", "patricks", "fortnight", "fortnights", "second", "seconds", "sec", "secs"),
-        *("hence", "hours"),
+        *("hence", "hours", "easter", "good"),
         "noon",
         "midday",
         "midnight",

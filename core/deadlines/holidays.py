@@ -49,6 +49,9 @@ NTH_WEEKDAY: Final[dict[str, tuple[int, int, int]]] = {
     "columbus": (10, 2, 0),  # Columbus Day / Indigenous Peoples' Day: the second Monday
 }
 
+# Feasts fixed by (Western) Easter: days after Easter Sunday.
+EASTER: Final[dict[str, int]] = {"easter": 0, "good_friday": -2, "easter_monday": 1}
+
 FIRST_YEAR: Final = 2024
 LAST_YEAR: Final = 2040
 # name -> its date in each year FIRST_YEAR..LAST_YEAR ("MM-DD"; the lunar new year's eve
@@ -104,7 +107,7 @@ def next_holiday(name: str, today: date, year_offset: int | None = None) -> date
     """
     if year_offset is not None:
         return _in_year(name, today.year + year_offset)
-    if name in FIXED or name in NTH_WEEKDAY:
+    if name in FIXED or name in NTH_WEEKDAY or name in EASTER:
         for year in (today.year, today.year + 1):
             candidate = _in_year(name, year)
             if candidate is not None and candidate >= today:
@@ -127,7 +130,27 @@ def _in_year(name: str, year: int) -> date | None:
     nth = NTH_WEEKDAY.get(name)
     if nth is not None:
         return nth_weekday(year, *nth) if 1 <= year <= 9999 else None
+    after_easter = EASTER.get(name)
+    if after_easter is not None:
+        return (
+            date.fromordinal(easter(year).toordinal() + after_easter) if 2 <= year <= 9999 else None
+        )
     return next((day for day in LUNAR.get(name, ()) if day.year == year), None)
+
+
+def easter(year: int) -> date:
+    """Western Easter Sunday of a Gregorian year (the anonymous Gregorian computus)."""
+    golden = year % 19
+    century, of_century = divmod(year, 100)
+    leap_centuries, leap_rest = divmod(century, 4)
+    correction = (century + 8) // 25
+    moon = (century - correction + 1) // 3
+    epact = (19 * golden + century - leap_centuries - moon + 15) % 30
+    quarters, rest = divmod(of_century, 4)
+    weekday = (32 + 2 * leap_rest + 2 * quarters - epact - rest) % 7
+    shift = (golden + 11 * epact + 22 * weekday) // 451
+    month, day = divmod(epact + weekday - 7 * shift + 114, 31)
+    return date(year, month, day + 1)
 
 
 def nth_weekday(year: int, month: int, nth: int, weekday: int | None) -> date | None:

@@ -11,7 +11,7 @@ and zone.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from contracts.common import Role
 from contracts.inputs import ChatTurn
+from core.deadlines import holidays
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
 from core.intents import Proposal
 from core.interpret import interpret
@@ -248,7 +249,12 @@ HOLIDAYS: tuple[Case, ...] = (
     en("by Christmas, 2026", None),  # over
     en("by next Christmas 2027", None),  # the year said twice
     en("by New Year's", None),  # the day or its eve
-    en("by Easter", None),  # a movable feast not in the table
+    en("by Easter", "2027-03-29T00:00:00-04:00"),  # Easter Sunday 2027 is 28 March
+    en("before Easter", "2027-03-28T00:00:00-04:00"),
+    en("by Good Friday", "2027-03-27T00:00:00-04:00"),
+    en("by Easter Monday", "2027-03-30T00:00:00-04:00"),
+    en("by Easter Sunday 2028", "2028-04-17T00:00:00-04:00"),
+    en("by Easter", "2028-04-17T00:00:00-04:00", said="2027-03-29T10:00:00-04:00"),
 )
 
 ALL = CLOCKS + DATES + MONTHS_AND_PERIODS + LENGTHS + RANGES + HOLIDAYS
@@ -425,6 +431,8 @@ HOLIDAY_NAMES = (
     "Veterans Day",
     "Thanksgiving",
     "Mother's Day",
+    "Easter",
+    "Good Friday",
 )
 
 
@@ -444,6 +452,34 @@ def test_a_holiday_with_its_year_or_next_agrees_with_its_next_occurrence(
     today = ts.astimezone(zone).date()
     assert following.astimezone(zone).date() - timedelta(days=1) > today
     assert following == plain or day == today
+
+
+# Published dates of Western Easter Sunday.
+EASTERS = (
+    date(1943, 4, 25),
+    date(2000, 4, 23),
+    date(2024, 3, 31),
+    date(2025, 4, 20),
+    date(2026, 4, 5),
+    date(2027, 3, 28),
+    date(2028, 4, 16),
+    date(2038, 4, 25),
+    date(2285, 3, 22),
+)
+
+
+@pytest.mark.parametrize("day", EASTERS, ids=str)
+def test_easter_is_its_published_date(day: date) -> None:
+    """R9: Easter by the computus is the date calendars publish."""
+    assert holidays.easter(day.year) == day
+
+
+@given(st.integers(1583, 9999))
+def test_easter_is_a_sunday_between_march_22_and_april_25(year: int) -> None:
+    """R9: the computus gives a Sunday in its known bounds, every Gregorian year."""
+    day = holidays.easter(year)
+    assert day.weekday() == 6
+    assert date(year, 3, 22) <= day <= date(year, 4, 25)
 
 
 def test_said_on_the_day_next_holiday_is_next_year() -> None:
