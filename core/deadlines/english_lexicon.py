@@ -324,8 +324,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.DMY,
         (
             rf"(?:(next)\s+)?(?:the\s+)?{_DAY}(?:\s+day\s+of\s+|\s+(?:of\s+)?|\s*[-/]\s*|(?<=\d))"
-            # "28-nov-2027", "31-Oct-27", "31/Oct/2027": a two-digit year after a dash.
-            rf"({_MON})(?:(?:,?\s+|[-/])(\d{{4}}|(?<=[-/])\d{{2}}))?"
+            # "28-nov-2027", "31-Oct-27", "31/Oct/2027", "18 Sep '27": a two-digit year
+            # after a dash, a slash or an apostrophe.
+            rf"({_MON})(?:(?:,?\s+|[-/]|\s+')(\d{{4}}|(?<=[-/'])\d{{2}}))?"
         ),
         "nt" + DIGITS + "fsten",  # next, the, digits, ordinal words
     ),

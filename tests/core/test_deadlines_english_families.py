@@ -82,6 +82,7 @@ DATES: tuple[Case, ...] = (
     en("by 31-Oct-27", "2027-11-01T00:00:00-04:00"),
     en("by 31/Oct/2027", "2027-11-01T00:00:00-04:00"),
     en("by Oct 31 '28", "2028-11-01T00:00:00-04:00"),
+    en("by 18 Sep '28", "2028-09-19T00:00:00-04:00"),
     en("by 10-31-27", "2027-11-01T00:00:00-04:00"),
     en("by 08.15.30", None),  # a two-digit year after dashes only: this may be a clock
     # Numeric dates with a year: day.month.year, day-month-year, a two-digit year; the
