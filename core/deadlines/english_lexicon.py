@@ -436,7 +436,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         (
             r"(in\s+(?:the\s+month\s+of\s+)?|(?:the\s+)?month\s+of\s+)?(?!this\s+may\b)"
             r"((?:next|this)\s+)?"
-            rf"({_MON_FULL}|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?)"
+            # An abbreviation alone is no month before a marker: "ask Jan by Friday".
+            rf"({_MON_FULL}|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+            r"(?=\s+\d{4}|(?!,?\s+(?:by|before|until|till|at|on|no|not|prior|ahead|in|within)\b)))"
             r"(?:\s+(?:of\s+)?(\d{4}))?"
         ),
         "injfmasondtm",

@@ -293,6 +293,9 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         # Not time: counts after a part of the day, a modal "may", a number.
         ("this evening 5-6 people will come", None),  # "5-6" may be a clock: unsure
         ("this may take a while, send it by Friday", "by Friday"),
+        ("ask Jan by Friday", "by Friday"),  # a name, not a month
+        ("send it to Jan by Friday", "by Friday"),
+        ("tell Dec by 5pm", "by 5pm"),
         ("score 3.5 by Friday", "by Friday"),
         ("send it by 2027.03.16", "by 2027.03.16"),  # was "by 2027": the year's end
         ("send it within an hour or two", None),  # was an hour: the later end is two
