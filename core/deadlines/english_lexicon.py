@@ -473,8 +473,16 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         DIGITS + "aqhotfsen",
     ),
     (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::([0-5]\d))?", DIGITS),
-    # Military time: "1800 hours", "0930h".
-    (Kind.CLOCK24, r"([01]\d|2[0-3])([0-5]\d)(?:\s*hours|\s*hrs|h)()", DIGITS),
+    # Military time: "by 1800 hours", "0930h"; from 1000 only right after a marker or
+    # "at" ("log 1200 hours by Friday" counts hours).
+    (
+        Kind.CLOCK24,
+        (
+            r"(?:(?=0)|(?<=by\s)|(?<=at\s)|(?<=before\s)|(?<=until\s)|(?<=till\s)|(?<=than\s))"
+            r"([01]\d|2[0-3])([0-5]\d)(?:\s*hours|\s*hrs|h)()"
+        ),
+        DIGITS,
+    ),
     (Kind.CLOCK24, r"(\d{2})h(\d{2})()", DIGITS),  # 13h30
     (Kind.CLOCK_WORD, r"(?:(?:12|twelve)(?:\s*o'clock)?\s+)?(noon|midday|midnight)", "1nmt"),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
