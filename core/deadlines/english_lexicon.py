@@ -168,7 +168,8 @@ _CLOCK_RANGE_IF: Final = (
     rf"(?=\d{{1,2}}[:.]\d{{2}}|\d{{1,2}}{_MER}|{_HH_MM}{_RANGE_JOIN}{_HH_MM}{_MER}"
     rf"|(?:from|between)\s+(?:\d{{1,2}}[:.]\d{{2}}|\d{{1,2}}{_MER}"
     rf"|{_HH_MM}(?:{_RANGE_JOIN}|\s+and\s+){_HH_MM}(?:{_MER}|\s+(?:at\s+night|tonight"
-    r"|in\s+the\s+(?:morning|afternoon|evening)))))"
+    r"|in\s+the\s+(?:morning|afternoon|evening)|this\s+(?:morning|afternoon|evening)"
+    r"|tomorrow\s+(?:morning|afternoon|evening|night)))))"
 )
 
 

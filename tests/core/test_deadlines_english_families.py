@@ -212,6 +212,9 @@ RANGES: tuple[Case, ...] = (
     en("friday afternoon 2-4", "2027-03-12T16:00:00-05:00"),
     en("tonight from 8 to 10", "2027-03-10T22:00:00-05:00"),
     en("tonight from 1 to 3", None),  # "1 at night" is either side of midnight
+    en("from 2 to 4 this afternoon", "2027-03-10T16:00:00-05:00"),
+    en("between 9 and 11 tomorrow morning", "2027-03-11T11:00:00-05:00"),
+    en("from 11 to 1 tomorrow morning", None),  # 1 in the morning is before 11
     # Days of one month.
     en("November 19 to 20", "2027-11-21T00:00:00-05:00"),
     en("from November 19 to 20", "2027-11-21T00:00:00-05:00"),
