@@ -138,6 +138,13 @@ _EN_UNSURE_AFTER: Final = re.compile(
     # "Christmas break", "Oct 31 '28": more than the run read.
     r"|\s+(?:week|weekend|break|holidays?|season|vacation|next(?!\s+(?:week|month|year)\b))\b"
     r"|\s*'\d"
+    # "tomorrow + 2 days": arithmetic the run does not hold.
+    r"|\s*\+"
+)
+# After a length: what it counts from, if not now ("within 30 days of signing", "in 2
+# weeks after launch"): the length is from an event, so no deadline at all.
+_EN_LENGTH_FROM: Final = re.compile(
+    r"\s+(?:of|after|from|following|since|upon|on|before)\b", re.IGNORECASE
 )
 # After a run: more time wording the run stopped short of (R9: a longer expression only
 # partly read gives no deadline rather than its first piece's): a range's second end
@@ -452,6 +459,8 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         if lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None:
             context = False  # "two hours before 5pm", "the day before Christmas": moved
         if _EN_COMING.match(lower) is not None and _EN_SPAN_BEFORE.search(before) is not None:
+            context = False
+        if spec is not None and spec.within is not None and _EN_LENGTH_FROM.match(after):
             context = False
     return spec is not None if context is True else context
 

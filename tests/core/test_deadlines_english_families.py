@@ -319,6 +319,10 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it by Oct 31 '28", "by Oct 31 '28"),  # was "by Oct 31": 2027's
         ("send it by Friday next week", "by Friday next week"),
         ("send it in the coming week", None),  # seven days, or next calendar week
+        ("send it within 30 days of signing", None),  # was 30 days from now
+        ("send it in 2 weeks after launch", None),
+        ("send it tomorrow + 2 days", None),  # was the end of tomorrow
+        ("send it within 3 days please", "within 3 days"),
         ("send it over the upcoming month", None),
         ("send it by the coming week", "by the coming week"),
         ("send it a fortnight from Friday", "a fortnight from Friday"),
