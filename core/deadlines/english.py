@@ -154,6 +154,9 @@ def _range_ends(first: list[EnToken], rest: list[EnToken]) -> g.DeadlineSpec | N
         end = g.DeadlineSpec(period=month.period) if _fill(month, rest[0]) else None
     if since is None or end is None or end.time is not None:
         return None
+    if isinstance(end.day, g.Weekday) and isinstance(since, g.Weekday) and since.week is None:
+        # "from Tuesday to Thursday this week": the week said once holds for both days.
+        since = g.Weekday(since.weekday, end.day.week)
     return g.ranged(end, since)
 
 

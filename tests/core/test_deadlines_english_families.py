@@ -192,6 +192,8 @@ RANGES: tuple[Case, ...] = (
     en("between Monday and Friday", "2027-03-20T00:00:00-04:00"),  # as "from … to"
     en("this month from Tue to Thur", None),  # a week's days in a month: unsure
     en("from Friday until Sunday", "2027-03-15T00:00:00-04:00"),  # "until" after "from"
+    en("from Tuesday to Thursday this week", "2027-03-12T00:00:00-05:00"),  # week said once
+    en("from Thursday to Tuesday next week", None),  # this Thursday, or next week's
     en("from today till next Friday", "2027-03-20T00:00:00-04:00"),
     en("from today until 5pm", None),  # a clock ends no day range
     en("from Friday until", None),  # no end
