@@ -473,7 +473,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         DIGITS + "aqhotfsen",
     ),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::([0-5]\d))?", DIGITS),
+    # ("12:00 noon" is read as the word.)
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::([0-5]\d))?(?!\s+(?:noon|midday|midnight)\b)", DIGITS),
     # Military time: "by 1800 hours", "0930h"; from 1000 only right after a marker or
     # "at" ("log 1200 hours by Friday" counts hours).
     (
@@ -485,7 +486,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         DIGITS,
     ),
     (Kind.CLOCK24, r"(\d{2})h(\d{2})()", DIGITS),  # 13h30
-    (Kind.CLOCK_WORD, r"(?:(?:12|twelve)(?:\s*o'clock)?\s+)?(noon|midday|midnight)", "1nmt"),
+    (
+        Kind.CLOCK_WORD,
+        r"(?:(?:12(?::00)?|twelve)(?:\s*o'clock)?\s+)?(noon|midday|midnight)",
+        "1nmt",
+    ),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
     # the evening"); "at 3" alone stays ambiguous.
     # "10, tonight" with a comma only where the number starts the phrase or follows a

@@ -65,6 +65,8 @@ CLOCKS: tuple[Case, ...] = (
     en("by twenty after twelve today", None, said="2027-03-10T13:00:00-05:00"),  # over
     en("by twenty after twelve", None),  # no day: 00:20 or 12:20
     en("by half past noon", "2027-03-10T12:30:00-05:00"),
+    en("by 12:00 noon", "2027-03-10T12:00:00-05:00"),
+    en("by 12:00 midnight on Friday", "2027-03-13T00:00:00-05:00"),
     # "in advance of", "ahead of": as "before" (a clock is that instant).
     en("in advance of 2pm", "2027-03-10T14:00:00-05:00"),
     en("ahead of 5pm tomorrow", "2027-03-11T17:00:00-05:00"),
