@@ -133,13 +133,14 @@ _EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
     r"|\s+after\s+next\b|/\w"
     # "by 2027.03.16" read as "by 2027"; "within an hour or two", "in an hour or so".
-    r"|\.\d|\s+or\s+(?:so|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"|\.\d|\s+(?i:or\s+(?:so|\d+|one|two|three|four|five|six|seven|eight|nine|ten))\b"
     # "by Friday week" (a week after Friday), "Monday next", "Thanksgiving weekend",
     # "Christmas break", "Oct 31 '28": more than the run read.
-    r"|\s+(?:week|weekend|break|holidays?|season|vacation|next(?!\s+(?:week|month|year)\b))\b"
+    r"|\s+(?i:week|weekend|break|holidays?|season|vacation|next(?!\s+(?:week|month|year)\b))\b"
     r"|\s*'\d"
-    # "tomorrow + 2 days": arithmetic the run does not hold.
-    r"|\s*\+"
+    # "tomorrow + 2 days": arithmetic the run does not hold; "Monday COB": the close of
+    # business, not the day's end.
+    r"|\s*\+|\s+(?i:cob|eob|close\s+of\s+(?:business|play)|end\s+of\s+(?:business|play))\b"
 )
 # After a length: what it counts from, if not now ("within 30 days of signing", "in 2
 # weeks after launch"): the length is from an event, so no deadline at all.

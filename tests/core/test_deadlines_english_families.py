@@ -326,6 +326,9 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it within 30 days of signing", None),  # was 30 days from now
         ("send it in 2 weeks after launch", None),
         ("send it tomorrow + 2 days", None),  # was the end of tomorrow
+        ("send it by Monday COB", None),  # was Monday's end: business closes earlier
+        ("Send it by Friday Week", None),  # in any letter case
+        ("send it within an hour Or two", None),
         ("send it within 3 days please", "within 3 days"),
         ("send it over the upcoming month", None),
         ("send it by the coming week", "by the coming week"),
