@@ -417,7 +417,7 @@ def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> boo
     if amount_text.startswith("the"):  # "within the next day"
         amount_text, lead = "1", lead or "span"
     half = bool(half_before or half_after) or amount_text.endswith(".5")
-    if amount_text.startswith("half"):
+    if amount_text.startswith(("half", "a half", "an half")):
         if half or unit is not g.Unit.HOUR:
             return False
         amount_text, half = "0", True

@@ -354,7 +354,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             # "within the next day": "the next" alone counts one.
             # "in less than an hour": within it.
             r"(in\s+(?:less\s+than\s+|under\s+|no\s+more\s+than\s+)?)?(?:the\s+next\s+)?"
-            rf"(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?"
+            # "a half hour", "the next half hour": half of an hour, as "half an hour".
+            rf"(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?\s+half(?=\s+hour)|an?|half\s+an?"
+            r"|half(?=\s+hour)"
             r"|the\s+next)"
             # Chat shorthand right after the digits: "within 2h", "in 30min", "in 2 hrs".
             r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|hours?|mins?|minutes?|secs?"

@@ -167,6 +167,10 @@ LENGTHS: tuple[Case, ...] = (
     en("in a second", None),  # an idiom
     en("in 3 weeks' time", "2027-04-01T00:00:00-04:00"),
     en("in an hour's time", "2027-03-10T11:00:00-05:00"),
+    en("in a half hour", "2027-03-10T10:30:00-05:00"),
+    en("within the next half hour", "2027-03-10T10:30:00-05:00"),
+    en("a half hour from now", "2027-03-10T10:30:00-05:00"),
+    en("in a half day", None),  # half a day is no agreed length
     en("within 2 weeks from today", "2027-03-25T00:00:00-04:00"),
     en("within 2 days 1 hour 5 minutes 30 seconds", "2027-03-12T11:05:30-05:00"),
     # N days, weeks, months after (or from) a day.
