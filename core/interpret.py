@@ -48,14 +48,18 @@ def convention(spec: DeadlineSpec) -> str:
         return f"{edge} of the named period, exclusive"
     if spec.time is not None and spec.either_half:
         hour, minute = spec.time
-        readings = f"{hour:02d}:{minute:02d} or {hour + 12:02d}:{minute:02d}"
+        first = 0 if hour == 12 and minute else hour  # "twenty after twelve": 00:20 or 12:20
+        readings = f"{first:02d}:{minute:02d} or {first + 12:02d}:{minute:02d}"
         which = "whichever comes next"
         if spec.day is not None:
             which = "the one still to come on the named day"
         return f"the clock time {readings}, {which}, exclusive"
     if spec.time is not None:
         where = "on the named day" if spec.day is not None else "at its next occurrence"
-        return f"the clock time {spec.time[0]:02d}:{spec.time[1]:02d} {where}, exclusive"
+        clock = f"{spec.time[0]:02d}:{spec.time[1]:02d}"
+        if spec.seconds:
+            clock += f":{spec.seconds:02d}"  # "by 7:56:30pm"
+        return f"the clock time {clock} {where}, exclusive"
     return f"{edge} of the named day, exclusive"
 
 

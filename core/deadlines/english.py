@@ -27,6 +27,7 @@ from core.deadlines.english_lexicon import (
     WEEKDAYS,
     EnToken,
     Kind,
+    holiday_key,
     lex,
     normalize,
 )
@@ -54,12 +55,15 @@ _STRONG: Final = frozenset(
         Kind.CLOCK_RANGE,
         Kind.NTH_WEEKDAY,
         Kind.AFTER_DAY,
+        Kind.CLOCK_RANGE_PART,
+        Kind.DATE_SPAN,
+        Kind.ORDINAL_MONTH,
     }
 )
 _CLOCKS: Final = frozenset(
     {
         *(Kind.CLOCK12, Kind.CLOCK24, Kind.CLOCK_WORD, Kind.AT_HOUR, Kind.CLOCK_PAST),
-        *(Kind.CLOCK_RANGE, Kind.CLOCK_COMPACT),
+        *(Kind.CLOCK_RANGE, Kind.CLOCK_COMPACT, Kind.CLOCK_RANGE_PART),
     }
 )
 _RANGES: Final = frozenset({Kind.RANGE_FROM, Kind.RANGE_TO})
@@ -67,6 +71,13 @@ _RANGES: Final = frozenset({Kind.RANGE_FROM, Kind.RANGE_TO})
 # "Feb 1st no later than 6pm"; "and" only between two lengths ("a day and 5 hours").
 _INNER_BEFORE_CLOCK: Final = frozenset(
     {"by", "before", "at", "no later than", "not later than", "until", "till"}
+)
+# Markers read as "before": the start of a day or period, a clock time itself.
+_BEFORE: Final = frozenset({"before", "prior to", "in advance of", "ahead of"})
+# A span from now ("between now and eight o'clock"): like 从现在到八点, its 12-hour clock
+# without am/pm is the next time the clock shows it (DESIGN section 4: a range's end).
+_FROM_NOW: Final = frozenset(
+    {"between now and", "from now until", "from now till", "from now to", "from now through"}
 )
 _JOINERS: Final = frozenset({Kind.MARKER, Kind.CONNECTOR})
 _PERIOD_ENDS: Final = frozenset({Kind.END_UNIT, Kind.UNIT_END})
@@ -97,32 +108,75 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:
     return spec, significant
 
 
-def _range(tokens: list[EnToken]) -> tuple[g.DeadlineSpec | None, bool]:
+def _range(tokens: list[EnToken]) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  # one exit per refusal
     """ "from Monday to Friday", "May - December": the end, counted from the start.
 
     "from" without a second item is a start ("from Friday"), not deadline wording.
     """
-    if tokens[0].kind is Kind.RANGE_FROM:
+    if len(tokens) > 1 and tokens[0].kind is Kind.REL_PERIOD and tokens[1].kind is Kind.RANGE_FROM:
+        # "this week from Tue to Thur": both days in that week.
+        if UNITS[tokens[0].groups[1] or ""] is not g.Unit.WEEK:
+            return None, True
+        return _in_week(_range(tokens[1:])[0], _relative_offset(tokens[0].groups[0] or "")), True
+    between = tokens[0].text == "between"
+    led = tokens[0].kind is Kind.RANGE_FROM
+    if led:
         tokens = tokens[1:]
-    cuts = [index for index, token in enumerate(tokens) if token.kind in _RANGES]
+    # "from Friday until Sunday": after "from", "until" / "till" end the range too.
+    cuts = [
+        index
+        for index, token in enumerate(tokens)
+        if token.kind in _RANGES
+        or (led and token.kind is Kind.MARKER and token.text in {"until", "till"})
+    ]
     if not cuts:
+        if any(t.kind is Kind.DATE_SPAN for t in tokens):
+            return _parse(tokens), True  # "from November 19 to 20": a range in one item
         return None, False
     cut = cuts[0]
-    if len(cuts) > 1 or cut == 0 or tokens[cut].kind is not Kind.RANGE_TO:
+    if len(cuts) > 1 or not 0 < cut < len(tokens) - 1 or tokens[cut].kind is Kind.RANGE_FROM:
         return None, True
+    if between != (tokens[cut].text == "and"):
+        return None, True  # "between" takes "and", and "and" ends a range only after it
+    return _range_ends(tokens[:cut], tokens[cut + 1 :]), True
+
+
+def _range_ends(first: list[EnToken], rest: list[EnToken]) -> g.DeadlineSpec | None:
+    """The end of a range whose start is `first` and end `rest` (a range word between)."""
     start = g.Slots()
-    if not all(t.kind not in _JOINERS and _fill(start, t) for t in tokens[:cut]):
-        return None, True
+    if not all(t.kind not in _JOINERS and _fill(start, t) for t in first):
+        return None
     since = g.range_start(start)
-    rest = tokens[cut + 1 :]
     end = _parse(rest)
     if end is None and len(rest) == 1 and rest[0].kind is Kind.MONTH:
         # "May to December": a month alone ends a range (it needs "by" on its own).
         month = g.Slots()
         end = g.DeadlineSpec(period=month.period) if _fill(month, rest[0]) else None
     if since is None or end is None or end.time is not None:
-        return None, True
-    return g.ranged(end, since), True
+        return None
+    if isinstance(end.day, g.Weekday) and isinstance(since, g.Weekday) and since.week is None:
+        # "from Tuesday to Thursday this week": the week said once holds for both days.
+        since = g.Weekday(since.weekday, end.day.week)
+    return g.ranged(end, since)
+
+
+def _relative_offset(word: str) -> int:
+    """0 for "this", "the current"; 1 for "next", "the following", "(this) coming"."""
+    return 0 if word in {"this", "the current"} else 1
+
+
+def _in_week(spec: g.DeadlineSpec | None, week: int) -> g.DeadlineSpec | None:
+    """A range of two bare weekdays placed in this (0) or next (1) week; else None."""
+    if spec is None or spec.time is not None:
+        return None
+    since, end = spec.since, spec.day
+    if not (isinstance(since, g.Weekday) and since.week is None):
+        return None
+    if not (isinstance(end, g.Weekday) and end.week is None):
+        return None
+    return g.ranged(
+        g.DeadlineSpec(day=g.Weekday(end.weekday, week)), g.Weekday(since.weekday, week)
+    )
 
 
 def _strong(token: EnToken) -> bool:  # noqa: PLR0911  # one exit per kind of token
@@ -149,15 +203,15 @@ def _strong(token: EnToken) -> bool:  # noqa: PLR0911  # one exit per kind of to
 
 
 def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one flat grammar check reads best
-    edge, marker = g.Edge.END, None
-    rest = tokens
-    if tokens[0].kind in _JOINERS:
-        marker = " ".join(tokens[0].text.split())
-        if marker in {"before", "prior to"}:
-            edge = g.Edge.START
-        rest = tokens[1:]
+    if not tokens:
+        return None
+    marker = _marker(tokens)
+    edge = g.Edge.START if marker in _BEFORE else g.Edge.END
+    rest = tokens if marker is None else tokens[1:]
     if not rest:
         return None
+    if marker == "within" and any(t.kind is Kind.REL_PERIOD and "coming" in t.text for t in rest):
+        return None  # "within the coming week": seven days, or the end of next week
     slots = g.Slots()
     for index, token in enumerate(rest):
         after = rest[index + 1] if index + 1 < len(rest) else None
@@ -182,7 +236,9 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
             return None
         if slots.clock is not None or slots.hint is not None or slots.period is not None:
             return None
-        slots.day = g.Shifted(slots.day, slots.shift)
+        slots.day = g.Shifted(slots.day, slots.shift, slots.shift_months)
+    if slots.since is not None:
+        return _date_span_end(slots, edge, marker)
     if slots.end_of_day:
         if slots.period is not None or slots.clock is not None:
             return None
@@ -211,12 +267,18 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
         if slots.range_from is not None:
             return _clock_range_end(slots, slots.range_from, time)
         if time is None:
-            # "today at 3": the reading still to come today (grammar.DeadlineSpec).
+            # "today at 3": the reading still to come today (grammar.DeadlineSpec);
+            # "between now and eight o'clock": the next time the clock shows it.
             time = g.twelve_hour(slots.clock, slots.hint)
-            if time is None or slots.day != g.RelativeDay(0):
+            from_now = marker in _FROM_NOW and slots.day is None
+            if (
+                time is None
+                or slots.clock.second
+                or not (from_now or slots.day == g.RelativeDay(0))
+            ):
                 return None
             return g.DeadlineSpec(day=slots.day, time=time, either_half=True)
-        return g.DeadlineSpec(day=slots.day, time=time)
+        return g.DeadlineSpec(day=slots.day, time=time, seconds=slots.clock.second)
     if slots.day is None:
         return None
     if slots.hint is None:
@@ -225,6 +287,15 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
         return None  # "before tonight": when the evening starts is a guess
     # "by Thursday evening", "tomorrow morning": when that part of the day is over.
     return g.DeadlineSpec(day=slots.day, time=g.PART_OF_DAY_END[slots.hint])
+
+
+def _marker(tokens: list[EnToken]) -> str | None:
+    """The marker leading a run ("by", "no later than"), one space between its words."""
+    if tokens[0].kind not in _JOINERS:
+        return None
+    marker = " ".join(tokens[0].text.split())
+    # "within less than 2 hours", "within under a week": within them.
+    return "within" if marker.startswith("within") else marker
 
 
 def _clock_range_end(
@@ -236,7 +307,7 @@ def _clock_range_end(
     half of the day when it names none. An end not after its start runs past midnight
     only without a day named ("11am to 1am": the next 01:00); with one, none.
     """
-    if time is None:
+    if time is None or start.second or slots.clock is None or slots.clock.second:
         return None
     begins = g.clock_time(start, slots.hint)
     if begins is None:
@@ -264,7 +335,7 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
     if kind is Kind.SHORT_END:
         slots.force_end = True
         return g.set_period(slots, g.RelativePeriod(SHORT_ENDS[groups[0] or ""], 0))
-    if kind is Kind.CLOCK_RANGE:
+    if kind is Kind.CLOCK_RANGE or kind is Kind.CLOCK_RANGE_PART:
         if slots.clock is not None:
             return False
         # Six groups for "between … and …", six for the other forms: one set matched.
@@ -281,8 +352,15 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
         amount = en_number(groups[0] or "")
         if amount is None or slots.shift is not None or slots.day is not None:
             return False
-        slots.shift = amount * (7 if groups[1] == "week" else 1)
+        unit = groups[1]
+        per_unit = {"day": 1, "week": 7, "fortnight": 14}.get(unit or "")
+        slots.shift = amount * per_unit if per_unit else 0
+        slots.shift_months = amount * (12 if unit == "year" else 1) if not slots.shift else 0
         return True
+    if kind is Kind.DATE_SPAN:
+        return _date_span(slots, groups)
+    if kind is Kind.ORDINAL_MONTH:
+        return _ordinal_month(slots, groups)
     if kind is Kind.QUARTER_HOUR:
         slots.span = slots.span or groups[0] is not None
         return g.add_duration(slots, g.Duration(15 if groups[1] else 45, g.Unit.MINUTE))
@@ -297,16 +375,19 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
         return g.set_period(
             slots, g.RelativePeriod(UNITS[period_unit or ""], 1 if rel == "next" else 0)
         )
-    if kind is Kind.REL_PERIOD:  # "this week", "next month", "the following week"
-        return g.set_period(
-            slots, g.RelativePeriod(UNITS[groups[1] or ""], 0 if groups[0] == "this" else 1)
-        )
+    if kind is Kind.REL_PERIOD:  # "this week", "next month", "the coming quarter"
+        rel = " ".join((groups[0] or "").split())
+        return g.set_period(slots, g.RelativePeriod(UNITS[groups[1] or ""], _relative_offset(rel)))
     if kind is Kind.MONTH:
         lead, following, name, year_text = groups
         if lead:
             slots.force_end = True  # "in December": the end of that month
         year = int(year_text) if year_text else None
         month = MONTHS[(name or "").rstrip(".")]
+        if following and following.startswith("this"):
+            # "this December": this year's, and none once it is over (said in March,
+            # "this January" may be the one just past).
+            return year is None and g.set_period(slots, g.NamedMonth(month, None, 0))
         if following:
             # "next March": its next occurrence after this month (never this month).
             if year is not None:
@@ -320,7 +401,7 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
     return g.set_day(slots, _day(kind, groups))
 
 
-def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
+def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:  # noqa: C901  # one check per shape of length
     """A length: "3 days", "an hour and a half", "1.5 hours", "the next 10 days"."""
     if kind is Kind.SPAN:
         lead: str | None = "span"
@@ -331,16 +412,22 @@ def _duration(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> boo
         lead, amount_group, half_before, unit_text, half_after, from_now = groups
         lead = lead or from_now  # "3 days from now" reads as "in 3 days"
     amount_text, unit = amount_group or "", UNITS[unit_text or ""]
+    if unit is g.Unit.SECOND and amount_text in {"a", "an"}:
+        return False  # "in a second", "in a sec": an idiom, not a length
     if amount_text.startswith("the"):  # "within the next day"
         amount_text, lead = "1", lead or "span"
     half = bool(half_before or half_after) or amount_text.endswith(".5")
-    if amount_text.startswith("half"):
+    if amount_text.startswith(("half", "a half", "an half")):
         if half or unit is not g.Unit.HOUR:
             return False
         amount_text, half = "0", True
     amount = en_number(amount_text.removesuffix(".5"))
     if amount is None or (amount == 0 and not half):
         return False
+    if unit_text == "fortnight":
+        if half:
+            return False
+        amount *= 2
     if half:
         # Half of an hour is 30 minutes; half a day or a week is not a length anyone agrees on.
         if unit is not g.Unit.HOUR:
@@ -382,8 +469,12 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
         offset = None if rel == "the" else 1 if rel == "next" else 0
         return g.MonthDay(day_of_month, offset)
     if kind is Kind.HOLIDAY:
-        holiday = " ".join((groups[1] or "").split()).removeprefix("the ")
-        return g.Holiday(HOLIDAYS[holiday])
+        _, rel, name, year_text = groups
+        holiday = HOLIDAYS[holiday_key(name or "").removeprefix("the ")]
+        if year_text:
+            # "Christmas 2027"; "next Christmas 2027" says the year twice.
+            return None if rel else g.Holiday(holiday, year=int(year_text))
+        return g.Holiday(holiday, after=rel == "next")
     if kind is Kind.NUMERIC:
         return _numeric(groups)
     if kind is Kind.DOM_BARE:
@@ -391,39 +482,86 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
         return g.MonthDay(day_of_month, None) if 1 <= day_of_month <= 31 else None
     if kind is Kind.WEEKDAY_ABBR:
         _, rel, abbreviation = groups
-        week = None if rel is None else (1 if rel == "next" else 0)
-        return g.Weekday(_ABBREVIATIONS.index((abbreviation or "")[:3]), week)
+        return _weekday(_ABBREVIATIONS.index((abbreviation or "")[:3]), rel)
     if kind is Kind.WEEKDAY:
         prefix, name, suffix = groups
         if prefix and suffix:
             return None
-        rel = prefix or suffix
-        week = None if rel is None else (1 if rel == "next" else 0)
-        return g.Weekday(WEEKDAYS.index(name or ""), week)
-    if kind is Kind.ISO:
+        return _weekday(WEEKDAYS.index(name or ""), prefix or suffix)
+    if kind is Kind.ISO or kind is Kind.ISO_DOTTED:
         year, month, day = (int(g or 0) for g in groups)
         return _date(month, day, year)
     if kind is Kind.MDY:
-        month_text, day_digits, day_words, year_text = groups
+        following, month_text, day_digits, day_words, year_text = groups
     else:
-        day_digits, day_words, month_text, year_text = groups
+        following, day_digits, day_words, month_text, year_text = groups
     month = MONTHS[(month_text or "").rstrip(".")]
     day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
-    if day_of_month is None:
+    if day_of_month is None or (following and year_text):
         return None
-    return _date(month, day_of_month, int(year_text) if year_text else None)
+    in_year = (int(year_text) + (2000 if len(year_text) == 2 else 0)) if year_text else None
+    date = _date(month, day_of_month, in_year)
+    # "next 6th of April": its next occurrence after today (as "next March").
+    return g.CalendarDate(date.month, date.day, None, after=True) if date and following else date
+
+
+def _ordinal_month(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:
+    """ "the 3rd month next year", "the third month of 2028": that month (as "March 2028")."""
+    digits, words, rel, year_text = groups
+    month = int(digits) if digits else en_ordinal(words or "")
+    if month is None or not 1 <= month <= 12:
+        return False
+    if year_text:
+        return g.set_period(slots, g.NamedMonth(month, int(year_text)))
+    return g.set_period(slots, g.NamedMonth(month, None, _relative_offset(rel or "")))
+
+
+def _weekday(weekday: int, rel: str | None) -> g.Day:
+    """A weekday by its word before it: none, "this", "next", "(this) coming"."""
+    if rel is None:
+        return g.Weekday(weekday, None)
+    if rel in {"this", "next"}:
+        return g.Weekday(weekday, 1 if rel == "next" else 0)
+    # "this coming Friday": the next one after today (on a Friday, a week later): the
+    # next occurrence, today included, of the day before, moved by one day.
+    return g.Shifted(g.Weekday((weekday - 1) % 7, None), 1)
+
+
+def _date_span_end(slots: g.Slots, edge: g.Edge, marker: str | None) -> g.DeadlineSpec | None:
+    """ "by November 19 to 20": the end of its last day, and nothing else with it."""
+    if edge is g.Edge.START or marker == "within" or slots.shift is not None:
+        return None
+    if (slots.clock, slots.hint, slots.period, slots.duration) != (None,) * 4:
+        return None
+    return g.ranged(g.DeadlineSpec(day=slots.day), slots.since)
+
+
+def _date_span(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:
+    """ "November 19 to 20", "19-20 Nov 2027": the second day, counted from the first."""
+    month_first, first, last, first_b, last_b, month_last, year_text = groups
+    month = MONTHS[(month_first or month_last or "").rstrip(".")]
+    year = int(year_text) if year_text else None
+    start = _date(month, int(first or first_b or 0), year)
+    end = _date(month, int(last or last_b or 0), year)
+    if start is None or end is None or end.day <= start.day or slots.since is not None:
+        return False
+    slots.since = start
+    return g.set_day(slots, end)
 
 
 _NTH: Final = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
 
 
-def _nth_weekday(groups: tuple[str | None, ...]) -> g.NthWeekday | None:
+def _nth_weekday(groups: tuple[str | None, ...]) -> g.Day | None:
     """ "the last Friday of March", "the first Monday of next month", "the last day of March"."""
     nth_text, weekday_text, month_text, year_text, rel = groups
     nth = _NTH.get(nth_text or "") or int((nth_text or "0")[:1])
     weekday = None if weekday_text == "day" else WEEKDAYS.index(weekday_text or "")
     if weekday is None and nth != -1 and nth_text != "first":
-        return None  # "the third day of March" is "March 3": a date, said otherwise
+        # "the third day of March" is March 3; of "this / next month", a day of it.
+        if rel is not None:
+            return g.MonthDay(nth, 1 if rel == "next" else 0)
+        return _date(MONTHS[(month_text or "").rstrip(".")], nth, int(year_text or 0) or None)
     if rel is not None:
         return g.NthWeekday(0, nth, weekday, month_offset=1 if rel == "next" else 0)
     month = MONTHS[(month_text or "").rstrip(".")]
@@ -449,7 +587,9 @@ def _date(month: int, day: int, year: int | None) -> g.CalendarDate | None:
 def _numeric(groups: tuple[str | None, ...]) -> g.CalendarDate | None:
     """23/12 (day first) or 12/23 (month first): only where one number is above 12."""
     first, second = int(groups[0] or 0), int(groups[1] or 0)
-    year = int(groups[2]) if groups[2] else None
+    year_text = groups[2] or ""
+    # A two-digit year is this century's: "09/18/27" is 2027 (nobody writes 1927 so).
+    year = (int(year_text) + (2000 if len(year_text) == 2 else 0)) if year_text else None
     if first > 12 >= second:
         return _date(second, first, year)
     if second > 12 >= first:
@@ -467,15 +607,20 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:  # noq
     if kind is Kind.CLOCK_WORD:
         return g.Clock(12, 0, fixed=True) if groups[0] != "midnight" else g.Clock(24, 0, fixed=True)
     if kind is Kind.CLOCK12:
-        hour_text, minute_digits, minute_words, meridiem, compact = groups
+        hour_text, minute_digits, second_digits, minute_words, meridiem, compact = groups
         hour, minute = en_number(hour_text or ""), _minutes(minute_digits, minute_words)
         if hour is None or minute is None:
             return None
-        return g.Clock(hour, minute, meridiem=meridiem or compact)
+        return g.Clock(hour, minute, meridiem=meridiem or compact, second=int(second_digits or 0))
     if kind is Kind.CLOCK24:
-        hour_text, minute_text = groups
+        hour_text, minute_text, second_text = groups
         # "09:30" or "17:00" fixes a 24-hour reading; "5:30" could be either half of the day.
-        return g.Clock(int(hour_text or 0), int(minute_text or 0), fixed=len(hour_text or "") == 2)
+        return g.Clock(
+            int(hour_text or 0),
+            int(minute_text or 0),
+            fixed=len(hour_text or "") == 2,
+            second=int(second_text or 0),
+        )
     if kind is Kind.CLOCK_PAST:
         return _clock_past(groups)
     if kind is Kind.CLOCK_COMPACT:

@@ -48,6 +48,8 @@ MONTHS: Final = {name: i for i, name in enumerate(MONTH_NAMES, 1)} | {
 }
 MONTHS["sept"] = 9
 UNITS: Final = {
+    "second": Unit.SECOND,
+    "sec": Unit.SECOND,
     "minute": Unit.MINUTE,
     "min": Unit.MINUTE,
     "hour": Unit.HOUR,
@@ -55,6 +57,7 @@ UNITS: Final = {
     "h": Unit.HOUR,
     "day": Unit.DAY,
     "week": Unit.WEEK,
+    "fortnight": Unit.WEEK,  # two weeks: english._duration doubles the amount
     "month": Unit.MONTH,
     "quarter": Unit.QUARTER,
     "year": Unit.YEAR,
@@ -63,15 +66,19 @@ HOLIDAYS: Final = {
     "christmas eve": "christmas_eve",
     "christmas": "christmas",
     "christmas day": "christmas",
-    "new year's eve": "new_year_eve",
-    "new year's day": "new_year",
-    "valentine's": "valentine",
-    "valentine's day": "valentine",
+    "new years eve": "new_year_eve",
+    "new year eve": "new_year_eve",
+    "new years day": "new_year",
+    "new year day": "new_year",
+    "valentines": "valentine",
+    "valentines day": "valentine",
+    "valentine day": "valentine",
+    "valentine": "valentine",
     "halloween": "halloween",
     "chinese new year": "spring",
     "lunar new year": "spring",
-    "chinese new year's eve": "lunar_new_year_eve",
-    "lunar new year's eve": "lunar_new_year_eve",
+    "chinese new years eve": "lunar_new_year_eve",
+    "lunar new years eve": "lunar_new_year_eve",
     "mid-autumn": "mid_autumn",
     "mid-autumn festival": "mid_autumn",
     "independence day": "independence",
@@ -79,9 +86,43 @@ HOLIDAYS: Final = {
     "x-mas": "christmas",
     "thanksgiving": "thanksgiving",
     "thanksgiving day": "thanksgiving",
-    "mother's day": "mother",
-    "father's day": "father",
+    "thanks giving": "thanksgiving",
+    "thanks giving day": "thanksgiving",
+    "mothers day": "mother",
+    "fathers day": "father",
+    # The United States' federal holidays ("Labor Day" in its US spelling only: "Labour
+    # Day" is 1 May in most of the world and September in Canada, so it names none).
+    "martin luther king day": "mlk",
+    "martin luther king jr day": "mlk",
+    "martin luther kings day": "mlk",
+    "martin luther king jrs day": "mlk",
+    "mlk day": "mlk",
+    "juneteenth": "juneteenth",
+    "presidents day": "presidents",
+    "president day": "presidents",
+    "washingtons birthday": "presidents",
+    "memorial day": "memorial",
+    "labor day": "labor",
+    "columbus day": "columbus",
+    "indigenous peoples day": "columbus",
+    "indigenous people day": "columbus",
+    "veterans day": "veterans",
+    "veteran day": "veterans",
+    "boxing day": "boxing",
+    "st patricks day": "st_patrick",
+    "easter": "easter",
+    "easter sunday": "easter",
+    "easter monday": "easter_monday",
+    "good friday": "good_friday",
+    "saint patricks day": "st_patrick",
 }
+
+
+def holiday_key(text: str) -> str:
+    """A holiday as written ("Presidents' Day", "new year's  day") as a HOLIDAYS key."""
+    return " ".join(text.replace("'", "").replace(".", "").replace(",", "").split())
+
+
 SHORT_ENDS: Final = {"eow": Unit.WEEK, "eom": Unit.MONTH, "eoq": Unit.QUARTER, "eoy": Unit.YEAR}
 DAYPARTS: Final = {
     "morning": Hint.MORNING,
@@ -111,9 +152,15 @@ _RANGE_JOIN: Final = r"(?:\s*[-\u2013]\s*|\s+(?:to|until|till|til|through|thru)\
 # What a range's second item may be: a weekday, a month, a day of the month.
 _RANGE_NEXT: Final = (
     rf"\s+(?:(?:this|next)\s+(?:week\s+)?)?(?:{'|'.join(WEEKDAYS)}|{'|'.join(MONTH_NAMES)}"
-    r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|today|tomorrow)(?![\w'])"
+    r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|today|tomorrow"
+    r"|(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?)(?![\w'])"
 )
 _MER: Final = r"\s*[ap]\.?\s?m\.?(?![a-z])"
+# Two days of one month joined as a range: "19 to 20", "19th-20th" (four groups).
+_SPAN_DAYS: Final = (
+    r"(\d{1,2})(?:st|nd|rd|th)?\s*(?:[-\u2013]|to|through|thru|until|till)\s*(?:the\s+)?"
+    r"(\d{1,2})(?:st|nd|rd|th)?"
+)
 _HH_MM: Final = r"\d{1,2}(?:[:.]\d{2})?"
 # A clock range is one only with minutes or am/pm, or after "from" / "between" with a
 # part of the day after it: "chapters 9-10" and "from 2 to 3 people" name no time.
@@ -121,7 +168,8 @@ _CLOCK_RANGE_IF: Final = (
     rf"(?=\d{{1,2}}[:.]\d{{2}}|\d{{1,2}}{_MER}|{_HH_MM}{_RANGE_JOIN}{_HH_MM}{_MER}"
     rf"|(?:from|between)\s+(?:\d{{1,2}}[:.]\d{{2}}|\d{{1,2}}{_MER}"
     rf"|{_HH_MM}(?:{_RANGE_JOIN}|\s+and\s+){_HH_MM}(?:{_MER}|\s+(?:at\s+night|tonight"
-    r"|in\s+the\s+(?:morning|afternoon|evening)))))"
+    r"|in\s+the\s+(?:morning|afternoon|evening)|this\s+(?:morning|afternoon|evening)"
+    r"|tomorrow\s+(?:morning|afternoon|evening|night)))))"
 )
 
 
@@ -163,6 +211,10 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     CLOCK_COMPACT = enum.auto()
     RANGE_FROM = enum.auto()
     RANGE_TO = enum.auto()
+    CLOCK_RANGE_PART = enum.auto()
+    DATE_SPAN = enum.auto()
+    ORDINAL_MONTH = enum.auto()
+    ISO_DOTTED = enum.auto()
 
 
 # Order matters: the first pattern that matches at a position wins, so longer forms
@@ -171,12 +223,39 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
 # tries the items that can start with the character at hand).
 _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.ISO, r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", DIGITS),
+    # 2027.03.16: a date after a marker only ("release 2027.1.1" is a version).
+    (Kind.ISO_DOTTED, r"(\d{4})\.(\d{1,2})\.(\d{1,2})(?!\d|\.\d)", DIGITS),
     # 2027/Aug/10.
     (Kind.YMD_NAMED, rf"(\d{{4}})[-/]({_MON})[-/](\d{{1,2}})", DIGITS),
-    (Kind.MDY, rf"({_MON})\s*(?:the\s+)?{_DAY}(?:,?\s+(\d{{4}}))?", "jfmasond"),
+    # "November 19 to 20", "19-20 Nov": a range of days in one month (its last day's end).
+    (
+        Kind.DATE_SPAN,
+        (
+            rf"(?:({_MON})\s*(?:the\s+)?{_SPAN_DAYS}|{_SPAN_DAYS}\s+(?:of\s+)?({_MON}))"
+            r"(?:,?\s+(\d{4}))?(?![\d:]|\.\d)(?!\s*[ap]\.?\s?m\b)"
+        ),
+        "jfmasond" + DIGITS,
+    ),
+    (
+        Kind.MDY,
+        (
+            rf"(?:(next)\s+)?({_MON})(?:\s*-\s*|\s*)(?:the\s+)?{_DAY}"
+            # "Oct 31, 2027", "Oct 31 '27".
+            r"(?:(?:,?\s+|\s+')(\d{4}|(?<=')\d{2}))?"
+        ),
+        "jfmasondn",
+    ),
     # 23/12, 12/23, 23/12/2026: read only where one number cannot be a month (DESIGN
     # section 4: without the turn's locale, 12/1 is no date). "24/7" is "always".
-    (Kind.NUMERIC, r"(?!24/7(?![\d/]))(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])", DIGITS),
+    # A two-digit year is this century's ("09/18/27": 2027).
+    (
+        Kind.NUMERIC,
+        r"(?!24/7(?![\d/]))(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])",
+        DIGITS,
+    ),
+    # 19.02.2028, 19-02-2028: the same rule, and only with the year ("3.5" is a number).
+    # A two-digit year after dashes only ("10-31-27"; "08.15.30" may be a clock).
+    (Kind.NUMERIC, r"(\d{1,2})[.-](\d{1,2})[.-](\d{4}|(?<=-)\d{2})(?![\d-]|\.\d)", DIGITS),
     # A range of clock times ("3:30-6pm", "from 10 to 11", "between 3:30pm and 6 pm"): it
     # ends at its second time (DESIGN section 4). Only with "from" / "between", minutes or
     # am/pm: "chapters 9-10" is no time.
@@ -187,6 +266,27 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             rf"|(?:from\s+)?{_RANGE_CLOCK}{_RANGE_JOIN}{_RANGE_CLOCK})(?![\d:])"
         ),
         DIGITS + "fb",
+    ),
+    # Right after a part of the day, which settles both ends: "this evening from 7 to
+    # 7:30", "next monday morning 6-8"; only before the end of the clause or a small
+    # word ("this evening 5-6 people" counts people).
+    (
+        Kind.CLOCK_RANGE_PART,
+        (
+            r"(?:(?<=morning\s)|(?<=afternoon\s)|(?<=evening\s)|(?<=night\s)|(?<=tonight\s))"
+            rf"(?:from\s+)?{_RANGE_CLOCK}{_RANGE_JOIN}{_RANGE_CLOCK}(?![\d:])"
+            r"(?=\s*(?:[^\w\s]|$)|\s+(?:on|at|and|then|to|for|so|please|you|we|i|today|tomorrow)\b)"
+        ),
+        DIGITS + "f",
+    ),
+    # "the 3rd month next year", "the third month of 2028".
+    (
+        Kind.ORDINAL_MONTH,
+        (
+            rf"(?:the\s+)?(?:(\d{{1,2}})(?:st|nd|rd|th)|({EN_ORDINAL_WORDS}))\s+month\s+"
+            r"(?:of\s+)?(?:(?:the\s+)?(this|next)\s+year|(\d{4}))"
+        ),
+        "t" + DIGITS + "fsten",
     ),
     # "the last Friday of March", "the first Monday of next month", "the last day of March".
     (
@@ -200,7 +300,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # "2 days after next Friday", "a week after tomorrow": the day, moved.
     (
         Kind.AFTER_DAY,
-        rf"(\d{{1,3}}|{EN_NUMBER_WORDS}|an?)\s+(day|week)s?\s+after(?=\s)",
+        (
+            rf"(\d{{1,3}}|{EN_NUMBER_WORDS}|an?)\s+(day|week|fortnight|month|year)s?\s+(?:after|from)"
+            r"(?=\s|$)(?!\s+(?:now|today)\b)"
+        ),
         DIGITS + "zotfsenah",
     ),
     # "in a quarter of an hour", "three-quarters of an hour".
@@ -220,13 +323,18 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (
         Kind.DMY,
-        rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MON})(?:,?\s+(\d{{4}}))?",
-        "t" + DIGITS + "fsten",  # the, digits, ordinal words
+        (
+            rf"(?:(next)\s+)?(?:the\s+)?{_DAY}(?:\s+day\s+of\s+|\s+(?:of\s+)?|\s*[-/]\s*|(?<=\d))"
+            # "28-nov-2027", "31-Oct-27", "31/Oct/2027", "18 Sep '27": a two-digit year
+            # after a dash, a slash or an apostrophe.
+            rf"({_MON})(?:(?:,?\s+|[-/]|\s+')(\d{{4}}|(?<=[-/'])\d{{2}}))?"
+        ),
+        "nt" + DIGITS + "fsten",  # next, the, digits, ordinal words
     ),
     # The 3rd of next month; "by the 15th" (digits only: "the first meeting" is no date).
     (
         Kind.DOM,
-        rf"(?:the\s+)?{_DAY}(?:\s+day)?\s+of\s+(this|next|the)\s+month",
+        rf"(?:the\s+)?{_DAY}(?:\s+day)?\s+of\s+(this|next|the\s+current|the)\s+month",
         "t" + DIGITS + "fsten",
     ),
     (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
@@ -244,13 +352,20 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.DURATION,
         (
             # "within the next day": "the next" alone counts one.
-            rf"(in\s+)?(?:the\s+next\s+)?(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?|half\s+an?"
+            # "in less than an hour": within it.
+            r"(in\s+(?:less\s+than\s+|under\s+|no\s+more\s+than\s+)?)?(?:the\s+next\s+)?"
+            # "a half hour", "the next half hour": half of an hour, as "half an hour".
+            rf"(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?\s+half(?=\s+hour)|an?|half\s+an?"
+            r"|half(?=\s+hour)"
             r"|the\s+next)"
             # Chat shorthand right after the digits: "within 2h", "in 30min", "in 2 hrs".
-            r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|hours?|mins?|minutes?)\b))"
-            r"(minute|min|hour|hr|day|week|month|year|h)s?"
+            r"(\s+and\s+a\s+half)?(?:\s+|(?<=\d)\s?(?=(?:h|hrs?|hours?|mins?|minutes?|secs?"
+            r"|seconds?|days?|weeks?|months?|years?)\b))"
+            r"(second|sec|minute|min|hour|hr|day|fortnight|week|month|year|h)s?"
             # "20 minutes past 3pm" is a clock time, not a length.
-            r"(\s+and\s+a\s+half)?(\s+from\s+now)?(?!\s+(?:past|after|to)\s)"
+            # "in 3 weeks' time", "in an hour's time": the same length.
+            r"(?:(?:'s|(?<=s)')?\s+time)?"
+            r"(\s+and\s+a\s+half)?(\s+(?:from\s+(?:now|today)|hence))?(?!\s+(?:past|after|to)\s)"
         ),
         "it" + DIGITS + "zotfsenah",  # in, the next, digits, number words, a/an/half
     ),
@@ -260,12 +375,19 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.HOLIDAY,
         (
-            r"(on\s+)?(christmas\s+eve|christmas(?:\s+day)?|new\s+year's\s+eve"
-            r"|new\s+year's\s+day|valentine's(?:\s+day)?|halloween|independence\s+day|x-?mas"
-            r"|thanksgiving(?:\s+day)?|mother's\s+day|father's\s+day"
-            r"|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?|(?:the\s+)?mid-autumn(?:\s+festival)?)"
+            r"(on\s+)?(?:(next|this)\s+)?(christmas\s+eve|christmas(?:\s+day)?"
+            r"|new\s+year(?:'?s|s')?\s+(?:eve|day)"
+            r"|valentine(?:'?s|s')?(?:\s+day)?|halloween|independence\s+day|x-?mas"
+            r"|thanks\s?giving(?:\s+day)?|mother'?s\s+day|father'?s\s+day"
+            r"|(?:chinese|lunar)\s+new\s+year(?:'s\s+eve)?|(?:the\s+)?mid-autumn(?:\s+festival)?"
+            r"|martin\s+luther\s+king(?:,?\s+jr\.?)?(?:'s)?\s+day|mlk\s+day|juneteenth"
+            r"|president(?:'?s|s')?\s+day|washington's\s+birthday|memorial\s+day|labor\s+day"
+            r"|columbus\s+day|indigenous\s+people(?:'?s|s')?\s+day|veteran(?:'?s|s')?\s+day|boxing\s+day"
+            r"|(?:st\.?|saint)\s+patrick'?s\s+day|easter(?:\s+sunday|\s+monday)?|good\s+friday)"
+            # "Christmas 2027": that year's.
+            r"(?:,?\s+(?:of\s+)?(\d{4}))?"
         ),
-        "cnvhlmtoixf",
+        "cnvhlmtoixfjpwbseg",
     ),
     (
         Kind.DAYWORD,
@@ -278,39 +400,60 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # "next Friday", "Friday of next week", "next week Friday".
     (
         Kind.WEEKDAY,
-        rf"(?:(this|next)\s+(?:week\s+)?)?({_WD})(?:\s+(?:of\s+)?(this|next)\s+week)?",
-        "tnmwfs",
+        (
+            rf"(?:(this|next|(?:this\s+|the\s+)?(?:up)?coming)\s+(?:week\s+)?)?({_WD})"
+            r"(?:\s+(?:of\s+)?(this|next)\s+week)?"
+        ),
+        "tnmwfsuc",
     ),
     # "on Tue", "by Fri.", "next Wed": an abbreviation names a day only after "on", a
     # marker or this/next ("we sat down", "wed" alone name none).
     (
         Kind.WEEKDAY_ABBR,
-        r"(on\s+)?(?:(this|next)\s+)?(mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?",
-        "otnmwfs",
+        (
+            r"(on\s+)?(?:(this|next|(?:this\s+|the\s+)?(?:up)?coming)\s+)?"
+            r"(mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?"
+        ),
+        "otnmwfsuc",
     ),
     (
         Kind.END_UNIT,
-        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)",
+        # Not before "of": "the end of the month of August" is the end of August.
+        r"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(this|next)\s+)?(week|month|quarter|year)(?!\s+of\s)",
         "te",
     ),
     (Kind.UNIT_END, r"(week|month|quarter|year)[- ]end", "wmqy"),
     (Kind.END_OF, r"(?:the\s+)?end\s+of", "te"),
-    (Kind.REL_PERIOD, r"(this|next|the\s+following)\s+(week|month|quarter|year)", "tn"),
+    (
+        Kind.REL_PERIOD,
+        (
+            r"(this|next|the\s+following|the\s+current|(?:this\s+|the\s+)?(?:up)?coming)\s+"
+            r"(?:calendar\s+)?(week|month|quarter|year)"
+        ),
+        "tnuc",
+    ),
     # "in December": a month named alone is its end (DESIGN section 4); "next March": its
     # next occurrence after this month; "Sep 2027", "June of 2027".
     (
         Kind.MONTH,
         (
-            rf"(in\s+)?(next\s+)?({_MON_FULL}|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
-            r"(?=\s+\d{4}))(?:\s+(?:of\s+)?(\d{4}))?"
+            r"(in\s+(?:the\s+month\s+of\s+)?|(?:the\s+)?month\s+of\s+)?(?!this\s+may\b)"
+            r"((?:next|this)\s+)?"
+            # An abbreviation alone is no month before a marker: "ask Jan by Friday".
+            rf"({_MON_FULL}|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+            r"(?=\s+\d{4}|(?!,?\s+(?:by|before|until|till|at|on|no|not|prior|ahead|in|within)\b)))"
+            r"(?:\s+(?:of\s+)?(\d{4}))?"
         ),
-        "injfmasond",
+        "injfmasondtm",
     ),
     (Kind.YEAR, r"(20\d\d)", "2"),
     # "5pm", "five thirty p.m.", and the chat form "8:45a" (minutes needed: "5a" is no time).
     (
         Kind.CLOCK12,
-        rf"{_HOUR}(?:[:.](\d{{2}})|[- ]{_MINUTE_WORDS})?(?:{_MERIDIEM}|(?<=:\d\d)([ap]))",
+        (
+            rf"{_HOUR}(?:[:.](\d{{2}})(?::([0-5]\d))?|[- ]{_MINUTE_WORDS})?(?:\s*o'clock)?"
+            rf"(?:{_MERIDIEM}|(?<=:\d\d)([ap]))"
+        ),
         DIGITS + "otfsen",  # digits, one … twelve
     ),
     # "330 p.m.", "730 in the evening": hour and minutes run together, with am/pm or a
@@ -332,9 +475,24 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         DIGITS + "aqhotfsen",
     ),
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::\d{2})?", DIGITS),  # seconds are dropped
-    (Kind.CLOCK24, r"(\d{2})h(\d{2})", DIGITS),  # 13h30
-    (Kind.CLOCK_WORD, r"(?:12\s+)?(noon|midday|midnight)", "1nm"),
+    # ("12:00 noon" is read as the word.)
+    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::([0-5]\d))?(?!\s+(?:noon|midday|midnight)\b)", DIGITS),
+    # Military time: "by 1800 hours", "0930h"; from 1000 only right after a marker or
+    # "at" ("log 1200 hours by Friday" counts hours).
+    (
+        Kind.CLOCK24,
+        (
+            r"(?:(?=0)|(?<=by\s)|(?<=at\s)|(?<=before\s)|(?<=until\s)|(?<=till\s)|(?<=than\s))"
+            r"([01]\d|2[0-3])([0-5]\d)(?:\s*hours|\s*hrs|h)()"
+        ),
+        DIGITS,
+    ),
+    (Kind.CLOCK24, r"(\d{2})h(\d{2})()", DIGITS),  # 13h30
+    (
+        Kind.CLOCK_WORD,
+        r"(?:(?:12(?::00)?|twelve)(?:\s*o'clock)?\s+)?(noon|midday|midnight)",
+        "1nmt",
+    ),
     # An hour without am/pm, read only with a part of the day ("at 8 tonight", "8 in
     # the evening"); "at 3" alone stays ambiguous.
     # "10, tonight" with a comma only where the number starts the phrase or follows a
@@ -342,7 +500,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.AT_HOUR,
         (
-            rf"at\s+{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?![\d:.])(?!{_MER})(?:\s*o'clock)?"
+            rf"at\s+{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?![\d:.])(?!{_MER}|\s*o'clock{_MER})"
+            r"(?:\s*o'clock)?"
             rf"|{_HOUR}\s*o'clock"
             rf"|{_HOUR}(?::(\d{{2}})|[- ]{_MINUTE_WORDS})?(?=\s+(?:tonight|in\s+the\s|at\s+night"
             r"|this\s+(?:morning|afternoon|evening)|tomorrow\s+(?:morning|afternoon|evening|night)))"
@@ -352,16 +511,24 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (
         Kind.DAYPART,
-        r"in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)",
-        "iamen",
+        (
+            r"(?:in\s+)?(?:the\s+)?(morning|afternoon|evening|night)\s+of(?=\s)"
+            r"|in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)"
+        ),
+        "iament",
     ),
     # "from Monday to Friday", "from May to December": a range of days or months, which
     # ends at the end of its last (DESIGN section 4); "from Friday" alone is a start.
-    (Kind.RANGE_FROM, rf"from(?={_RANGE_NEXT})", "f"),
-    (Kind.RANGE_TO, rf"(?:to|through|thru|-|\u2013)(?={_RANGE_NEXT})", "t-\u2013"),
+    (Kind.RANGE_FROM, rf"(?:from|between)(?={_RANGE_NEXT})", "fb"),
+    # "and" ends a range only after "between" (english._range checks).
+    (Kind.RANGE_TO, rf"(?:to|through|thru|-|\u2013|and)(?={_RANGE_NEXT})", "t-\u2013a"),
 )
 _MARKER_SOURCE: Final = (
-    r"on\s+or\s+before|no\s+later\s+than|not\s+later\s+than|by|until|till|before|prior\s+to|within"
+    r"on\s+or\s+before|on\s+or\s+prior\s+to|on\s+or\s+earlier\s+than|no\s+later\s+than|not\s+later\s+than|by|until"
+    r"|till|before|prior\s+to|in\s+advance\s+of|ahead\s+of"
+    r"|within(?:\s+less\s+than|\s+under|\s+no\s+more\s+than)?"
+    # "between now and eight o'clock": a span from now ends at its end (DESIGN section 4).
+    r"|between\s+now\s+and|from\s+now\s+(?:until|till|to|through)"
 )
 _CONNECTOR_SOURCE: Final = r"at|on|of|and"
 MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
@@ -370,7 +537,7 @@ _END: Final = r"(?![\w'])"
 LEXER: Final = Lexer(
     (
         *_ITEM_SOURCES,
-        (Kind.MARKER, _MARKER_SOURCE, "onbutpw"),
+        (Kind.MARKER, _MARKER_SOURCE, "onbutpwiaf"),
         (Kind.CONNECTOR, _CONNECTOR_SOURCE, "ao"),
     ),
     lambda _kind, source: f"(?:{source}){_END}",
@@ -451,7 +618,10 @@ TRIGGERS: Final = frozenset(
         *("hour", "hours", "minute", "minutes", "min", "mins", "hr", "hrs", "day", "days"),
         *("weeks", "months", "years"),
         *("christmas", "eve", "halloween", "valentine", "autumn", "festival", "independence"),
-        *("xmas", "thanksgiving"),
+        *("xmas", "thanksgiving", "giving", "juneteenth", "mlk", "king", "presidents"),
+        *("president", "birthday", "memorial", "labor", "columbus", "veterans", "boxing"),
+        *("patrick", "patricks", "fortnight", "fortnights", "second", "seconds", "sec", "secs"),
+        *("hence", "hours", "easter", "good"),
         "noon",
         "midday",
         "midnight",
@@ -462,7 +632,7 @@ TRIGGERS: Final = frozenset(
         *("am", "pm", "m", "clock"),  # "five pm", "eleven a.m.", "seven o'clock tonight"
         *WEEKDAYS,
         *MONTHS,
-        *("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"),
+        *("mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "sun"),
     }
 )
 
@@ -471,7 +641,8 @@ STARTERS: Final = TRIGGERS | frozenset(
     {
         *("on", "no", "not", "by", "until", "till", "before", "prior", "within", "from", "between"),
         *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
-        *("over", "during", "for", "coming", "quarter"),
+        *("over", "during", "for", "coming", "quarter", "ahead", "upcoming", "martin"),
+        *("washington", "indigenous", "st", "saint"),
         *EN_NUMBER_WORD_LIST,
     }
 )

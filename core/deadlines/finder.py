@@ -121,6 +121,8 @@ _EN_UNSURE_BEFORE: Final = frozenset(
     {
         *("every", "each", "following", "around", "about", "between", "thing"),
         *("early", "mid", "late", "middle", "of"),
+        # "this time next week", "same time tomorrow": a clock time of that day, not its end.
+        "time",
     }
 )
 # After a run: a zone other than the user's ("5pm EST", "5pm Beijing time") or a
@@ -130,6 +132,20 @@ _EN_UNSURE_BEFORE: Final = frozenset(
 _EN_UNSURE_AFTER: Final = re.compile(
     r"\s*(?:[A-Z]{1,4}T|UTC|GMT|Z)\b|\s+(?:\w+\s+)?time\b|\s*,?\s+(?:on|at|of)\s+(?:the\s+)?\d"
     r"|\s+after\s+next\b|/\w"
+    # "by 2027.03.16" read as "by 2027"; "within an hour or two", "in an hour or so".
+    r"|\.\d|\s+(?i:or\s+(?:so|\d+|one|two|three|four|five|six|seven|eight|nine|ten))\b"
+    # "by Friday week" (a week after Friday), "Monday next", "Thanksgiving weekend",
+    # "Christmas break", "Oct 31 '28": more than the run read.
+    r"|\s+(?i:week|weekend|break|holidays?|season|vacation|next(?!\s+(?:week|month|year)\b))\b"
+    r"|\s*'\d"
+    # "tomorrow + 2 days": arithmetic the run does not hold; "Monday COB": the close of
+    # business, not the day's end.
+    r"|\s*\+|\s+(?i:cob|eob|close\s+of\s+(?:business|play)|end\s+of\s+(?:business|play))\b"
+)
+# After a length: what it counts from, if not now ("within 30 days of signing", "in 2
+# weeks after launch"): the length is from an event, so no deadline at all.
+_EN_LENGTH_FROM: Final = re.compile(
+    r"\s+(?:of|after|from|following|since|upon|on|before)\b", re.IGNORECASE
 )
 # After a run: more time wording the run stopped short of (R9: a longer expression only
 # partly read gives no deadline rather than its first piece's): a range's second end
@@ -145,11 +161,13 @@ _EN_TIME_WORD: Final = (
     + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|noon|midnight)\b(?!['\u2019]))"
 )
 _EN_LONGER_AFTER: Final = re.compile(
-    rf"\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*{_EN_TIME_WORD}"
-    rf"|\s*,?\s+from\s+{_EN_TIME_WORD}"
+    rf"\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*(?:the\s+)?{_EN_TIME_WORD}"
+    rf"|\s*,?\s+(?:from|between)\s+(?:the\s+)?{_EN_TIME_WORD}"
     r"|\s+\d{1,2}(?:[:.]\d{2})?\s*(?:[-\u2013]|\s(?:to|through|thru|until|till|til)\s)\s*\d"
     r"|\s*,?\s*(?:january|february|march|april|june|july|august|september|october"
     r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|may\s+\d)\b"
+    # "by the end of the month of August": the month the run stopped short of.
+    rf"|\s+of\s+{_EN_TIME_WORD}"
     r"|\s*,?\s*(?:and\s+)?(?:\d+(?:\.\d+)?|an?|half)\s*"
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
@@ -183,6 +201,19 @@ _EN_STOPPED_SHORT: Final = re.compile(
 _EN_LONGER_BEFORE: Final = re.compile(
     r"\b(?:ago|before\s+last|after\s+next)\s*(?:[@,]\s*)?(?:(?:at|on)\s+)?$", re.IGNORECASE
 )
+# Just before a run: a length it is moved by ("two hours before 5pm", "the day before
+# Christmas"), which the run does not hold: no deadline at all, not the run's own.
+_EN_LENGTH_BEFORE: Final = re.compile(
+    r"\b(?:\d+|an?|the|one|two|three|four|five|six|seven|eight|nine|ten|twelve|few|several)\s+"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
+    r"[\s,]*$",
+    re.IGNORECASE,
+)
+_EN_MOVING: Final = ("before", "prior", "ahead", "in advance", "after")
+# "in the coming week", "over the upcoming month": seven days or next calendar week
+# ("in the next week" is a length): none, as "within the coming week".
+_EN_COMING: Final = re.compile(r"(?:the\s+|this\s+)?(?:up)?coming\s+(?:calendar\s+)?[a-z]+$")
+_EN_SPAN_BEFORE: Final = re.compile(r"\b(?:in|over|during|for|within)\s+$", re.IGNORECASE)
 # After a run: a start or a past time ("Monday onwards", "2 hours ago"), ignored.
 # ("Friday's meeting" never gets here: an item followed by an apostrophe does not lex.)
 _EN_AFTER: Final = re.compile(
@@ -191,6 +222,8 @@ _EN_AFTER: Final = re.compile(
 # A marker a few words before the time belongs to something else ("before the meeting
 # on Friday"); in Chinese, 前 just after it does ("周五下班前").
 _EN_EVENT_BEFORE: Final = frozenset({"by", "before", "until", "till", "prior"})
+# The same for the two-word markers, one word further back ("ahead of the call on Friday").
+_EN_EVENT_AHEAD: Final = frozenset({"ahead", "advance"})
 # Up to four characters before the clause ends (full-width or ASCII punctuation).
 _ZH_EVENT_AFTER: Final = re.compile(
     r"[^\uff0c,\u3002\uff1b;\uff01!\uff1f?\s]{1,4}?(?:之前|以前|前)"
@@ -494,8 +527,15 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         ):
             context = False  # 一个星期又三天内: a length added to one the run misses
     else:
-        led = english_lexicon.MARKER.match(_lower(phrase)) is not None
+        lower = _lower(phrase)
+        led = english_lexicon.MARKER.match(lower) is not None
         context = _english_context(before, after, led=led)
+        if lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None:
+            context = False  # "two hours before 5pm", "the day before Christmas": moved
+        if _EN_COMING.match(lower) is not None and _EN_SPAN_BEFORE.search(before) is not None:
+            context = False
+        if spec is not None and spec.within is not None and _EN_LENGTH_FROM.match(after):
+            context = False
     return spec is not None if context is True else context
 
 
@@ -538,7 +578,8 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
         return None
     if led:
         return True
-    previous = _WORD.findall(_lower(before))[-4:]
+    words = _WORD.findall(_lower(before))[-5:]
+    previous = words[-4:]
     if previous and previous[-1] in _EN_UNSURE_BEFORE:
         return False
     trimmed = list(previous)
@@ -547,4 +588,4 @@ def _english_context(before: str, after: str, *, led: bool) -> bool | None:
     if trimmed and (trimmed[-1] in _EN_START_BEFORE or trimmed[-2:] == ["as", "of"]):
         return None
     # "before the meeting on Friday": the deadline is the event's, not Friday's end.
-    return _EN_EVENT_BEFORE.isdisjoint(previous)
+    return _EN_EVENT_BEFORE.isdisjoint(previous) and _EN_EVENT_AHEAD.isdisjoint(words)

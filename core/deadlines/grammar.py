@@ -66,6 +66,7 @@ class CalendarDate(msgspec.Struct, frozen=True):
     month: int
     day: int
     year: int | None
+    after: bool = False  # "next 6th of April": its next occurrence after today
 
 
 class MonthDay(msgspec.Struct, frozen=True):
@@ -109,6 +110,8 @@ class Holiday(msgspec.Struct, frozen=True):
 
     name: str
     year_offset: int | None = None
+    year: int | None = None  # "Christmas 2027": that year's occurrence
+    after: bool = False  # "next New Year's Day": its next occurrence after today
 
 
 class Shifted(msgspec.Struct, frozen=True):
@@ -116,6 +119,7 @@ class Shifted(msgspec.Struct, frozen=True):
 
     day: RelativeDay | Weekday | CalendarDate | MonthDay | Holiday
     days: int
+    months: int = 0  # "two months after next Friday": whole months first, then days
 
 
 def with_day(current: Day | None, new: Day) -> Day | None:
@@ -188,6 +192,7 @@ class DeadlineSpec(msgspec.Struct, frozen=True):
     time: tuple[int, int] | None = None
     within: Duration | None = None
     either_half: bool = False
+    seconds: int = 0  # added to `time` ("by 7:56:30pm"); set only with a time
     # A range's start ("Monday to Friday", 6月12号到7月3号, "from May to December"): the
     # deadline is the range's end, and an end said as a next occurrence (a bare weekday,
     # a date or month without a year) counts from the start's first day; an end before
@@ -203,6 +208,7 @@ class Clock(msgspec.Struct, frozen=True):
     minute: int
     meridiem: str | None = None
     fixed: bool = False
+    second: int = 0  # "7:56:30pm"
 
 
 def clock_time(clock: Clock, hint: Hint | None) -> tuple[int, int] | None:  # noqa: PLR0911  # one exit per reading
@@ -382,6 +388,7 @@ class Slots:
     since: Day | Period | None = None  # a range's start (DeadlineSpec.since)
     range_from: Clock | None = None  # the first clock of a clock range ("3:30-6pm")
     shift: int | None = None  # days to move the day named next ("2 days after …")
+    shift_months: int = 0  # months to move it ("two months after next Friday")
 
 
 # When a part of the day is over, if no clock time is named ("by Thursday evening",

@@ -29,6 +29,11 @@ FIXED: Final[dict[str, tuple[int, int]]] = {
     "april_fools": (4, 1),
     "army": (8, 1),  # 建军节
     "teachers": (9, 10),  # 教师节
+    # The United States' federal holidays on a fixed date, and two English ones.
+    "juneteenth": (6, 19),
+    "veterans": (11, 11),
+    "boxing": (12, 26),
+    "st_patrick": (3, 17),
 }
 
 # Movable feasts fixed by a weekday of a month: (month, nth, weekday, Monday=0).
@@ -36,7 +41,16 @@ NTH_WEEKDAY: Final[dict[str, tuple[int, int, int]]] = {
     "mother": (5, 2, 6),  # 母亲节, Mother's Day: the second Sunday of May
     "father": (6, 3, 6),  # 父亲节, Father's Day: the third Sunday of June
     "thanksgiving": (11, 4, 3),  # the United States': the fourth Thursday of November
+    # The United States' federal Monday holidays (-1: the last Monday of the month).
+    "mlk": (1, 3, 0),  # Martin Luther King Jr. Day: the third Monday of January
+    "presidents": (2, 3, 0),  # Washington's Birthday: the third Monday of February
+    "memorial": (5, -1, 0),  # the last Monday of May
+    "labor": (9, 1, 0),  # the first Monday of September
+    "columbus": (10, 2, 0),  # Columbus Day / Indigenous Peoples' Day: the second Monday
 }
+
+# Feasts fixed by (Western) Easter: days after Easter Sunday.
+EASTER: Final[dict[str, int]] = {"easter": 0, "good_friday": -2, "easter_monday": 1}
 
 FIRST_YEAR: Final = 2024
 LAST_YEAR: Final = 2040
@@ -93,7 +107,7 @@ def next_holiday(name: str, today: date, year_offset: int | None = None) -> date
     """
     if year_offset is not None:
         return _in_year(name, today.year + year_offset)
-    if name in FIXED or name in NTH_WEEKDAY:
+    if name in FIXED or name in NTH_WEEKDAY or name in EASTER:
         for year in (today.year, today.year + 1):
             candidate = _in_year(name, year)
             if candidate is not None and candidate >= today:
@@ -104,6 +118,11 @@ def next_holiday(name: str, today: date, year_offset: int | None = None) -> date
     return next((day for day in LUNAR.get(name, ()) if day >= today), None)
 
 
+def in_year(name: str, year: int) -> date | None:
+    """The holiday's occurrence in `year` ("Christmas 2027"), or None outside the table."""
+    return _in_year(name, year)
+
+
 def _in_year(name: str, year: int) -> date | None:
     fixed = FIXED.get(name)
     if fixed is not None:
@@ -111,7 +130,27 @@ def _in_year(name: str, year: int) -> date | None:
     nth = NTH_WEEKDAY.get(name)
     if nth is not None:
         return nth_weekday(year, *nth) if 1 <= year <= 9999 else None
+    after_easter = EASTER.get(name)
+    if after_easter is not None:
+        return (
+            date.fromordinal(easter(year).toordinal() + after_easter) if 2 <= year <= 9999 else None
+        )
     return next((day for day in LUNAR.get(name, ()) if day.year == year), None)
+
+
+def easter(year: int) -> date:
+    """Western Easter Sunday of a Gregorian year (the anonymous Gregorian computus)."""
+    golden = year % 19
+    century, of_century = divmod(year, 100)
+    leap_centuries, leap_rest = divmod(century, 4)
+    correction = (century + 8) // 25
+    moon = (century - correction + 1) // 3
+    epact = (19 * golden + century - leap_centuries - moon + 15) % 30
+    quarters, rest = divmod(of_century, 4)
+    weekday = (32 + 2 * leap_rest + 2 * quarters - epact - rest) % 7
+    shift = (golden + 11 * epact + 22 * weekday) // 451
+    month, day = divmod(epact + weekday - 7 * shift + 114, 31)
+    return date(year, month, day + 1)
 
 
 def nth_weekday(year: int, month: int, nth: int, weekday: int | None) -> date | None:

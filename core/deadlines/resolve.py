@@ -86,17 +86,18 @@ def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | Non
         return _day_start(bounds[1] if spec.edge is Edge.END else bounds[0], zone)
     if spec.either_half and spec.time is not None:
         return _either_half(spec, spec.time, ts, today, zone)
+    seconds = timedelta(seconds=spec.seconds)  # "by 7:56:30pm"; zero for nearly every clock
     if spec.day is None:
         if spec.time is None:
             return None
         # A bare clock time is its next occurrence: already past today means tomorrow.
-        instant = _at(today, spec.time, zone)
-        return instant if instant > ts else _at(today + timedelta(days=1), spec.time, zone)
+        instant = _at(today, spec.time, zone) + seconds
+        return instant if instant > ts else _at(today + _ONE_DAY, spec.time, zone) + seconds
     day = _day(spec.day, today)
     if day is None:
         return None
     if spec.time is not None:
-        return _at(day, spec.time, zone)
+        return _at(day, spec.time, zone) + seconds
     return _day_start(day + timedelta(days=1) if spec.edge is Edge.END else day, zone)
 
 
@@ -157,6 +158,9 @@ def _either_half(
     """
     hour, minute = time
     later = (24 if hour == 12 else hour + 12, minute)  # 12 o'clock: noon, or midnight (24:00)
+    if hour == 12 and minute:
+        # "twenty after twelve": 00:20 or 12:20 of the same day (24:20 is no time).
+        time, later = (0, minute), (12, minute)
     if spec.day is None:
         readings = [_at(today, time, zone), _at(today, later, zone)]
         readings.append(_at(today + timedelta(days=1), time, zone))
@@ -198,7 +202,7 @@ def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per
     if isinstance(day, CalendarDate):
         return _calendar_date(day, today)
     if isinstance(day, Holiday):
-        return holidays.next_holiday(day.name, today, day.year_offset)
+        return _holiday(day, today)
     if isinstance(day, CheckedDate):
         date_ = _day(day.date, today)
         return date_ if date_ is not None and date_.weekday() == day.weekday else None
@@ -206,8 +210,18 @@ def _day(day: Day, today: date) -> date | None:  # noqa: PLR0911  # one exit per
         return _nth_weekday(day, today)
     if isinstance(day, Shifted):
         moved = _day(day.day, today)
+        if moved is not None and day.months:
+            moved = _add_months(moved, day.months)
         return None if moved is None else moved + timedelta(days=day.days)
     return _month_day(day, today)
+
+
+def _holiday(day: Holiday, today: date) -> date | None:
+    """ "Christmas 2027": that year's; "next Christmas": the next one after today."""
+    if day.year is not None:
+        return holidays.in_year(day.name, day.year) if 1 <= day.year <= 9998 else None
+    after = today + _ONE_DAY if day.after else today
+    return holidays.next_holiday(day.name, after, day.year_offset)
 
 
 def _nth_weekday(day: NthWeekday, today: date) -> date | None:
@@ -232,7 +246,7 @@ def _calendar_date(day: CalendarDate, today: date) -> date | None:
     # neither year has (29 February) is no deadline.
     for year in (today.year, today.year + 1):
         candidate = _date(year, day.month, day.day)
-        if candidate is not None and candidate >= today:
+        if candidate is not None and (candidate > today or (candidate == today and not day.after)):
             return candidate
     return None
 

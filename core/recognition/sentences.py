@@ -23,12 +23,16 @@ EMOJI: Final = "\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\
 _EMOJI_CHAR: Final = re.compile(f"[{EMOJI}]")
 # One break character, then what must hold around it: "!" and "?" not inside a token
 # ("?id=", "!important"), "." not after an abbreviation of single letters nor before
-# a digit. Written as one character class first so the regex engine scans for
-# candidates at C speed instead of trying every alternative at every position.
+# a digit, nor inside a spaced "p. m." / "a. m." ("by 7 p. m."), nor after "Jr." or "St."
+# ("by Martin Luther King Jr. Day", "St. Patrick's Day"). Written as one
+# character class first so the regex engine scans for candidates at C speed instead of
+# trying every alternative at every position.
 SENTENCE_BREAK: Final = re.compile(
     rf"[!?。…\n.{EMOJI}]"
     rf"(?:(?<=[!?])(?![A-Za-z0-9_=&/])|(?<=[。…\n{EMOJI}])"
-    r"|(?<=\.)(?<!\.[A-Za-z]\.)(?=\s*\Z|\s+(?!\d)))",
+    r"|(?<=\.)(?<!\.[A-Za-z]\.)(?<![AaPp]\.\s[Mm]\.)(?<!\bJr\.)(?<!\bSt\.)"
+    r"(?!(?<=\w\s[AaPp]\.)\s[Mm]\b)"
+    r"(?=\s*\Z|\s+(?!\d)))",
 )
 # Emoji before a "?" close a question: "Let's agree: X 🙏?" asks.
 _QUESTION_AFTER_EMOJI: Final = re.compile(rf"[\s{EMOJI}]*\?")

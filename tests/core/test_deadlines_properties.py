@@ -39,6 +39,9 @@ ZONES = tuple(
 
 # Phrases whose deadline moves with the reference day by day.
 DAILY = (
+    # English families of issue 39 (tests/core/test_deadlines_english_families.py).
+    *("in a fortnight", "within 3day", "2 days hence", "within 2 weeks from today"),
+    *("in less than 3 days", "a week from tomorrow", "3 days from tomorrow"),
     "today",
     "by tonight",
     "by tomorrow",
@@ -69,6 +72,8 @@ DAILY = (
 )
 # Phrases whose deadline moves with the reference week by week.
 WEEKLY = (
+    *("next week from Wednesday to Friday", "two weeks from next Tuesday"),
+    *("next monday morning 6-8", "by the end of next calendar week"),
     "next Friday",
     "by next Monday",
     "before next Sunday",
@@ -86,6 +91,15 @@ WEEKLY = (
 ALWAYS = (
     *DAILY,
     *WEEKLY,
+    *("by 1800 hours", "by twelve o'clock midnight", "by 7 p. m.", "by 7:56:30pm"),
+    *("by one o'clock pm", "in advance of 2pm", "by 28-nov", "by jan-1", "by 22april"),
+    *("by next 6th of april", "by Sept", "by the month of August", "by the coming quarter"),
+    *("by this calendar year", "by this upcoming friday", "in less than an hour"),
+    *("within 15 seconds", "within 2 days 1 hour 5 minutes 30 seconds", "3 days from tuesday"),
+    *("two months after next friday", "between august and october", "from sep to nov"),
+    *("between now and eight o'clock", "November 19 to 20", "by Martin Luther King Day"),
+    *("by juneteenth", "by next new year day", "by Labor Day", "by Memorial Day"),
+    *("the twenty third day of september", "by the 3rd month next year"),
     "by 5pm",
     "by noon",
     "by midnight",
@@ -154,6 +168,9 @@ ALWAYS = (
 )
 # Phrases that may already be over, or name a skipped date, and then give None.
 SOMETIMES = (
+    *("by 19.02.2028", "by 09/18/27", "by this December", "this week from Tue to Thur"),
+    *("this evening from 7 to 7:30", "by twenty after twelve today", "by Christmas 2027"),
+    *("by mother's day 2027", "on or earlier than 3pm 5/15/2027"),
     "today before 4pm",
     "before Friday",
     "this Monday",
@@ -262,7 +279,10 @@ def test_shifting_the_reference_by_weeks_shifts_weekday_deadlines_alike(
 
 @settings(max_examples=300)
 @given(
-    st.integers(1, 12), st.sampled_from(("从现在到{}点", "从现在起到{}点")), reference_times, zones
+    st.integers(1, 12),
+    st.sampled_from(("从现在到{}点", "从现在起到{}点", "between now and {} o'clock")),
+    reference_times,
+    zones,
 )
 def test_a_clock_from_now_is_its_next_occurrence(
     hour: int, template: str, ts: datetime, zone: ZoneInfo
@@ -324,11 +344,15 @@ def test_any_text_is_read_without_error(text: str, ts: datetime, zone: ZoneInfo)
     resolve_deadline(text, ts, zone)
 
 
-@settings(max_examples=200)
+@settings(max_examples=400)
 @given(
     st.lists(
         st.sampled_from(
             (
+                # English families of issue 39: range words, new units and markers.
+                *("from", "between", "and", "to", "till", "coming", "fortnight", "hence"),
+                *("seconds", "now", "ahead", "christmas", "2027", "nov", "19", "-", "20"),
+                *("1800", "hours", "o'clock", "p.", "m.", "evening", "7:56:30pm", "19.02.2028"),
                 "by",
                 "before",
                 "within",

@@ -363,6 +363,12 @@ def test_explain_names_a_binding_and_an_unresolved_deadline_r16() -> None:
         ("明晚8点前", "the clock time 20:00 on the named day, exclusive"),
         ("从现在到八点", "the clock time 08:00 or 20:00, whichever comes next, exclusive"),
         ("十三分半以内", "ts + 810 second(s), exclusive"),
+        ("by 7:56:30pm", "the clock time 19:56:30 at its next occurrence, exclusive"),
+        (
+            "between now and eight o'clock",
+            "the clock time 08:00 or 20:00, whichever comes next, exclusive",
+        ),
+        ("within 15 seconds", "ts + 15 second(s), exclusive"),
     ],
 )
 def test_the_deadline_convention_is_named_r16(phrase: str, convention: str) -> None:
