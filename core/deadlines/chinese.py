@@ -108,6 +108,8 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
 
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
+# Lengths that count from now with 后 (一年半后), and otherwise need 内 or a lead.
+_FROM_NOW_WHEN_AFTER: Final = frozenset({Kind.HALF_DURATION, Kind.QUARTER_HOURS, Kind.HALF_YEAR})
 
 
 def _range_split(tokens: list[ZhToken]) -> tuple[list[ZhToken], list[ZhToken]] | None:
@@ -195,7 +197,7 @@ def _strong(token: ZhToken) -> bool:
         return token.groups[0] is not None
     if token.kind is Kind.REL_QUARTER:  # 季度 alone is "quarterly" (季度报告)
         return token.groups[0] is not None or token.groups[1] is not None
-    if token.kind is Kind.HALF_DURATION or token.kind is Kind.QUARTER_HOURS:
+    if token.kind in _FROM_NOW_WHEN_AFTER:
         return token.groups[-1] is not None  # 一个半小时后, 一刻钟后: from now
     if token.kind is Kind.MONTH_NAMED:
         # 明年九月, 2027年6月, 3月份 name a time; 三月 alone may be a plan's setting
@@ -267,33 +269,8 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             return False
         slots.clock = _clock(kind, groups)
         return slots.clock is not None
-    if kind is Kind.DURATION:
-        return _duration(slots, groups)
-    if kind is Kind.SPAN:
-        slots.span = True
-        return _duration(slots, groups)
-    if kind is Kind.FROM_NOW:  # 再过N… or N…后: its groups are in one of the two halves
-        slots.span = True
-        return _duration(slots, groups[:3] if groups[2] is not None else groups[3:])
-    if kind is Kind.HALF_MINUTE:
-        minutes = zh_number(groups[0] or "")
-        if minutes is None:
-            return False
-        return g.add_duration(slots, g.Duration(minutes * 60 + 30, g.Unit.SECOND))
-    if kind is Kind.HALF_DURATION:
-        hours = zh_number(groups[0] or "")
-        if slots.duration is not None or hours is None:
-            return False
-        slots.duration = g.Duration(hours * 60 + 30, g.Unit.MINUTE)
-        slots.span = slots.span or groups[1] is not None  # 一个半小时后: from now
-        return True
-    if kind is Kind.QUARTER_HOURS:
-        count = zh_number(groups[0] or "")
-        if slots.duration is not None or count is None:
-            return False
-        slots.duration = g.Duration(15 * count, g.Unit.MINUTE)
-        slots.span = slots.span or groups[1] is not None
-        return True
+    if kind in _LENGTH_KINDS:
+        return _length(slots, kind, groups)
     if kind is Kind.YEAR_NAMED:
         year = zh_number(groups[0] or "")
         return year is not None and g.set_period(slots, g.NamedYear(year))
@@ -335,6 +312,56 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             return year is not None and g.set_period(slots, g.NamedYear(year))
         return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, _YEAR_OFFSETS[rel or "今"]))
     return g.set_day(slots, _dated(slots, _day(kind, groups)))
+
+
+_LENGTH_KINDS: Final = frozenset(
+    {
+        Kind.DURATION,
+        Kind.SPAN,
+        Kind.FROM_NOW,
+        Kind.HALF_MINUTE,
+        Kind.HALF_DURATION,
+        Kind.HALF_YEAR,
+        Kind.QUARTER_HOURS,
+    }
+)
+
+
+def _length(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:  # noqa: C901, PLR0911  # one case per kind of length
+    """A length token (三天, 未来三天, 3天后, 一个半小时, 一年半, 一刻钟) into the slots."""
+    if kind is Kind.DURATION:
+        return _duration(slots, groups)
+    if kind is Kind.SPAN:
+        slots.span = True
+        return _duration(slots, groups)
+    if kind is Kind.FROM_NOW:  # 再过N… or N…后: its groups are in one of the two halves
+        slots.span = True
+        return _duration(slots, groups[:3] if groups[2] is not None else groups[3:])
+    if kind is Kind.HALF_MINUTE:
+        minutes = zh_number(groups[0] or "")
+        if minutes is None:
+            return False
+        return g.add_duration(slots, g.Duration(minutes * 60 + 30, g.Unit.SECOND))
+    if kind is Kind.HALF_DURATION:
+        hours = zh_number(groups[0] or "")
+        if slots.duration is not None or hours is None:
+            return False
+        slots.duration = g.Duration(hours * 60 + 30, g.Unit.MINUTE)
+        slots.span = slots.span or groups[1] is not None  # 一个半小时后: from now
+        return True
+    if kind is Kind.HALF_YEAR:
+        years = zh_number(groups[0] or "")
+        if years is None or years == 0:
+            return False
+        slots.span = slots.span or groups[1] is not None  # 一年半后: from now
+        return g.add_duration(slots, g.Duration(12 * years + 6, g.Unit.MONTH))
+    # 一刻钟, 三刻钟后
+    count = zh_number(groups[0] or "")
+    if slots.duration is not None or count is None:
+        return False
+    slots.duration = g.Duration(15 * count, g.Unit.MINUTE)
+    slots.span = slots.span or groups[1] is not None
+    return True
 
 
 def _dated(slots: g.Slots, day: g.Day | None) -> g.Day | None:
@@ -414,27 +441,36 @@ def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
     return g.Clock(hour, minute, meridiem=None if meridiem is None else meridiem.lower())
 
 
+# A half of these is a whole number of the unit below (半小时: 30 minutes, 半年: 6
+# months); half a day, week or month is not a length anyone agrees on (12 hours or a
+# working morning, 15 days or half a calendar month), so it gives none.
+_HALVES: Final = {
+    g.Unit.HOUR: g.Duration(30, g.Unit.MINUTE),
+    g.Unit.YEAR: g.Duration(6, g.Unit.MONTH),
+}
+# 个 is required before 月 (三月 is March) and 钟 (一个钟: an hour), optional before
+# these, and refused before 天/日/周/年/分钟.
+_COUNTER_OPTIONAL: Final = frozenset({"小时", "钟头", "星期", "礼拜"})
+_COUNTER_REQUIRED: Final = frozenset({"月", "钟"})
+
+
 def _duration(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:
+    """One length, or a finer one added to the length before it (8天20小时: 212 hours)."""
     amount_text, counter, unit_text = groups
     unit = UNITS[unit_text or ""]
-    if slots.duration is not None:
-        return False
     if amount_text == "半":
-        # 半小时 / 半个钟头 only: half a day or month is not a length anyone agrees on.
-        if unit is not g.Unit.HOUR:
+        half = _HALVES.get(unit)
+        if half is None or slots.duration is not None:
             return False
-        slots.duration = g.Duration(30, g.Unit.MINUTE)
+        slots.duration = half
         return True
-    # 个 is required before 月 (三月 is March) and refused before 天/日/周/年.
-    if (unit_text == "月") != (counter is not None) and unit_text not in {
-        "小时",
-        "钟头",
-        "星期",
-        "礼拜",
-    }:
+    if unit_text not in _COUNTER_OPTIONAL and (unit_text in _COUNTER_REQUIRED) != (
+        counter is not None
+    ):
         return False
     amount = zh_number(amount_text or "")
     if amount is None or amount == 0:
         return False
-    slots.duration = g.Duration(amount, unit)
-    return True
+    # Lengths add up as elapsed time, a finer unit after a coarser one (as in English);
+    # a week, month or year in a sum (两周三天) is refused by `add_duration`.
+    return g.add_duration(slots, g.Duration(amount, unit))

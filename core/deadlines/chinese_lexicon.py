@@ -18,6 +18,8 @@ _N: Final = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
 _MONTH_NUMBER: Final = "1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
 _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL: Final = "(本|这个|这|下个|下)"
+# A length's unit (5 小时, 两个星期): spaces may stand between number, 个 and unit.
+_UNIT: Final = "(分钟|小时|钟头|钟|星期|礼拜|天|日|周|月|年)"
 # am / pm after a clock (6点30pm, 3:15PM): one group, "a" or "p" in either case.
 _MERIDIEM: Final = r"(?:\s*([AaPp])\.?[Mm]\.?(?![A-Za-z]))?"
 WEEKDAY_CHARS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -95,6 +97,7 @@ UNITS: Final = {
     "礼拜": Unit.WEEK,
     "月": Unit.MONTH,
     "年": Unit.YEAR,
+    "钟": Unit.HOUR,  # 一个钟: an hour (colloquial, Cantonese); only with 个
 }
 
 
@@ -127,6 +130,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     NTH_WEEKDAY = enum.auto()
     YEAR_NAMED = enum.auto()
     QUARTER_HOURS = enum.auto()
+    HALF_YEAR = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -196,7 +200,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 一个半小时后 counts from now, as 2小时后.
     (
         Kind.HALF_DURATION,
-        rf"(\d{{1,3}}|{ZH_NUMERAL})个?半(?:小时|钟头)(以后|之后|过后|后)?",
+        rf"(\d{{1,3}}|{ZH_NUMERAL})\s*个?半(?:小时|钟头)\s*(以后|之后|过后|后)?",
+        _DIGITS + _NUMERALS,
+    ),
+    # 一年半, 两年半后: N and a half years, a whole number of months (18, 30).
+    (
+        Kind.HALF_YEAR,
+        rf"(\d{{1,3}}|{ZH_NUMERAL})\s*年半(以后|之后|过后|后)?",
         _DIGITS + _NUMERALS,
     ),
     # 一刻钟, 三刻钟后: quarters of an hour.
@@ -206,22 +216,21 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 未来三天, 接下来72小时: the next N units, read as "within".
     (
         Kind.SPAN,
-        rf"(?:未来|接下来的?)(\d{{1,3}}|{ZH_NUMERAL})(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)",
-        "未接",
+        rf"(?:未来的?|接下来的?|之后的?)(\d{{1,3}}|{ZH_NUMERAL})\s*(个)?\s*{_UNIT}",
+        "未接之",
     ),
     # 2小时后, 3天以后, 再过8小时: N units from now, read as "within" (DESIGN section 4).
     (
         Kind.FROM_NOW,
         (
-            rf"再过(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)"
-            r"(?:以后|之后|后)?"
-            rf"|(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)(?:以后|之后|过后|后)"
+            rf"再过\s*(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}\s*(?:以后|之后|后)?"
+            rf"|(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}\s*(?:以后|之后|过后|后)"
         ),
         "再" + _DIGITS + _NUMERALS + "半",
     ),
     (
         Kind.DURATION,
-        rf"(\d{{1,3}}|{ZH_NUMERAL}|半)(个)?(分钟|小时|钟头|星期|礼拜|天|日|周|月|年)",
+        rf"(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}",
         _DIGITS + _NUMERALS + "半",
     ),
     (Kind.MONTH_DAY, rf"({_N})号", _DIGITS + _NUMERALS),
@@ -307,13 +316,22 @@ def _item_end(text: str, pos: int) -> int:
 
 
 # Traditional characters the grammar reads, mapped one to one onto simplified ones
-# (下週五, 後天, 兩個鐘頭內): same length, so spans in the original text stay valid.
-TRADITIONAL: Final = str.maketrans(
-    "週後這個點時鐘頭內號兩禮來為於遲", "周后这个点时钟头内号两礼来为于迟"
+# (下週五, 後天, 兩個鐘頭內, 國慶節前, 從下午3點到5點), and full-width digits onto ASCII
+# ones (５小时内): same length, so spans in the original text stay valid.
+_TRADITIONAL_FROM: Final = (
+    "週後這個點時鐘頭內號兩禮來為於遲"
+    "節國慶誕聖兒婦勞動師陽軍親萬樹雙臘農曆歷從過間裡裏開會發給讓見"
+    + "".join(chr(0xFF10 + digit) for digit in range(10))  # full-width 0-9
 )
+_SIMPLIFIED_TO: Final = (
+    "周后这个点时钟头内号两礼来为于迟"
+    "节国庆诞圣儿妇劳动师阳军亲万树双腊农历历从过间里里开会发给让见"
+    "0123456789"
+)
+TRADITIONAL: Final = str.maketrans(_TRADITIONAL_FROM, _SIMPLIFIED_TO)
 # Whether a text holds one of them: a search is far cheaper than a translate that
 # changes nothing, and most terms hold none.
-HAS_TRADITIONAL: Final = re.compile("[週後這個點時鐘頭內號兩禮來為於遲]")
+HAS_TRADITIONAL: Final = re.compile(f"[{_TRADITIONAL_FROM}]")
 
 
 ZhToken = Token[Kind]

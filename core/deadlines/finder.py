@@ -168,7 +168,8 @@ _ZH_EVENT_AFTER: Final = re.compile(
 )
 _ZH_START_BEFORE: Final = ("从", "自", "打", "由", "上", "上个", "去", "前")
 # 北京时间: another zone.
-_ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间")
+# 第3天内, 第二周前: an ordinal day or week of something else, not a length from now.
+_ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间", "第")
 # 次年年底, 后年年底, 来年年末: a year the run does not hold (it would read 年年底 as this
 # year's end): no deadline at all.
 _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
@@ -176,6 +177,11 @@ _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
 # run does not hold (lengths added up in Chinese are not in the grammar): no deadline.
 _ZH_SUM_BEFORE: Final = re.compile(
     r"(?:天|日|周|星期|礼拜|月|年|小时|钟头|钟|分|秒)\s*(?:又|零|加上?|和|再加)?\s*$"
+)
+# 之后5分钟 counts from now only where 之后 opens the clause (你之后5分钟…); after an
+# event (开完会之后5分钟内) it counts from the event: no deadline at all.
+_ZH_CLAUSE_OPENED: Final = re.compile(
+    r"(?:^|[\s\uff0c,\u3002\uff1a:\uff1b;\uff01!\uff1f?\u3001]|你|您|我|们|他|她|大家|请)$"
 )
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
@@ -203,7 +209,7 @@ _AHEAD: Final = 24  # characters of context worth looking at on either side
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
 _ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜]")
 _ZH_FIRST: Final = frozenset(
-    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从"
+    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从之"
     "农愚建教万母父感"
 )
 _ZH_REACH: Final = 7
@@ -413,6 +419,8 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
             context = False
         if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
+            context = False
+        if phrase.startswith("之后") and not _ZH_CLAUSE_OPENED.search(terms[:start][-4:]):
             context = False
         if (
             spec is not None

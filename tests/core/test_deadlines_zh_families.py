@@ -1,0 +1,188 @@
+# ruff: noqa: RUF001 - Chinese terms are written with their full-width punctuation
+"""Chinese deadline families of issue 39 (R9, DESIGN section 4, docs/deadlines.md).
+
+The held-out corpus (benchmarks/deadline_corpus_heldout.py) showed whole families of
+Chinese wording missing; each is tabled here as users write it (simplified and
+traditional, full-width and ASCII digits and punctuation, spaces), with its
+neighbours, by hand in local time. Said on Friday 2026-11-27 10:00 in Shanghai unless
+a row says otherwise (this week: Mon 11-23 .. Sun 11-29). Then the wording inside
+terms (found whole, and never a partly read or event-relative deadline), and the
+properties over any time and zone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
+from tests.support.deadline_cases_zh import c as zh
+from tests.support.deadline_kit import (
+    REFERENCE_TIMES,
+    Case,
+    case_id,
+    check_resolves,
+    check_written_in_zone,
+)
+
+NY_SAT = "2027-03-13T10:00:00-05:00"  # the Saturday before New York springs forward
+
+# Rows alike in shape are the table's form (CONTRIBUTING.md, "Repeated shapes").
+LENGTHS: tuple[Case, ...] = (
+    # A space before the unit or 个, traditional characters, full-width digits.
+    zh("5 小时内", "2026-11-27T15:00:00+08:00"),
+    zh("5 个小时内", "2026-11-27T15:00:00+08:00"),
+    zh("6 天内", "2026-12-04T00:00:00+08:00"),
+    zh("7 周内", "2027-01-16T00:00:00+08:00"),
+    zh("2 分鐘後", "2026-11-27T10:02:00+08:00"),
+    zh("13 個星期後", "2027-02-27T00:00:00+08:00"),
+    zh("6 年後", "2032-11-28T00:00:00+08:00"),
+    zh("4 週後", "2026-12-26T00:00:00+08:00"),
+    zh("３小时内", "2026-11-27T13:00:00+08:00"),
+    zh("１０分钟后", "2026-11-27T10:10:00+08:00"),
+    zh("兩個鐘頭內", "2026-11-27T12:00:00+08:00"),
+    zh("再过 3 天", "2026-12-01T00:00:00+08:00"),
+    zh("3天之内", "2026-12-01T00:00:00+08:00"),
+    zh("3日内", "2026-12-01T00:00:00+08:00"),
+    zh("在3天内", "2026-12-01T00:00:00+08:00"),
+    # Halves: of an hour 30 minutes, of a year 6 months; of a day, week or month none.
+    zh("半年内", "2027-05-28T00:00:00+08:00"),
+    zh("半年后", "2027-05-28T00:00:00+08:00"),
+    zh("再过半年", "2027-05-28T00:00:00+08:00"),
+    zh("一年半内", "2028-05-28T00:00:00+08:00"),
+    zh("两年半后", "2029-05-28T00:00:00+08:00"),
+    zh("1年半以内", "2028-05-28T00:00:00+08:00"),
+    zh("半年内", "2027-03-01T00:00:00+08:00", said="2026-08-31T10:00:00+08:00"),  # 28 Feb
+    zh("两个半小时内", "2026-11-27T12:30:00+08:00"),
+    zh("一个半月内", None),
+    zh("半个月内", None),
+    zh("三天半内", None),
+    zh("半天内", None),
+    zh("半周内", None),
+    # The next N units, with 的; 之后 N units (from now, where it opens the clause).
+    zh("未来的3小时", "2026-11-27T13:00:00+08:00"),
+    zh("未来的三天内", "2026-12-01T00:00:00+08:00"),
+    zh("在未来的两周内", "2026-12-12T00:00:00+08:00"),
+    zh("之后5分钟", "2026-11-27T10:05:00+08:00"),
+    zh("之后的两小时内", "2026-11-27T12:00:00+08:00"),
+    # Lengths added up: elapsed time, a finer unit after a coarser one.
+    zh("8天20小时内", "2026-12-06T06:00:00+08:00"),
+    zh("1天2小时后", "2026-11-28T12:00:00+08:00"),
+    zh("1小时30分钟内", "2026-11-27T11:30:00+08:00"),
+    zh("2 天 3 小时内", "2026-11-29T13:00:00+08:00"),
+    zh("再过1天5小时", "2027-03-14T16:00:00-04:00", said=NY_SAT, zone="America/New_York"),
+    zh("两周三天内", None),  # a week in a sum
+    zh("一年三个月内", None),
+    zh("30分钟2小时内", None),  # a coarser unit after a finer one
+    # An hour as 个钟 (colloquial); 个 is needed (钟 alone is a clock).
+    zh("一个钟之内", "2026-11-27T11:00:00+08:00"),
+    zh("两个钟内", "2026-11-27T12:00:00+08:00"),
+)
+
+LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("我们约定：你5 小时内把周报发给我。", "5 小时内"),
+    ("我们约定：13 個星期後，你把周报发给我。", "13 個星期後"),
+    ("我们约定：你一年半内把周报发给我。", "一年半内"),
+    ("我们约定：之后5分钟，你把周报发给我。", "之后5分钟"),
+    ("我们约定：你之后3天内把周报发给我。", "之后3天内"),
+    ("我们约定：你8天20小时内把周报发给我。", "8天20小时内"),
+    # Counted from an event, or an ordinal: never read from now.
+    ("开完会之后5分钟内回复我", None),
+    ("吃完饭之后3天内把报告发我", None),
+    ("明天之后5分钟提醒我", None),
+    ("你第3天内把报告交上来", None),
+    ("你第 3 天内把报告交上来", None),
+    # Partly read: a length the grammar does not add (a week in a sum), or a half.
+    ("你一个半月内把周报发给我", None),
+    ("你两周三天内把周报发给我", None),
+    ("你三天半内把周报发给我", None),
+)
+
+
+@pytest.mark.parametrize("case", LENGTHS, ids=case_id)
+def test_each_chinese_family_resolves_to_its_documented_instant(case: Case) -> None:
+    """R9: each family resolves by the convention docs/deadlines.md gives it, or to None."""
+    check_resolves(case)
+
+
+@pytest.mark.parametrize("case", LENGTHS, ids=case_id)
+def test_chinese_family_case_is_written_in_its_zone(case: Case) -> None:
+    """Guards the tables: written offsets are the zone's real ones."""
+    check_written_in_zone(case)
+
+
+@pytest.mark.parametrize(("terms", "phrase"), LENGTHS_IN_TERMS)
+def test_chinese_family_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
+    """R9: the families are found whole inside terms, and nothing partly read or
+    counted from an event is."""
+    assert find_deadline_phrase(terms) == phrase
+
+
+# --- properties ------------------------------------------------------------------------
+
+ZONES = tuple(
+    ZoneInfo(name)
+    for name in (
+        "UTC",
+        "Asia/Shanghai",
+        "Asia/Taipei",
+        "America/New_York",
+        "Europe/Berlin",
+        "America/Santiago",  # midnight skipped in spring
+        "Australia/Lord_Howe",  # half-hour daylight saving
+        "Pacific/Chatham",
+    )
+)
+zones = st.sampled_from(ZONES)
+_FULL_WIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(1, 99),
+    st.sampled_from(("小时", "分钟", "天", "周", "个月", "年")),
+    st.sampled_from(("内", "之内", "后")),
+    REFERENCE_TIMES,
+    zones,
+)
+def test_a_length_reads_alike_with_spaces_full_width_digits_and_traditional_characters(
+    amount: int, unit: str, tail: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 5 小时内, ５小时内 and 5小時內 are 5小时内; the deadline is after ts."""
+    plain = resolve_deadline(f"{amount}{unit}{tail}", ts, zone)
+    assert plain is not None
+    assert plain > ts
+    traditional = f"{amount}{unit}{tail}".translate(str.maketrans("时个内后", "時個內後"))
+    for variant in (
+        f"{amount} {unit}{tail}",
+        f"{amount}{unit}{tail}".translate(_FULL_WIDTH),
+        traditional,
+    ):
+        assert resolve_deadline(variant, ts, zone) == plain
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 20), st.sampled_from(("内", "后")), REFERENCE_TIMES, zones)
+def test_n_and_a_half_years_are_twelve_n_plus_six_months(
+    years: int, tail: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 一年半内 is within 18 months, 半年后 in 6: the end of the local day it falls on."""
+    phrase = f"{years}年半{tail}" if years else f"半年{tail}"
+    deadline = resolve_deadline(phrase, ts, zone)
+    assert deadline is not None
+    assert deadline > ts
+    assert deadline == resolve_deadline(f"within {12 * years + 6} months", ts, zone)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 30), st.integers(1, 23), REFERENCE_TIMES, zones)
+def test_days_and_hours_add_up_as_elapsed_time(
+    days: int, hours: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 8天20小时内 is ts + 212 hours, across daylight saving too."""
+    deadline = resolve_deadline(f"{days}天{hours}小时内", ts, zone)
+    assert deadline == ts + timedelta(hours=24 * days + hours)
