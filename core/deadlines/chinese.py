@@ -69,12 +69,8 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     """(spec or None, whether the phrase is deadline wording at all); see deadline_english."""
     text = phrase.strip().translate(TRADITIONAL)
     lead = LEAD.match(text)
-    if lead is not None:
-        text = text[lead.end() :]
-    tail = TAIL.search(text)
-    if tail is not None:
-        text = text[: tail.start()]
-    tokens = lex(text)
+    tail = TAIL.search(text, 0 if lead is None else lead.end())
+    tokens = lex(text, 0 if lead is None else lead.end(), None if tail is None else tail.start())
     if not tokens:
         return None, False
     lead_word = lead.group(1) if lead is not None else None
@@ -89,7 +85,7 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     filled = all(_fill(slots, token) for token in tokens)
     if start:
         filled = filled and _from_start(slots, start)
-    if slots.duration is not None and tail_word in _BEFORE_TAILS:
+    if slots.duration is not None and tail_word is not None and tail_word not in _WITHIN_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
     from_now = lead_word is not None and lead_word.startswith("从现在")
     marked = tail_word is not None or lead_word in _STRONG_LEADS or from_now
@@ -304,7 +300,14 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
         offset = _YEAR_OFFSETS.get((rel or "")[:1]) if rel else None
         if month is None or not 1 <= month <= 12 or (year_text and year is None):
             return False
+        named = slots.period
+        if isinstance(named, g.NamedYear) and year_text is None and rel is None:
+            # 2027年 十二月, 2027年, 十二月: the year named before the month is its year.
+            slots.period = None
+            year = named.year
         return g.set_period(slots, g.NamedMonth(month, year, offset))
+    if kind is Kind.DATE_WEEKDAY:  # 10月11号, 星期一: the date's weekday, checked against it
+        return g.set_day(slots, g.Weekday(WEEKDAY_CHARS[groups[0] or groups[1] or ""], None))
     if kind is Kind.YEAR_END:
         rel, year_text = groups
         if year_text is not None:
@@ -385,8 +388,8 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if kind is Kind.WEEKDAY:
         rel, char = groups
         return g.Weekday(WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))
-    if kind is Kind.MONTH_DAY:
-        day = zh_number(groups[0] or "")
+    if kind is Kind.MONTH_DAY:  # 15号; 29日前 or 截止29日 (one of two groups)
+        day = zh_number(next((text for text in groups if text), ""))
         return g.MonthDay(day, None) if day is not None and 1 <= day <= 31 else None
     if kind is Kind.MONTH_DAY_REL:
         rel, day_text = groups

@@ -20,6 +20,25 @@ _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL: Final = "(本|这个|这|下个|下)"
 # A length's unit (5 小时, 两个星期): spaces may stand between number, 个 and unit.
 _UNIT: Final = "(分钟|小时|钟头|钟|星期|礼拜|天|日|周|月|年)"
+# The end markers that read a day as "by" (前, 或之前, 截止), as a lookahead source.
+_BEFORE_AHEAD: Final = r"\s*(?:(?:或者?|及|以及)\s*)?(?:之前|以前|前|为止|截止|截至)"
+# What may follow a day (a part of the day, a clock), as a lookahead source.
+_TIME_AHEAD: Final = (
+    r"\s*(?:凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)"
+    rf"|\s*(?:\d{{1,2}}|{ZH_NUMERAL})\s*[点时]|\s*\d{{1,2}}:\d"
+)
+# Right after a lead that makes what follows an end (截止29日, 最晚 29日), as a lookbehind
+# source: one fixed-width lookbehind per lead, with or without a space.
+_AFTER_STRONG_LEAD: Final = (
+    "(?:"
+    + "|".join(
+        f"(?<={lead}{space})"
+        for lead in ("截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于")
+        for space in ("", r"\s")
+    )
+    + ")"
+)
+_WEEKDAY_WORD: Final = "(?:周|星期|礼拜)([一二三四五六日天1-7])"
 # am / pm after a clock (6点30pm, 3:15PM): one group, "a" or "p" in either case.
 _MERIDIEM: Final = r"(?:\s*([AaPp])\.?[Mm]\.?(?![A-Za-z]))?"
 WEEKDAY_CHARS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -131,6 +150,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     YEAR_NAMED = enum.auto()
     QUARTER_HOURS = enum.auto()
     HALF_YEAR = enum.auto()
+    DATE_WEEKDAY = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -149,7 +169,14 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "本这下" + _DIGITS + _NUMERALS,
     ),
-    (Kind.DATE, rf"(?:({_YEAR})年)?({_N})月({_N})[日号]", _DIGITS + _NUMERALS),
+    (Kind.DATE, rf"(?:({_YEAR})\s*年\s*)?({_N})\s*月\s*({_N})\s*[日号]", _DIGITS + _NUMERALS),
+    # 一月二十三前, 3月15之前: a date without 日 / 号, only before an end marker (八月十五
+    # and 七月十五 in numerals are also the lunar 中秋 and 中元: two readings, none).
+    (
+        Kind.DATE,
+        rf"(?!八月十五|七月十五)(?:({_YEAR})年)?({_N})月({_N})(?={_BEFORE_AHEAD})",
+        _DIGITS + _NUMERALS,
+    ),
     (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]", "本这下"),
     (
         Kind.MONTH_END,
@@ -173,7 +200,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # lead to count (DESIGN section 4: the end of that month, its next occurrence).
     (
         Kind.MONTH_NAMED,
-        rf"(?:(今年|明年|次年|来年|后年)|({_YEAR})年)?({_MONTH_NUMBER})月份?",
+        rf"(?:(今年|明年|次年|来年|后年)\s*|({_YEAR})\s*年\s*)?({_MONTH_NUMBER})月份?",
         "今明次来后" + _DIGITS + _NUMERALS,
     ),
     # 2028年前, 二〇三五年之前: a year by its number (with 前 / 内 or a lead to count).
@@ -184,7 +211,21 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         _DIGITS + _NUMERALS,
     ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
-    (Kind.WEEKDAY, rf"{_REL}?(?:周|星期|礼拜)([一二三四五六日天1-7])", "本这下周星礼"),
+    # 周日, 三月十四号: a weekday, a comma, then its date (the comma is the weekday's).
+    (
+        Kind.WEEKDAY,
+        (
+            rf"{_REL}?{_WEEKDAY_WORD}"
+            rf"(?:\s*[,\uff0c\u3001]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}|\d{{4}}[-/.]\d))?"
+        ),
+        "本这下周星礼",
+    ),
+    # 10月11号, 星期一 / 3月22日(周一): a date's weekday after a comma or in brackets.
+    (
+        Kind.DATE_WEEKDAY,
+        rf"(?:(?<=[日号])|(?<=[-/.]\d)|(?<=[-/.]\d\d))(?:[,\uff0c\u3001]\s*{_WEEKDAY_WORD}|[(\uff08]\s*{_WEEKDAY_WORD}\s*[)\uff09])",
+        ",\uff0c\u3001(\uff08",
+    ),
     (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),
     (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
     (Kind.REL_YEAR, r"(今年|明年)", "今明"),
@@ -228,6 +269,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "再" + _DIGITS + _NUMERALS + "半",
     ),
+    # 29日前, 3日下午5点, 截止29日: a day of the month with 日, only before an end marker
+    # or a time, or after 截止 / 截至 (3日内 is a length; a bare 29日 may be either).
+    (
+        Kind.MONTH_DAY,
+        rf"{_AFTER_STRONG_LEAD}({_N})日|({_N})日(?={_BEFORE_AHEAD}|{_TIME_AHEAD})",
+        _DIGITS + _NUMERALS,
+    ),
     (
         Kind.DURATION,
         rf"(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}",
@@ -238,7 +286,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.CLOCK24, rf"(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?{_MERIDIEM}", _DIGITS),
     (
         Kind.CLOCK,
-        rf"({_N})[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?{_MERIDIEM}",
+        (
+            rf"({_N})[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?"
+            # 16时40分50秒: seconds dropped, as in 10:30:00.
+            rf"(?:(?<=分)(?:\d{{1,2}}|{_N})秒)?{_MERIDIEM}"
+        ),
         _DIGITS + _NUMERALS,
     ),
     (Kind.MIDNIGHT, r"午夜", "午"),
@@ -264,7 +316,9 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
 )
 # 从现在到八点: a span from now, which ends at its clock time (DESIGN section 4, ranges).
 _LEAD_SOURCE: Final = r"从现在(?:起|开始)?到|截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于"
-_TAIL_SOURCE: Final = r"之前|以前|前|为止|之内|以内|内"
+# 或之前 / 及以前: "on or before", the day included as with 前; 截止 after a day as the
+# lead 截止到 before it.
+_TAIL_SOURCE: Final = r"(?:或者?|及|以及)\s*(?:之前|以前)|之前|以前|前|为止|截止|截至|之内|以内|内"
 # Items that end in a digit must not stop inside a number ("2026-12-011").
 _NUMERIC_END: Final = frozenset({Kind.ISO, Kind.CLOCK24, Kind.CLOCK})
 
@@ -337,14 +391,16 @@ HAS_TRADITIONAL: Final = re.compile(f"[{_TRADITIONAL_FROM}]")
 ZhToken = Token[Kind]
 
 
-def lex(text: str) -> list[ZhToken] | None:
+def lex(text: str, start: int = 0, end: int | None = None) -> list[ZhToken] | None:
+    """The tokens of `text[start:end]`; the words around (a lead, an end marker) stay
+    visible to lookarounds (29日前, 截止29日: 日 is then a day of the month)."""
     tokens: list[ZhToken] = []
-    pos, end = 0, len(text)
+    pos, end = start, len(text) if end is None else end
     space = _SPACE.match
     while pos < end:
         found = LEXER.token(text, pos)
-        if found is None:
+        if found is None or found[1] > end:
             return None
         tokens.append(found[0])
-        pos = space(text, found[1]).end()  # type: ignore[union-attr]  # \s* always matches
+        pos = min(end, space(text, found[1]).end())  # type: ignore[union-attr]  # \s* always matches
     return tokens

@@ -180,9 +180,14 @@ _ZH_SUM_BEFORE: Final = re.compile(
 )
 # 之后5分钟 counts from now only where 之后 opens the clause (你之后5分钟…); after an
 # event (开完会之后5分钟内) it counts from the event: no deadline at all.
+# 29日前 (no month) is a day of the month only there too: after an event (到期30日前,
+# 会议3日前) it counts days before the event, and after other words (按三日前讨论的) it
+# may be three days ago: no deadline at all.
 _ZH_CLAUSE_OPENED: Final = re.compile(
-    r"(?:^|[\s\uff0c,\u3002\uff1a:\uff1b;\uff01!\uff1f?\u3001]|你|您|我|们|他|她|大家|请)$"
+    r"(?:^|[\s\uff0c,\u3002\uff1a:\uff1b;\uff01!\uff1f?\u3001]"
+    r"|[你您我们他她请要须需应得必都就也并且还先再])$"
 )
+_ZH_BARE_DAY_RI: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})日(?!\s*(?:之|以)?内)")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
 _ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", "的")
@@ -420,7 +425,9 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
             context = False
         if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
             context = False
-        if phrase.startswith("之后") and not _ZH_CLAUSE_OPENED.search(terms[:start][-4:]):
+        if (
+            phrase.startswith("之后") or _ZH_BARE_DAY_RI.match(phrase) is not None
+        ) and _ZH_CLAUSE_OPENED.search(terms[max(0, start - 4) : start]) is None:
             context = False
         if (
             spec is not None

@@ -83,6 +83,87 @@ LENGTHS: tuple[Case, ...] = (
     zh("两个钟内", "2026-11-27T12:00:00+08:00"),
 )
 
+DATES: tuple[Case, ...] = (
+    # "On or before" (或之前, 及以前): the day included, as 前; for a holiday too.
+    zh("2027年9月14日或之前", "2027-09-15T00:00:00+08:00"),
+    zh("2027-03-22或之前", "2027-03-23T00:00:00+08:00"),
+    zh("2027年10月1日及之前", "2027-10-02T00:00:00+08:00"),
+    zh("2028-01-01及以前", "2028-01-02T00:00:00+08:00"),
+    zh("12月5日 或 之前", "2026-12-06T00:00:00+08:00"),
+    zh("12月5日或者以前", "2026-12-06T00:00:00+08:00"),
+    zh("周五或之前", "2026-11-28T00:00:00+08:00"),  # today
+    zh("下午5点或之前", "2026-11-27T17:00:00+08:00"),
+    zh("国庆节或之前", "2027-10-02T00:00:00+08:00"),  # the holiday included: its end
+    zh("国庆节前", "2027-10-01T00:00:00+08:00"),  # 节前: its start
+    zh("三天或之前", None),  # three days ago
+    # 截止 / 截至 after a day, as 截止到 before it.
+    zh("周五截止", "2026-11-28T00:00:00+08:00"),
+    zh("12月1日截止", "2026-12-02T00:00:00+08:00"),
+    zh("截至12月1日", "2026-12-02T00:00:00+08:00"),
+    # A date and its weekday after a comma (ASCII or full-width), or in brackets; a
+    # weekday that contradicts the date gives none (2026-12-04 is a Friday).
+    zh("12月4号,星期五前", "2026-12-05T00:00:00+08:00"),
+    zh("12月4号，星期五前", "2026-12-05T00:00:00+08:00"),
+    zh("2026年12月4号, 周五前", "2026-12-05T00:00:00+08:00"),
+    zh("12月4号，星期四前", None),
+    zh("周五，十二月四号前", "2026-12-05T00:00:00+08:00"),
+    zh("星期五, 2026年12月4日前", "2026-12-05T00:00:00+08:00"),
+    zh("12月4日(周五)前", "2026-12-05T00:00:00+08:00"),
+    zh("12月4日（星期五）之前", "2026-12-05T00:00:00+08:00"),
+    zh("2026-12-04（周五）前", "2026-12-05T00:00:00+08:00"),
+    zh("12月4日（周六）前", None),
+    zh("周五 12月4日前", "2026-12-05T00:00:00+08:00"),
+    # A day of the month with 日 and an end marker, a time or a strong lead (3日内 is a
+    # length): this month's, or next month's when past; none when the month lacks it.
+    zh("29日前", "2026-11-30T00:00:00+08:00"),
+    zh("29号之前", "2026-11-30T00:00:00+08:00"),
+    zh("27日前", "2026-11-28T00:00:00+08:00"),  # today
+    zh("3日前", "2026-12-04T00:00:00+08:00"),
+    zh("三日以前", "2026-12-04T00:00:00+08:00"),
+    zh("31日前", None),  # November has 30 days
+    zh("29日下午5点前", "2026-11-29T17:00:00+08:00"),
+    zh("29日18:00前", "2026-11-29T18:00:00+08:00"),
+    zh("截止29日", "2026-11-30T00:00:00+08:00"),
+    zh("最晚 29日", "2026-11-30T00:00:00+08:00"),
+    zh("到29日为止", "2026-11-30T00:00:00+08:00"),
+    zh("29日内", "2026-12-27T00:00:00+08:00"),  # a length
+    zh("14日前", "2027-03-15T00:00:00-04:00", said=NY_SAT, zone="America/New_York"),
+    # A date without 日 / 号, before an end marker; 八月十五 and 七月十五 in numerals are
+    # also the lunar 中秋 and 中元: none.
+    zh("一月二十三前", "2027-01-24T00:00:00+08:00"),
+    zh("二月十五前", "2027-02-16T00:00:00+08:00"),
+    zh("3月15前", "2027-03-16T00:00:00+08:00"),
+    zh("12月5之前", "2026-12-06T00:00:00+08:00"),
+    zh("8月15前", "2027-08-16T00:00:00+08:00"),
+    zh("八月十五前", None),
+    zh("七月十五前", None),
+    # Spaces between a date's parts, a year before its month.
+    zh("2027年 十二月前", "2028-01-01T00:00:00+08:00"),
+    zh("2027年，三月前", "2027-04-01T00:00:00+08:00"),
+    zh("2027 年 10 月 1 日前", "2027-10-02T00:00:00+08:00"),
+    zh("12月 5日前", "2026-12-06T00:00:00+08:00"),
+    # Seconds, dropped as in 10:30:00.
+    zh("16时40分50秒前", "2026-11-27T16:40:00+08:00"),
+    zh("下午4点30分15秒前", "2026-11-27T16:30:00+08:00"),
+)
+
+DATES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("我们约定：你29日前把周报发给我。", "29日前"),
+    ("我们约定：29日前，你把周报发给我。", "29日前"),
+    ("你务必29日前交", "29日前"),
+    ("我们约定：你2027年9月14日或之前把周报发给我。", "2027年9月14日或之前"),
+    ("报名周五截止", "周五截止"),
+    ("你12月4日（周五）前把报告给我", "12月4日（周五）前"),
+    ("我们约定：你10月11号,星期一前把周报发给我。", "10月11号,星期一前"),
+    # Days counted before an event, a past day, a bare 日 before an event: none.
+    ("到期30日前通知我", None),
+    ("会议3日前把材料发我", None),
+    ("按三日前讨论的方案执行", None),
+    ("你29日开会前把报告给我", None),
+    ("你18:00，周五前把报告给我", None),  # a clock, then a weekday: not joined
+    ("你八月十五前把月饼寄来", None),
+)
+
 LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：你5 小时内把周报发给我。", "5 小时内"),
     ("我们约定：13 個星期後，你把周报发给我。", "13 個星期後"),
@@ -103,19 +184,19 @@ LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
 )
 
 
-@pytest.mark.parametrize("case", LENGTHS, ids=case_id)
+@pytest.mark.parametrize("case", LENGTHS + DATES, ids=case_id)
 def test_each_chinese_family_resolves_to_its_documented_instant(case: Case) -> None:
     """R9: each family resolves by the convention docs/deadlines.md gives it, or to None."""
     check_resolves(case)
 
 
-@pytest.mark.parametrize("case", LENGTHS, ids=case_id)
+@pytest.mark.parametrize("case", LENGTHS + DATES, ids=case_id)
 def test_chinese_family_case_is_written_in_its_zone(case: Case) -> None:
     """Guards the tables: written offsets are the zone's real ones."""
     check_written_in_zone(case)
 
 
-@pytest.mark.parametrize(("terms", "phrase"), LENGTHS_IN_TERMS)
+@pytest.mark.parametrize(("terms", "phrase"), LENGTHS_IN_TERMS + DATES_IN_TERMS)
 def test_chinese_family_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
     """R9: the families are found whole inside terms, and nothing partly read or
     counted from an event is."""
@@ -186,3 +267,44 @@ def test_days_and_hours_add_up_as_elapsed_time(
     """R9: 8天20小时内 is ts + 212 hours, across daylight saving too."""
     deadline = resolve_deadline(f"{days}天{hours}小时内", ts, zone)
     assert deadline == ts + timedelta(hours=24 * days + hours)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 31), st.sampled_from(("日前", "日之前", "号前")), REFERENCE_TIMES, zones)
+def test_a_day_of_the_month_is_its_next_occurrence(
+    day: int, marker: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9, DESIGN section 4: 29日前 ends with the next 29th, today included, within two
+    months (none when that month lacks the day); 日 reads as 号."""
+    deadline = resolve_deadline(f"{day}{marker}", ts, zone)
+    assert deadline == resolve_deadline(f"{day}号前", ts, zone)
+    if deadline is None:
+        assert day > 28
+        return
+    assert deadline > ts
+    ended = deadline.astimezone(zone).date() - timedelta(days=1)
+    today = ts.astimezone(zone).date()
+    assert ended.day == day
+    assert today <= ended <= today + timedelta(days=62)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 12), st.integers(1, 31), st.integers(0, 6), REFERENCE_TIMES, zones)
+def test_on_or_before_a_date_and_a_date_with_its_weekday_read_as_the_date(
+    month: int, day: int, weekday: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 或之前 / 及以前 read as 前; a date's weekday after a comma or in brackets keeps
+    the date when it agrees and gives none when it does not; 3月15前 is 3月15日前."""
+    plain = resolve_deadline(f"{month}月{day}日前", ts, zone)
+    assert resolve_deadline(f"{month}月{day}日或之前", ts, zone) == plain
+    assert resolve_deadline(f"{month}月{day}日及以前", ts, zone) == plain
+    assert resolve_deadline(f"{month}月{day}前", ts, zone) == plain
+    if plain is None:
+        return
+    assert plain > ts
+    actual = (plain.astimezone(zone).date() - timedelta(days=1)).weekday()
+    for written in (
+        f"{month}月{day}日，周{'一二三四五六日'[weekday]}前",
+        f"{month}月{day}日（星期{'一二三四五六日'[weekday]}）前",
+    ):
+        assert resolve_deadline(written, ts, zone) == (plain if weekday == actual else None)
