@@ -40,7 +40,7 @@ _STRONG_LEADS: Final = frozenset({"截止到", "截止", "截至", "最晚", "�
 _NOT_BARE_HOLIDAYS: Final = frozenset({"国庆", "五一"})
 _YEAR_OFFSETS: Final = {"今": 0, "明": 1, "次": 1, "来": 1, "翌": 1, "后": 2}
 _BEFORE_TAILS: Final = frozenset({"之前", "以前", "前", "为止"})
-_CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT})
+_CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT, Kind.BARE_HOUR})
 _STRONG: Final = frozenset(
     {
         Kind.NTH_WEEKDAY,
@@ -81,6 +81,8 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     if split is None:
         return None, True  # two ranges, or one that does not join two clock times
     start, tokens = split
+    if lead_word == "从" and not start:
+        return None, False  # 从明天: a start, not an end (从下午5点到6点 is a range)
     slots = g.Slots()
     filled = all(_fill(slots, token) for token in tokens)
     if start:
@@ -149,6 +151,8 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
     named_hint = slots.hint is not None
     if not named_hint and g.clock_time(slots.clock, None) is None:
         slots.hint = start.hint
+        if start.hint is g.Hint.MORNING and slots.clock.hour == 12:
+            slots.hint = g.Hint.NOON  # 上午10点到12点: the morning runs to noon
     begins = g.clock_time(start.clock, start.hint)
     ends = g.clock_time(slots.clock, slots.hint)
     if begins is None:
@@ -157,9 +161,12 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
         return True
     # Past midnight: only from the evening into the small hours or morning the end names
     # (晚上11点~凌晨2点); a bare end (晚上10点到6点) stays refused, as often quiet hours.
-    if start.hint is not g.Hint.EVENING and begins < (18, 0):
-        return False
     hint = slots.hint if named_hint else None
+    # From the afternoon only into the small hours the end names (下午5点到凌晨3点); into a
+    # morning (下午5点到上午10点) it may as well be the next day's working hours.
+    evening = start.hint is g.Hint.EVENING or begins >= (18, 0)
+    if not evening and not (start.hint is g.Hint.AFTERNOON and hint is g.Hint.EARLY):
+        return False
     if hint not in {g.Hint.EARLY, g.Hint.MORNING} or g.clock_time(slots.clock, hint) is None:
         return False
     if slots.day is None:
@@ -422,9 +429,12 @@ def _nth_weekday(groups: tuple[str | None, ...]) -> g.NthWeekday | None:
     return g.NthWeekday(month, nth, weekday, year)
 
 
-def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:
+def _clock(kind: Kind, groups: tuple[str | None, ...]) -> g.Clock | None:  # noqa: PLR0911  # one exit per kind of clock
     if kind is Kind.MIDNIGHT:
         return g.Clock(24, 0, fixed=True)
+    if kind is Kind.BARE_HOUR:
+        hour = zh_number(groups[0] or "")
+        return None if hour is None else g.Clock(hour, 0)
     if kind is Kind.CLOCK24:
         hour_text, minute_text, meridiem = groups
         hours, minutes = int(hour_text or 0), int(minute_text or 0)

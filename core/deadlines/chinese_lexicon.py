@@ -93,6 +93,7 @@ HOLIDAYS: Final[dict[str, str]] = {
 }
 DAYPARTS: Final = {
     "凌晨": Hint.EARLY,
+    "清晨": Hint.EARLY,  # dawn: its hours as 凌晨's, and no agreed end either
     "早上": Hint.MORNING,
     "早晨": Hint.MORNING,
     "上午": Hint.MORNING,
@@ -103,6 +104,8 @@ DAYPARTS: Final = {
     "晚上": Hint.EVENING,
     "夜里": Hint.EVENING,
     "夜间": Hint.EVENING,
+    "半夜": Hint.EVENING,  # 半夜12点 is midnight; 半夜2点, either side of it, is refused
+    "深夜": Hint.EVENING,
     "晚": Hint.EVENING,
 }
 UNITS: Final = {
@@ -151,6 +154,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     QUARTER_HOURS = enum.auto()
     HALF_YEAR = enum.auto()
     DATE_WEEKDAY = enum.auto()
+    BARE_HOUR = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -293,11 +297,17 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         _DIGITS + _NUMERALS,
     ),
-    (Kind.MIDNIGHT, r"午夜", "午"),
+    # 凌晨四到六点, 下午3-5点: the first hour of a range shares the second's 点.
+    (
+        Kind.BARE_HOUR,
+        rf"({_N})(?=\s*(?:到|至|[-~\uff5e\u2014\u2013])\s*{_N}\s*[点时])",
+        _DIGITS + _NUMERALS,
+    ),
+    (Kind.MIDNIGHT, r"午夜(?:\s*(?:12|十二)\s*[点时]整?)?", "午"),  # 午夜12点: midnight
     (
         Kind.DAYPART,
         "(" + "|".join(sorted(DAYPARTS, key=len, reverse=True)) + ")",
-        "早上中下傍晚夜凌",
+        "早上中下傍晚夜凌清半深",
     ),
     # 下午5点-7点, 今晚10点到明早6点: a range of clock times, which ends at its second
     # (DESIGN section 4). Only before a clock time: 周五到公司 is "arrive on Friday".
@@ -315,12 +325,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
 )
 # 从现在到八点: a span from now, which ends at its clock time (DESIGN section 4, ranges).
-_LEAD_SOURCE: Final = r"从现在(?:起|开始)?到|截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于"
+# 从 leads a range (从下午5点到6点); before anything else it is a start (ignored).
+_LEAD_SOURCE: Final = r"从现在(?:起|开始)?到|截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于|从"
 # 或之前 / 及以前: "on or before", the day included as with 前; 截止 after a day as the
 # lead 截止到 before it.
 _TAIL_SOURCE: Final = r"(?:或者?|及|以及)\s*(?:之前|以前)|之前|以前|前|为止|截止|截至|之内|以内|内"
 # Items that end in a digit must not stop inside a number ("2026-12-011").
-_NUMERIC_END: Final = frozenset({Kind.ISO, Kind.CLOCK24, Kind.CLOCK})
+_NUMERIC_END: Final = frozenset({Kind.ISO, Kind.CLOCK24, Kind.CLOCK, Kind.BARE_HOUR})
 
 
 def _item(kind: Kind, source: str) -> str:

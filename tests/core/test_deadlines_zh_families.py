@@ -147,6 +147,53 @@ DATES: tuple[Case, ...] = (
     zh("下午4点30分15秒前", "2026-11-27T16:30:00+08:00"),
 )
 
+RANGES: tuple[Case, ...] = (
+    # Led by 从 (从 before anything but a range is a start, ignored).
+    zh("从下午五点一刻到六点", "2026-11-27T18:00:00+08:00"),
+    zh("從下午3點到5點", "2026-11-27T17:00:00+08:00"),
+    zh("从明天到下周五", "2026-12-05T00:00:00+08:00"),
+    zh("从五点半到六点", None),  # 12-hour clocks without a part of the day
+    zh("从明天", None),
+    # Past midnight: from the evening or midnight, or from an afternoon into the small
+    # hours the end names; into a morning only from the evening.
+    zh("从晚上9:30到凌晨3:00", "2026-11-28T03:00:00+08:00"),
+    zh("下午5:00到凌晨3:00", "2026-11-28T03:00:00+08:00"),
+    zh("下午5点到上午10点", None),
+    zh("午夜12点到凌晨2点", "2026-11-28T02:00:00+08:00"),
+    zh("午夜到凌晨2点", "2026-11-28T02:00:00+08:00"),
+    zh("半夜12点前", "2026-11-28T00:00:00+08:00"),
+    zh("深夜11点前", "2026-11-27T23:00:00+08:00"),
+    zh(
+        "晚上11点到凌晨3点",
+        "2027-03-14T03:00:00-04:00",  # across the spring-forward night
+        said=NY_SAT,
+        zone="America/New_York",
+    ),
+    # The first hour sharing the second's 点, a morning running to noon.
+    zh("凌晨四到六点", "2026-11-28T06:00:00+08:00"),
+    zh("清晨四点到六点", "2026-11-28T06:00:00+08:00"),
+    zh("早上五到六点", "2026-11-28T06:00:00+08:00"),
+    zh("下午3-5点", "2026-11-27T17:00:00+08:00"),
+    zh("15-17点", "2026-11-27T17:00:00+08:00"),
+    zh("3-5点", None),
+    zh("周一上午10点到12点", "2026-11-30T12:00:00+08:00"),
+    zh("上午10点到12点半", "2026-11-27T12:30:00+08:00"),
+    zh("下午3点至5点", "2026-11-27T17:00:00+08:00"),
+    zh("下午3点～5点", "2026-11-27T17:00:00+08:00"),
+    zh("明天下午2点到5点", "2026-11-28T17:00:00+08:00"),
+    zh("上午11点到1点", None),  # the end before the start, in the morning
+)
+
+RANGES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("我们约定：你从下午五点一刻到六点把周报发给我。", "从下午五点一刻到六点"),
+    ("我们约定：你凌晨四到六点把周报发给我。", "凌晨四到六点"),
+    ("我们约定：清晨四点到六点之间，你把周报发给我。", "清晨四点到六点"),
+    ("从周五开始，周日前交初稿", "周日前"),  # 从周五开始: a start
+    ("从明天起你负责周报", None),
+    ("从明天开始每天发我日报", None),  # a rule
+    ("请完成3-5点建议", None),  # 点: items, not hours
+)
+
 DATES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：你29日前把周报发给我。", "29日前"),
     ("我们约定：29日前，你把周报发给我。", "29日前"),
@@ -184,19 +231,19 @@ LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
 )
 
 
-@pytest.mark.parametrize("case", LENGTHS + DATES, ids=case_id)
+@pytest.mark.parametrize("case", LENGTHS + DATES + RANGES, ids=case_id)
 def test_each_chinese_family_resolves_to_its_documented_instant(case: Case) -> None:
     """R9: each family resolves by the convention docs/deadlines.md gives it, or to None."""
     check_resolves(case)
 
 
-@pytest.mark.parametrize("case", LENGTHS + DATES, ids=case_id)
+@pytest.mark.parametrize("case", LENGTHS + DATES + RANGES, ids=case_id)
 def test_chinese_family_case_is_written_in_its_zone(case: Case) -> None:
     """Guards the tables: written offsets are the zone's real ones."""
     check_written_in_zone(case)
 
 
-@pytest.mark.parametrize(("terms", "phrase"), LENGTHS_IN_TERMS + DATES_IN_TERMS)
+@pytest.mark.parametrize(("terms", "phrase"), LENGTHS_IN_TERMS + DATES_IN_TERMS + RANGES_IN_TERMS)
 def test_chinese_family_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
     """R9: the families are found whole inside terms, and nothing partly read or
     counted from an event is."""
@@ -308,3 +355,34 @@ def test_on_or_before_a_date_and_a_date_with_its_weekday_read_as_the_date(
         f"{month}月{day}日（星期{'一二三四五六日'[weekday]}）前",
     ):
         assert resolve_deadline(written, ts, zone) == (plain if weekday == actual else None)
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 11), st.integers(1, 5), REFERENCE_TIMES, zones)
+def test_from_an_afternoon_into_the_small_hours_ends_the_next_day(
+    start: int, end: int, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 下午5点到凌晨3点 ends at 03:00 the day after it is said, as 明天凌晨3点前."""
+    deadline = resolve_deadline(f"下午{start}点到凌晨{end}点", ts, zone)
+    assert deadline is not None
+    assert deadline > ts
+    assert deadline == resolve_deadline(f"明天凌晨{end}点前", ts, zone)
+    assert resolve_deadline(f"从下午{start}点到凌晨{end}点", ts, zone) == deadline
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(0, 10),
+    st.integers(1, 12),
+    st.sampled_from(("凌晨", "早上", "上午", "下午", "晚上")),
+    REFERENCE_TIMES,
+    zones,
+)
+def test_a_first_hour_sharing_the_seconds_point_ends_at_the_second(
+    first: int, length: int, part: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 凌晨四到六点 is 凌晨四点到六点: it ends when 凌晨六点 next comes, or none."""
+    last = first + length
+    deadline = resolve_deadline(f"{part}{first}到{last}点", ts, zone)
+    assert deadline == resolve_deadline(f"{part}{first}点到{last}点", ts, zone)
+    assert deadline is None or deadline > ts
