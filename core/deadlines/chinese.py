@@ -19,6 +19,7 @@ import functools
 from typing import Final
 
 from core.deadlines import grammar as g
+from core.deadlines import holidays
 from core.deadlines.chinese_lexicon import (
     DAYPARTS,
     DAYWORDS,
@@ -37,7 +38,8 @@ from core.deadlines.numerals import zh_number
 _STRONG_LEADS: Final = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
 # Holidays that name a day without a marker only where they cannot be read otherwise:
 # 国庆 is also a given name, 五一 also a number.
-_NOT_BARE_HOLIDAYS: Final = frozenset({"国庆", "五一"})
+# 元宵 is also the dumpling, 重阳 a given name.
+_NOT_BARE_HOLIDAYS: Final = frozenset({"国庆", "五一", "元宵", "重阳"})
 _YEAR_OFFSETS: Final = {"今": 0, "明": 1, "次": 1, "来": 1, "翌": 1, "后": 2}
 _BEFORE_TAILS: Final = frozenset({"之前", "以前", "前", "为止"})
 _CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT, Kind.BARE_HOUR})
@@ -93,8 +95,10 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     marked = tail_word is not None or lead_word in _STRONG_LEADS or from_now
     # A holiday alone names its day (元旦交报告); beside other words it may not (元旦晚会).
     # 情人节晚上 too (a part of the day in two characters: 元旦晚会 is an event).
-    alone = tokens[0].kind is Kind.HOLIDAY and all(
-        t.kind is Kind.DAYPART and len(t.text) == 2 for t in tokens[1:]
+    # With its year (2028年春节) it is as much alone.
+    named = tokens[1:] if len(tokens) > 1 and tokens[0].kind is Kind.YEAR_NAMED else tokens
+    alone = named[0].kind is Kind.HOLIDAY and all(
+        t.kind is Kind.DAYPART and len(t.text) == 2 for t in named[1:]
     )
     significant = marked or alone or any(_strong(t) for t in tokens) or _clear_clock(slots)
     significant = significant or slots.since is not None  # 十二月至一月: a range of months
@@ -102,7 +106,9 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
         return None, significant  # when dusk is over is a guess
     if tail_word in _WITHIN_TAILS and any(_bare_month(t) for t in tokens):
         return None, significant  # 三月内: March, or (colloquially) three months
-    return g.ranged(_spec(slots, tail_word, from_now=from_now), slots.since), significant
+    holiday = any(t.kind is Kind.HOLIDAY for t in tokens)
+    spec = _spec(slots, tail_word, from_now=from_now, holiday=holiday)
+    return g.ranged(spec, slots.since), significant
 
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
@@ -214,7 +220,9 @@ def _clear_clock(slots: g.Slots) -> bool:
     return slots.clock is not None and g.clock_time(slots.clock, slots.hint) is not None
 
 
-def _spec(slots: g.Slots, tail: str | None, *, from_now: bool) -> g.DeadlineSpec | None:  # noqa: C901, PLR0911, PLR0912  # one exit per grammar rule
+def _spec(  # noqa: C901, PLR0911, PLR0912  # one exit per grammar rule
+    slots: g.Slots, tail: str | None, *, from_now: bool, holiday: bool
+) -> g.DeadlineSpec | None:
     within = tail in {"之内", "以内", "内"}
     if slots.duration is not None:
         if not (within or (slots.span and tail is None)):
@@ -243,7 +251,7 @@ def _spec(slots: g.Slots, tail: str | None, *, from_now: bool) -> g.DeadlineSpec
         return None if within else g.DeadlineSpec(day=slots.day, time=(12, 0))
     if slots.day is None:
         return None
-    if isinstance(slots.day, g.Holiday):
+    if isinstance(slots.day, g.Holiday) or (holiday and isinstance(slots.day, g.CalendarDate)):
         if slots.hint is not None:
             # 情人节晚上: when that part of the holiday is over, as any day's.
             end = g.PART_OF_DAY_END.get(slots.hint)
@@ -321,6 +329,13 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             year = zh_number(year_text)
             return year is not None and g.set_period(slots, g.NamedYear(year))
         return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, _YEAR_OFFSETS[rel or "今"]))
+    if kind is Kind.HOLIDAY and isinstance(slots.period, g.NamedYear):
+        # 2028年春节: that year's occurrence (the table's; outside it, none), as a date.
+        found = holidays.in_year(HOLIDAYS[groups[0] or ""], slots.period.year)
+        slots.period = None
+        return found is not None and g.set_day(
+            slots, g.CalendarDate(found.month, found.day, found.year)
+        )
     return g.set_day(slots, _dated(slots, _day(kind, groups)))
 
 

@@ -90,7 +90,33 @@ HOLIDAYS: Final[dict[str, str]] = {
     "母亲节": "mother",
     "父亲节": "father",
     "感恩节": "thanksgiving",
+    "大年三十": "lunar_new_year_eve",  # 除夕, also in a year whose twelfth month has 29 days
+    "大年初一": "spring",
+    "正月初一": "spring",
+    "正月十五": "lantern",
+    "元宵": "lantern",  # also the dumpling: needs a marker
+    "五月初五": "dragon_boat",
+    "七夕节": "qixi",
+    "七月初七": "qixi",
+    "中元节": "zhongyuan",
+    "九月初九": "double_ninth",
+    "重阳": "double_ninth",  # also a given name: needs a marker
+    "腊八节": "laba",
+    "腊八": "laba",
+    "腊月初八": "laba",
+    "小年": "xiaonian",  # 腊月二十三 in the north, 二十四 in the south: none (no table)
+    "植树节": "arbor",
+    "青年节": "youth",
+    "五四青年节": "youth",
+    "建党节": "party",
+    "光棍节": "singles",
+    "双十一": "singles",
+    "双11": "singles",
+    "双十二": "double_twelve",
+    "双12": "double_twelve",
 }
+_LUNAR_DATE_NAMES: Final = ("五月初五", "七月初七", "九月初九")
+_NUMERAL_HOLIDAYS: Final = "|".join(("七夕", "五一", *_LUNAR_DATE_NAMES))
 DAYPARTS: Final = {
     "凌晨": Hint.EARLY,
     "清晨": Hint.EARLY,  # dawn: its hours as 凌晨's, and no agreed end either
@@ -173,6 +199,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "本这下" + _DIGITS + _NUMERALS,
     ),
+    # 五月初五, 七月初七, 九月初九: lunar dates of festivals, before 五月 reads as May.
+    (Kind.HOLIDAY, f"({'|'.join(_LUNAR_DATE_NAMES)})", "五七九"),
     (Kind.DATE, rf"(?:({_YEAR})\s*年\s*)?({_N})\s*月\s*({_N})\s*[日号]", _DIGITS + _NUMERALS),
     # 一月二十三前, 3月15之前: a date without 日 / 号, only before an end marker (八月十五
     # and 七月十五 in numerals are also the lunar 中秋 and 中元: two readings, none).
@@ -204,14 +232,16 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # lead to count (DESIGN section 4: the end of that month, its next occurrence).
     (
         Kind.MONTH_NAMED,
-        rf"(?:(今年|明年|次年|来年|后年)\s*|({_YEAR})\s*年\s*)?({_MONTH_NUMBER})月份?",
+        # (not 九月初九: a lunar date, read as its festival or not at all)
+        rf"(?:(今年|明年|次年|来年|后年)\s*|({_YEAR})\s*年\s*)?({_MONTH_NUMBER})月份?(?!初[一二三四五六七八九十])",
         "今明次来后" + _DIGITS + _NUMERALS,
     ),
     # 2028年前, 二〇三五年之前: a year by its number (with 前 / 内 or a lead to count).
     # 二零二八年, 九月三号 (a full-width comma): the year still places the date after it.
     (
         Kind.YEAR_NAMED,
-        rf"({_YEAR})年(?![\d{_NUMERALS}代度级])(?:\s*[,\uff0c]\s*(?={_N}月))?",
+        # (2027年七夕, 2027年九月初九: a holiday named by numerals may follow it.)
+        rf"({_YEAR})年(?!(?!{_NUMERAL_HOLIDAYS})[\d{_NUMERALS}代度级])(?:\s*[,\uff0c]\s*(?={_N}月))?",
         _DIGITS + _NUMERALS,
     ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
@@ -238,7 +268,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.HOLIDAY,
         "(" + "|".join(sorted(HOLIDAYS, key=len, reverse=True)) + ")",
-        "元情妇劳五儿国圣平春除端七中重农愚建教万母父感",
+        "元情妇劳五儿国圣平春除端七中重农愚建教万母父感大正九腊小植青光双",
     ),
     (Kind.REL_QUARTER, r"(本|这个|这|下个|下)?季度([末底])?", "本这下季"),
     # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it);
@@ -385,12 +415,12 @@ def _item_end(text: str, pos: int) -> int:
 # ones (５小时内): same length, so spans in the original text stay valid.
 _TRADITIONAL_FROM: Final = (
     "週後這個點時鐘頭內號兩禮來為於遲"
-    "節國慶誕聖兒婦勞動師陽軍親萬樹雙臘農曆歷從過間裡裏開會發給讓見"
+    "節國慶誕聖兒婦勞動師陽軍親萬樹雙臘農曆歷從過間裡裏開會發給讓見黨"
     + "".join(chr(0xFF10 + digit) for digit in range(10))  # full-width 0-9
 )
 _SIMPLIFIED_TO: Final = (
     "周后这个点时钟头内号两礼来为于迟"
-    "节国庆诞圣儿妇劳动师阳军亲万树双腊农历历从过间里里开会发给让见"
+    "节国庆诞圣儿妇劳动师阳军亲万树双腊农历历从过间里里开会发给让见党"
     "0123456789"
 )
 TRADITIONAL: Final = str.maketrans(_TRADITIONAL_FROM, _SIMPLIFIED_TO)

@@ -212,9 +212,11 @@ _ZH_AFTER_BARE_DAY: Final = frozenset(
 _AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
-_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜]")
+_ZH_TRIGGER: Final = re.compile(
+    r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜腊双宵]"
+)
 _ZH_FIRST: Final = frozenset(
-    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从之清深"
+    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从之清深植青光双腊小正"
     "农愚建教万母父感"
 )
 _ZH_REACH: Final = 7

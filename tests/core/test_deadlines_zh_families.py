@@ -194,6 +194,70 @@ RANGES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("请完成3-5点建议", None),  # 点: items, not hours
 )
 
+# Lunar dates in 2027 (benchmarks/lunar_table_check.py): 腊八 01-15, 除夕 02-05, 春节
+# 02-06, 元宵 02-20, 端午 06-09, 七夕 08-08, 中元 08-16, 中秋 09-15, 重阳 10-08; 2028:
+# 腊八 01-04, 除夕 01-25, 春节 01-26.
+HOLIDAYS: tuple[Case, ...] = (
+    # Alone: the end of its day; with 前 / 之前: its start (节前); or 或之前: its end.
+    zh("大年三十", "2027-02-06T00:00:00+08:00"),
+    zh("大年三十前", "2027-02-05T00:00:00+08:00"),
+    zh("大年三十晚上", "2027-02-06T00:00:00+08:00"),
+    zh("大年初一", "2027-02-07T00:00:00+08:00"),
+    zh("正月初一前", "2027-02-06T00:00:00+08:00"),
+    zh("正月十五前", "2027-02-20T00:00:00+08:00"),
+    zh("元宵前", "2027-02-20T00:00:00+08:00"),
+    zh("五月初五前", "2027-06-09T00:00:00+08:00"),
+    zh("七夕节", "2027-08-09T00:00:00+08:00"),
+    zh("七月初七前", "2027-08-08T00:00:00+08:00"),
+    zh("中元节前", "2027-08-16T00:00:00+08:00"),
+    zh("中元节", "2027-08-17T00:00:00+08:00"),
+    zh("九月初九前", "2027-10-08T00:00:00+08:00"),
+    zh("重阳前", "2027-10-08T00:00:00+08:00"),
+    zh("腊八", "2027-01-16T00:00:00+08:00"),
+    zh("腊八节前", "2027-01-15T00:00:00+08:00"),
+    zh("腊月初八之前", "2027-01-15T00:00:00+08:00"),
+    zh("腊八前", "2028-01-04T00:00:00+08:00", said="2027-03-10T10:00:00+08:00"),
+    zh("小年前", None),  # the 23rd or the 24th of the twelfth month, by region
+    zh("小年", None),
+    zh("植树节前", "2027-03-12T00:00:00+08:00"),
+    zh("青年节前", "2027-05-04T00:00:00+08:00"),
+    zh("五四青年节前", "2027-05-04T00:00:00+08:00"),
+    zh("建党节前", "2027-07-01T00:00:00+08:00"),
+    zh("光棍节前", "2027-11-11T00:00:00+08:00"),
+    zh("双十一", "2027-11-12T00:00:00+08:00"),
+    zh("双11之前", "2027-11-11T00:00:00+08:00"),
+    zh("双十二前", "2026-12-12T00:00:00+08:00"),
+    zh("双12", "2026-12-13T00:00:00+08:00"),
+    zh("雙十一前", "2027-11-11T00:00:00+08:00"),
+    zh("臘八前", "2027-01-15T00:00:00+08:00"),
+    zh("植樹節前", "2027-03-12T00:00:00+08:00"),
+    zh("双十一或之前", "2027-11-12T00:00:00+08:00"),
+    # With a year: relative (明年) or by its number, that year's occurrence.
+    zh("明年春节前", "2027-02-06T00:00:00+08:00"),
+    zh("明年中元节", "2027-08-17T00:00:00+08:00"),
+    zh("今年双十二前", "2026-12-12T00:00:00+08:00"),
+    zh("今年光棍节", None),  # over
+    zh("2028年春节前", "2028-01-26T00:00:00+08:00"),
+    zh("2028年春节", "2028-01-27T00:00:00+08:00"),
+    zh("2027年国庆节前", "2027-10-01T00:00:00+08:00"),
+    zh("二〇二七年中秋节之前", "2027-09-15T00:00:00+08:00"),
+    zh("2041年春节前", None),  # outside the lunar table
+    zh("2025年春节前", None),  # over
+)
+
+HOLIDAYS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("我们约定：你大年三十前把周报发给我。", "大年三十前"),
+    ("我们约定：腊八交报告", "腊八"),
+    ("我们约定：你2028年春节把周报发给我。", "2028年春节"),
+    ("我们约定：你五四青年节前把周报发给我。", "青年节前"),
+    # Words that are not the day: the dumpling, a name, an event, a region's choice.
+    ("帮我买元宵给孩子", None),
+    ("腊八粥明天前煮好", "明天前"),
+    ("双十一活动周五前上线", "周五前"),
+    ("小年轻们周五前交", "周五前"),
+    ("我们约定：小年前交报告，周五前交总结", None),  # 小年 is a time, unread
+)
+
 DATES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：你29日前把周报发给我。", "29日前"),
     ("我们约定：29日前，你把周报发给我。", "29日前"),
@@ -231,13 +295,13 @@ LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
 )
 
 
-@pytest.mark.parametrize("case", LENGTHS + DATES + RANGES, ids=case_id)
+@pytest.mark.parametrize("case", LENGTHS + DATES + RANGES + HOLIDAYS, ids=case_id)
 def test_each_chinese_family_resolves_to_its_documented_instant(case: Case) -> None:
     """R9: each family resolves by the convention docs/deadlines.md gives it, or to None."""
     check_resolves(case)
 
 
-@pytest.mark.parametrize("case", LENGTHS + DATES + RANGES, ids=case_id)
+@pytest.mark.parametrize("case", LENGTHS + DATES + RANGES + HOLIDAYS, ids=case_id)
 def test_chinese_family_case_is_written_in_its_zone(case: Case) -> None:
     """Guards the tables: written offsets are the zone's real ones."""
     check_written_in_zone(case)
@@ -385,4 +449,47 @@ def test_a_first_hour_sharing_the_seconds_point_ends_at_the_second(
     last = first + length
     deadline = resolve_deadline(f"{part}{first}到{last}点", ts, zone)
     assert deadline == resolve_deadline(f"{part}{first}点到{last}点", ts, zone)
+    assert deadline is None or deadline > ts
+
+
+NEW_HOLIDAYS = (
+    *("大年三十", "大年初一", "正月十五", "七夕节", "中元节", "九月初九", "腊八节"),
+    *("植树节", "青年节", "建党节", "光棍节", "双十一", "双十二"),
+)
+FIXED_DAYS = {"植树节": (3, 12), "青年节": (5, 4), "建党节": (7, 1), "光棍节": (11, 11)}
+FIXED_DAYS |= {"双十一": (11, 11), "双十二": (12, 12)}
+
+
+@settings(max_examples=400)
+@given(st.sampled_from(NEW_HOLIDAYS), REFERENCE_TIMES, zones)
+def test_a_holiday_alone_ends_its_day_and_with_qian_starts_it(
+    name: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9, docs/deadlines.md: X alone and X或之前 end its day, X前 is its start (节前);
+    lunar ones are none outside the table's years, never a guess."""
+    end = resolve_deadline(name, ts, zone)
+    assert resolve_deadline(f"{name}或之前", ts, zone) == end
+    start = resolve_deadline(f"{name}前", ts, zone)
+    if end is None:
+        assert start is None
+        assert name not in FIXED_DAYS
+        return
+    assert end > ts
+    day = end.astimezone(zone).date() - timedelta(days=1)
+    if name in FIXED_DAYS:
+        assert (day.month, day.day) == FIXED_DAYS[name]
+    if start is not None:  # none when it is today: already begun
+        assert ts < start < end
+        assert start.astimezone(zone).date() == day
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(NEW_HOLIDAYS), st.sampled_from(("明年", "今年")), REFERENCE_TIMES, zones)
+def test_a_holiday_in_a_relative_year_is_that_numbered_years(
+    name: str, relative: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 明年腊八前 is {next year}年腊八前: that Gregorian year's occurrence."""
+    year = ts.astimezone(zone).year + (1 if relative == "明年" else 0)
+    deadline = resolve_deadline(f"{relative}{name}前", ts, zone)
+    assert deadline == resolve_deadline(f"{year}年{name}前", ts, zone)
     assert deadline is None or deadline > ts
