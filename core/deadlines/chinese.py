@@ -297,7 +297,9 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
     if kind is Kind.REL_MONTH:
         return g.set_period(slots, g.RelativePeriod(g.Unit.MONTH, _offset(groups[0])))
     if kind is Kind.REL_YEAR:
-        return g.set_period(slots, g.RelativePeriod(g.Unit.YEAR, 1 if groups[0] == "明年" else 0))
+        return g.set_period(
+            slots, g.RelativePeriod(g.Unit.YEAR, _YEAR_OFFSETS[(groups[0] or "今")[0]])
+        )
     if kind is Kind.MONTH_END:
         rel, month_text = groups
         if month_text is None:

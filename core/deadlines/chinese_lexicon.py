@@ -116,6 +116,7 @@ HOLIDAYS: Final[dict[str, str]] = {
     "双12": "double_twelve",
 }
 _LUNAR_DATE_NAMES: Final = ("五月初五", "七月初七", "九月初九")
+_HOLIDAY_NAMES: Final = "(?:" + "|".join(sorted(HOLIDAYS, key=len, reverse=True)) + ")"
 _NUMERAL_HOLIDAYS: Final = "|".join(("七夕", "五一", *_LUNAR_DATE_NAMES))
 DAYPARTS: Final = {
     "凌晨": Hint.EARLY,
@@ -232,8 +233,12 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # lead to count (DESIGN section 4: the end of that month, its next occurrence).
     (
         Kind.MONTH_NAMED,
-        # (not 九月初九: a lunar date, read as its festival or not at all)
-        rf"(?:(今年|明年|次年|来年|后年)\s*|({_YEAR})\s*年\s*)?({_MONTH_NUMBER})月份?(?!初[一二三四五六七八九十])",
+        # (not 九月初九: a lunar date, read as its festival or not at all; not 明年1月5日:
+        # a date, placed in its year)
+        (
+            rf"(?:(今年|明年|次年|来年|后年)\s*的?\s*|({_YEAR})\s*年\s*)?({_MONTH_NUMBER})月份?"
+            rf"(?!初[一二三四五六七八九十]|\s*{_N}\s*(?:[日号]|{_BEFORE_AHEAD}))"
+        ),
         "今明次来后" + _DIGITS + _NUMERALS,
     ),
     # 2028年前, 二〇三五年之前: a year by its number (with 前 / 内 or a lead to count).
@@ -241,7 +246,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.YEAR_NAMED,
         # (2027年七夕, 2027年九月初九: a holiday named by numerals may follow it.)
-        rf"({_YEAR})年(?!(?!{_NUMERAL_HOLIDAYS})[\d{_NUMERALS}代度级])(?:\s*[,\uff0c]\s*(?={_N}月))?",
+        (
+            rf"({_YEAR})年(?!(?!{_NUMERAL_HOLIDAYS})[\d{_NUMERALS}代度级])"
+            rf"(?:\s*[,\uff0c]\s*(?={_N}月)|的(?={_HOLIDAY_NAMES}))?"
+        ),
         _DIGITS + _NUMERALS,
     ),
     (Kind.WEEKEND, rf"{_REL}?周末", "本这下周"),
@@ -262,7 +270,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),
     (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
-    (Kind.REL_YEAR, r"(今年|明年)", "今明"),
+    # 明年的春节: 的 joins a year to the holiday or date after it.
+    (Kind.REL_YEAR, rf"(今年|明年|后年)(?:的(?={_HOLIDAY_NAMES}|{_N}\s*月))?", "今明后"),
     (Kind.DAYWORD, "(" + "|".join(sorted(DAYWORDS, key=len, reverse=True)) + ")", "今明后大"),
     # Holidays need 前 / 之前 / 以前 / 为止 or a lead (国庆节前, 到春节为止).
     (

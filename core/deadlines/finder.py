@@ -173,6 +173,9 @@ _ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间", "第")
 # 次年年底, 后年年底, 来年年末: a year the run does not hold (it would read 年年底 as this
 # year's end): no deadline at all.
 _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
+# Just before a run: a year it does not hold (后年春节前, 去年12月前, 前年的中秋): the run
+# alone would read this year's or the next occurrence: no deadline at all.
+_ZH_YEAR_BEFORE: Final = re.compile(r"年\s*的?\s*$")
 # Before a length: another length it adds to (一个星期又三天内, 两周加三天内), which the
 # run does not hold (lengths added up in Chinese are not in the grammar): no deadline.
 _ZH_SUM_BEFORE: Final = re.compile(
@@ -197,6 +200,8 @@ _ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", 
 _ZH_UNSURE_AFTER: Final = re.compile(
     r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)|第\s*[\d一二三四五六七八九十两]"
     r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
+    # 周六(3/20)前: a number in brackets after the run, its date the run does not hold.
+    r"|\s*[(\uff08]\s*[\d一二三四五六七八九十两]"
 )
 # A bare day of the month (8号) or holiday (元旦) is a date only before a verb or the
 # end of a clause: 8号楼 is a building, 元旦晚会 an event, 春节期间 a period.
@@ -427,6 +432,8 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
             context = False
         if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
             context = False
+        if _ZH_YEAR_BEFORE.search(terms[max(0, start - 3) : start]) is not None:
+            context = False  # 后年春节前, 去年12月: a year the run does not hold
         if (
             phrase.startswith("之后") or _ZH_BARE_DAY_RI.match(phrase) is not None
         ) and _ZH_CLAUSE_OPENED.search(terms[max(0, start - 4) : start]) is None:

@@ -134,7 +134,7 @@ def _floating(end: Day | Period | None) -> bool:  # noqa: PLR0911  # one exit pe
     if isinstance(end, NthWeekday):
         return end.year is None and end.month_offset is None
     if isinstance(end, CalendarDate):
-        return end.year is None
+        return end.year is None and end.year_offset is None
     if isinstance(end, MonthDay):
         return end.month_offset is None
     if isinstance(end, NamedMonth):
@@ -228,6 +228,8 @@ def _nth_weekday(day: NthWeekday, today: date) -> date | None:
 def _calendar_date(day: CalendarDate, today: date) -> date | None:
     if day.year is not None:
         return _date(day.year, day.month, day.day)
+    if day.year_offset is not None:  # 明年1月5日: that year's, even if over (then none)
+        return _date(today.year + day.year_offset, day.month, day.day)
     # Its next occurrence, today included: this year's, else next year's. A date
     # neither year has (29 February) is no deadline.
     for year in (today.year, today.year + 1):

@@ -142,6 +142,13 @@ DATES: tuple[Case, ...] = (
     zh("2027年，三月前", "2027-04-01T00:00:00+08:00"),
     zh("2027 年 10 月 1 日前", "2027-10-02T00:00:00+08:00"),
     zh("12月 5日前", "2026-12-06T00:00:00+08:00"),
+    # A date in a relative year: that year's, none once over.
+    zh("今年12月20日前", "2026-12-21T00:00:00+08:00"),
+    zh("今年11月20日前", None),
+    zh("明年1月5日前", "2027-01-06T00:00:00+08:00"),
+    zh("明年1月5号", "2027-01-06T00:00:00+08:00"),
+    zh("明年的1月5号前", "2027-01-06T00:00:00+08:00"),
+    zh("明年一月二十三前", "2027-01-24T00:00:00+08:00"),
     # Seconds, dropped as in 10:30:00.
     zh("16时40分50秒前", "2026-11-27T16:40:00+08:00"),
     zh("下午4点30分15秒前", "2026-11-27T16:30:00+08:00"),
@@ -241,6 +248,9 @@ HOLIDAYS: tuple[Case, ...] = (
     zh("2028年春节", "2028-01-27T00:00:00+08:00"),
     zh("2027年国庆节前", "2027-10-01T00:00:00+08:00"),
     zh("二〇二七年中秋节之前", "2027-09-15T00:00:00+08:00"),
+    zh("后年春节前", "2028-01-26T00:00:00+08:00"),
+    zh("2028年的春节前", "2028-01-26T00:00:00+08:00"),
+    zh("明年的中秋节前", "2027-09-15T00:00:00+08:00"),
     zh("2041年春节前", None),  # outside the lunar table
     zh("2025年春节前", None),  # over
 )
@@ -255,6 +265,7 @@ HOLIDAYS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("腊八粥明天前煮好", "明天前"),
     ("双十一活动周五前上线", "周五前"),
     ("小年轻们周五前交", "周五前"),
+    ("你前年的中秋节前交", None),  # a past year the run does not hold
     ("我们约定：小年前交报告，周五前交总结", None),  # 小年 is a time, unread
 )
 
@@ -273,6 +284,8 @@ DATES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("你29日开会前把报告给我", None),
     ("你18:00，周五前把报告给我", None),  # a clock, then a weekday: not joined
     ("你八月十五前把月饼寄来", None),
+    ("我们约定：你周六（3/20）前把周报发给我", None),  # a date in brackets, unread
+    ("你去年12月前交", None),  # a past year the run does not hold
 )
 
 LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
@@ -492,4 +505,22 @@ def test_a_holiday_in_a_relative_year_is_that_numbered_years(
     year = ts.astimezone(zone).year + (1 if relative == "明年" else 0)
     deadline = resolve_deadline(f"{relative}{name}前", ts, zone)
     assert deadline == resolve_deadline(f"{year}年{name}前", ts, zone)
+    assert deadline is None or deadline > ts
+
+
+@settings(max_examples=300)
+@given(
+    st.integers(1, 12),
+    st.integers(1, 28),
+    st.sampled_from(("明年", "今年")),
+    REFERENCE_TIMES,
+    zones,
+)
+def test_a_date_in_a_relative_year_is_that_numbered_years(
+    month: int, day: int, relative: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9: 明年1月5日前 is {next year}年1月5日前; 今年's is none once over."""
+    year = ts.astimezone(zone).year + (1 if relative == "明年" else 0)
+    deadline = resolve_deadline(f"{relative}{month}月{day}日前", ts, zone)
+    assert deadline == resolve_deadline(f"{year}年{month}月{day}日前", ts, zone)
     assert deadline is None or deadline > ts
