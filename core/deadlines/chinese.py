@@ -98,7 +98,7 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     # With its year (2028年春节) it is as much alone.
     named = tokens[1:] if len(tokens) > 1 and tokens[0].kind is Kind.YEAR_NAMED else tokens
     alone = named[0].kind is Kind.HOLIDAY and all(
-        t.kind is Kind.DAYPART and len(t.text) == 2 for t in named[1:]
+        (t.kind is Kind.DAYPART and len(t.text) == 2) or t.kind is Kind.THAT_DAY for t in named[1:]
     )
     significant = marked or alone or any(_strong(t) for t in tokens) or _clear_clock(slots)
     significant = significant or slots.since is not None  # 十二月至一月: a range of months
@@ -323,6 +323,10 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
             slots.period = None
             year = named.year
         return g.set_period(slots, g.NamedMonth(month, year, offset))
+    if kind is Kind.BRACKET_CLOSE:  # 周六(3月20日): the date's bracket, read with it
+        return slots.day is not None
+    if kind is Kind.THAT_DAY:  # 国庆节当天: the day named before it
+        return slots.day is not None
     if kind is Kind.DATE_WEEKDAY:  # 10月11号, 星期一: the date's weekday, checked against it
         return g.set_day(slots, g.Weekday(WEEKDAY_CHARS[groups[0] or groups[1] or ""], None))
     if kind is Kind.YEAR_END:
@@ -350,6 +354,7 @@ _LENGTH_KINDS: Final = frozenset(
         Kind.HALF_DURATION,
         Kind.HALF_YEAR,
         Kind.QUARTER_HOURS,
+        Kind.MINUTES_AFTER,
     }
 )
 
@@ -376,6 +381,9 @@ def _length(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
         slots.duration = g.Duration(hours * 60 + 30, g.Unit.MINUTE)
         slots.span = slots.span or groups[1] is not None  # 一个半小时后: from now
         return True
+    if kind is Kind.MINUTES_AFTER:  # 1小时30分: minutes added to the hours before
+        minutes = zh_number(groups[0] or "")
+        return minutes is not None and g.add_duration(slots, g.Duration(minutes, g.Unit.MINUTE))
     if kind is Kind.HALF_YEAR:
         years = zh_number(groups[0] or "")
         if years is None or years == 0:
@@ -415,6 +423,8 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if kind is Kind.MONTH_DAY:  # 15号; 29日前 or 截止29日 (one of two groups)
         day = zh_number(next((text for text in groups if text), ""))
         return g.MonthDay(day, None) if day is not None and 1 <= day <= 31 else None
+    if kind is Kind.NUMERIC_DATE:
+        return _numeric_date(groups)
     if kind is Kind.MONTH_DAY_REL:
         rel, day_text = groups
         day = zh_number(day_text or "")
@@ -428,6 +438,15 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
     return g.CalendarDate(month, day, year)
+
+
+def _numeric_date(groups: tuple[str | None, ...]) -> g.CalendarDate | None:
+    """3/20, 20/3: month and day told apart by the number above 12, else None (12/1)."""
+    first, second = int(groups[0] or 0), int(groups[1] or 0)
+    month, day = (first, second) if first <= 12 < second else (second, first)
+    if not (1 <= month <= 12 < day <= 31):
+        return None
+    return g.CalendarDate(month, day, None)
 
 
 def _nth_weekday(groups: tuple[str | None, ...]) -> g.NthWeekday | None:
@@ -484,6 +503,25 @@ _COUNTER_OPTIONAL: Final = frozenset({"小时", "钟头", "星期", "礼拜"})
 _COUNTER_REQUIRED: Final = frozenset({"月", "钟"})
 
 
+def _decimal(slots: g.Slots, amount_text: str, unit: g.Unit) -> bool:
+    """1.5小时, 0.5年: a decimal length, read only where it is whole in the unit below
+    (tenths of an hour are 6 minutes; a half minute 30 seconds, a half year 6 months);
+    1.5天 is refused as 一天半 is."""
+    whole_text, _, tenth_text = amount_text.partition(".")
+    whole, tenth = int(whole_text), int(tenth_text)
+    if unit is g.Unit.HOUR:
+        length = g.Duration(60 * whole + 6 * tenth, g.Unit.MINUTE)
+    elif tenth == 5 and unit in _HALVES:
+        length = g.Duration(
+            whole * 2 * _HALVES[unit].amount + _HALVES[unit].amount, _HALVES[unit].unit
+        )
+    elif tenth == 5 and unit is g.Unit.MINUTE:
+        length = g.Duration(60 * whole + 30, g.Unit.SECOND)
+    else:
+        return False
+    return length.amount > 0 and g.add_duration(slots, length)
+
+
 def _duration(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:
     """One length, or a finer one added to the length before it (8天20小时: 212 hours)."""
     amount_text, counter, unit_text = groups
@@ -498,6 +536,8 @@ def _duration(slots: g.Slots, groups: tuple[str | None, ...]) -> bool:
         counter is not None
     ):
         return False
+    if amount_text is not None and "." in amount_text:
+        return _decimal(slots, amount_text, unit)
     amount = zh_number(amount_text or "")
     if amount is None or amount == 0:
         return False

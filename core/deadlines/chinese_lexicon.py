@@ -19,9 +19,18 @@ _MONTH_NUMBER: Final = "1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九
 _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL: Final = "(本|这个|这|下个|下)"
 # A length's unit (5 小时, 两个星期): spaces may stand between number, 个 and unit.
-_UNIT: Final = "(分钟|小时|钟头|钟|星期|礼拜|天|日|周|月|年)"
+# h / hr / min as chat writes them after digits (2h内, 30min后).
+_UNIT: Final = "(分钟|小时|钟头|钟|星期|礼拜|天|日|周|月|年|(?:hrs?|h|mins?)(?![A-Za-z]))"
+# A length's amount: digits (with one decimal: 1.5小时), a numeral, or 半.
+_AMOUNT: Final = rf"(\d{{1,3}}(?:\.\d)?|{ZH_NUMERAL}|半)"
 # The end markers that read a day as "by" (前, 或之前, 截止), as a lookahead source.
-_BEFORE_AHEAD: Final = r"\s*(?:(?:或者?|及|以及)\s*)?(?:之前|以前|前|为止|截止|截至)"
+# "On or before": 或之前, 当天及以前, (含)前, 前(含): the day included, as with 前.
+_INCLUSIVE: Final = r"[(\uff08]\s*含(?:当天|当日|本日)?\s*[)\uff09]"
+_BEFORE_TAIL: Final = (
+    rf"(?:{_INCLUSIVE}\s*)?(?:(?:当天|当日)?(?:或者?|及|以及)\s*)?(?:之前|以前|前)(?:\s*{_INCLUSIVE})?"
+    r"|为止|截止|截至"
+)
+_BEFORE_AHEAD: Final = rf"\s*(?:{_BEFORE_TAIL})"
 # What may follow a day (a part of the day, a clock), as a lookahead source.
 _TIME_AHEAD: Final = (
     r"\s*(?:凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)"
@@ -33,11 +42,14 @@ _AFTER_STRONG_LEAD: Final = (
     "(?:"
     + "|".join(
         f"(?<={lead}{space})"
-        for lead in ("截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于")
+        # and a range's end: 3月1日至15日
+        for lead in ("截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于", "至", "到")
         for space in ("", r"\s")
     )
     + ")"
 )
+# A date's weekday in brackets or after a comma, as a lookahead source: 20日(周六)前.
+_WEEKDAY_NOTE: Final = r"\s*[(\uff08,\uff0c]\s*(?:周|星期|礼拜)[一二三四五六日天1-7]\s*[)\uff09]?"
 _WEEKDAY_WORD: Final = "(?:周|星期|礼拜)([一二三四五六日天1-7])"
 # am / pm after a clock (6点30pm, 3:15PM): one group, "a" or "p" in either case.
 _MERIDIEM: Final = r"(?:\s*([AaPp])\.?[Mm]\.?(?![A-Za-z]))?"
@@ -147,6 +159,11 @@ UNITS: Final = {
     "月": Unit.MONTH,
     "年": Unit.YEAR,
     "钟": Unit.HOUR,  # 一个钟: an hour (colloquial, Cantonese); only with 个
+    "h": Unit.HOUR,
+    "hr": Unit.HOUR,
+    "hrs": Unit.HOUR,
+    "min": Unit.MINUTE,
+    "mins": Unit.MINUTE,
 }
 
 
@@ -182,6 +199,10 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     HALF_YEAR = enum.auto()
     DATE_WEEKDAY = enum.auto()
     BARE_HOUR = enum.auto()
+    MINUTES_AFTER = enum.auto()
+    BRACKET_CLOSE = enum.auto()
+    NUMERIC_DATE = enum.auto()
+    THAT_DAY = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -258,10 +279,28 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.WEEKDAY,
         (
             rf"{_REL}?{_WEEKDAY_WORD}"
-            rf"(?:\s*[,\uff0c\u3001]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}|\d{{4}}[-/.]\d))?"
+            rf"(?:\s*[,\uff0c\u3001]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}|\d{{4}}[-/.]\d)"
+            # 周六(3月20日)前: its date in brackets (closed by a BRACKET_CLOSE).
+            rf"|\s*[(\uff08]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}\s*[日号]\s*[)\uff09]"
+            r"|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s*[)\uff09]))?"
         ),
         "本这下周星礼",
     ),
+    # The bracket closing a weekday's date: 周六(3月20日)前.
+    (
+        Kind.BRACKET_CLOSE,
+        r"(?:(?<=[日号])|(?<=[-/.]\d)|(?<=[-/.]\d\d))[)\uff09]",
+        ")\uff09",
+    ),
+    # 3/20前, 20/3 18:00前: a numeric date without a year, only before an end marker or a
+    # time, and only where one number is above 12 (12/1 is December or January: none).
+    (
+        Kind.NUMERIC_DATE,
+        rf"(\d{{1,2}})/(\d{{1,2}})(?![/\d])(?={_BEFORE_AHEAD}|{_TIME_AHEAD})",
+        _DIGITS,
+    ),
+    # 国庆节当天, 3月20日当天: that day, as the day alone.
+    (Kind.THAT_DAY, r"当天|当日", "当"),
     # 10月11号, 星期一 / 3月22日(周一): a date's weekday after a comma or in brackets.
     (
         Kind.DATE_WEEKDAY,
@@ -300,28 +339,37 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 未来三天, 接下来72小时: the next N units, read as "within".
     (
         Kind.SPAN,
-        rf"(?:未来的?|接下来的?|之后的?)(\d{{1,3}}|{ZH_NUMERAL})\s*(个)?\s*{_UNIT}",
+        rf"(?:未来的?|接下来的?|之后的?){_AMOUNT}\s*(个)?\s*{_UNIT}",
         "未接之",
     ),
     # 2小时后, 3天以后, 再过8小时: N units from now, read as "within" (DESIGN section 4).
     (
         Kind.FROM_NOW,
         (
-            rf"再过\s*(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}\s*(?:以后|之后|后)?"
-            rf"|(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}\s*(?:以后|之后|过后|后)"
+            rf"再过\s*{_AMOUNT}\s*(个)?\s*{_UNIT}\s*(?:以后|之后|后)?"
+            rf"|{_AMOUNT}\s*(个)?\s*{_UNIT}\s*(?:以后|之后|过后|后)"
         ),
         "再" + _DIGITS + _NUMERALS + "半",
+    ),
+    # 1小时30分: minutes written 分 after hours (分 alone is minutes only there).
+    (
+        Kind.MINUTES_AFTER,
+        rf"(?:(?<=小时)|(?<=钟头)|(?<=小时\s)|(?<=钟头\s))({_N})分(?!钟)",
+        _DIGITS + _NUMERALS,
     ),
     # 29日前, 3日下午5点, 截止29日: a day of the month with 日, only before an end marker
     # or a time, or after 截止 / 截至 (3日内 is a length; a bare 29日 may be either).
     (
         Kind.MONTH_DAY,
-        rf"{_AFTER_STRONG_LEAD}({_N})日|({_N})日(?={_BEFORE_AHEAD}|{_TIME_AHEAD})",
+        (
+            rf"{_AFTER_STRONG_LEAD}({_N})日(?!\s*(?:之|以)?内)"
+            rf"|({_N})日(?={_BEFORE_AHEAD}|{_TIME_AHEAD}|{_WEEKDAY_NOTE}{_BEFORE_AHEAD})"
+        ),
         _DIGITS + _NUMERALS,
     ),
     (
         Kind.DURATION,
-        rf"(\d{{1,3}}|{ZH_NUMERAL}|半)\s*(个)?\s*{_UNIT}",
+        rf"{_AMOUNT}\s*(个)?\s*{_UNIT}",
         _DIGITS + _NUMERALS + "半",
     ),
     (Kind.MONTH_DAY, rf"({_N})号", _DIGITS + _NUMERALS),
@@ -365,10 +413,12 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
 )
 # 从现在到八点: a span from now, which ends at its clock time (DESIGN section 4, ranges).
 # 从 leads a range (从下午5点到6点); before anything else it is a start (ignored).
-_LEAD_SOURCE: Final = r"从现在(?:起|开始)?到|截止到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于|从"
+_LEAD_SOURCE: Final = (
+    r"从现在(?:起|开始)?到|截止到|截止至|截至到|截止|截至|最晚|最迟|不晚于|不迟于|在|到|于|从"
+)
 # 或之前 / 及以前: "on or before", the day included as with 前; 截止 after a day as the
 # lead 截止到 before it.
-_TAIL_SOURCE: Final = r"(?:或者?|及|以及)\s*(?:之前|以前)|之前|以前|前|为止|截止|截至|之内|以内|内"
+_TAIL_SOURCE: Final = rf"{_BEFORE_TAIL}|之内|以内|内"
 # Items that end in a digit must not stop inside a number ("2026-12-011").
 _NUMERIC_END: Final = frozenset({Kind.ISO, Kind.CLOCK24, Kind.CLOCK, Kind.BARE_HOUR})
 

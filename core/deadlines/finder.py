@@ -169,7 +169,11 @@ _ZH_EVENT_AFTER: Final = re.compile(
 _ZH_START_BEFORE: Final = ("从", "自", "打", "由", "上", "上个", "去", "前")
 # 北京时间: another zone.
 # 第3天内, 第二周前: an ordinal day or week of something else, not a length from now.
-_ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间", "第")
+# 3至5日内: a range whose start the run does not hold.
+_ZH_UNSURE_BEFORE: Final = (
+    *("下", "每", "大约", "大概", "时间", "第"),
+    *("至", "~", "\uff5e", "\u2014", "\u2013"),
+)
 # 次年年底, 后年年底, 来年年末: a year the run does not hold (it would read 年年底 as this
 # year's end): no deadline at all.
 _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
@@ -209,7 +213,7 @@ _BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3}
 # A holiday ending a run without 前 (元旦, 明年春节): the same rule.
 _ENDS_IN_HOLIDAY: Final = re.compile(
     "(?:" + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True)) + ")"
-    "(?:早上|上午|下午|晚上)?$"
+    "(?:早上|上午|下午|晚上|当天|当日)?$"
 )
 _ZH_AFTER_BARE_DAY: Final = frozenset(
     "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
@@ -218,7 +222,7 @@ _AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
 _ZH_TRIGGER: Final = re.compile(
-    r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜腊双宵]"
+    r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜腊双宵钟]"
 )
 _ZH_FIRST: Final = frozenset(
     "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从之清深植青光双腊小正"

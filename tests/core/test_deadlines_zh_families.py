@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.deadlines.resolve import find_deadline_phrase, resolve_deadline
+from tests.support.deadline_cases_en import c as en
 from tests.support.deadline_cases_zh import c as zh
 from tests.support.deadline_kit import (
     REFERENCE_TIMES,
@@ -78,6 +79,21 @@ LENGTHS: tuple[Case, ...] = (
     zh("两周三天内", None),  # a week in a sum
     zh("一年三个月内", None),
     zh("30分钟2小时内", None),  # a coarser unit after a finer one
+    # Decimals where whole in the unit below (tenths of an hour, a half year or minute).
+    zh("1.5小时内", "2026-11-27T11:30:00+08:00"),
+    zh("1.5个小时后", "2026-11-27T11:30:00+08:00"),
+    zh("0.5小时内", "2026-11-27T10:30:00+08:00"),
+    zh("1.2小时内", "2026-11-27T11:12:00+08:00"),
+    zh("1.5分钟内", "2026-11-27T10:01:30+08:00"),
+    zh("1.5年内", "2028-05-28T00:00:00+08:00"),
+    zh("2.5天内", None),
+    zh("1.5周内", None),
+    # Minutes as 分 after hours; h / min after digits.
+    zh("1小时30分内", "2026-11-27T11:30:00+08:00"),
+    zh("两个钟头十五分以内", "2026-11-27T12:15:00+08:00"),
+    zh("2h内", "2026-11-27T12:00:00+08:00"),
+    zh("30min后", "2026-11-27T10:30:00+08:00"),
+    zh("未来24h", "2026-11-28T10:00:00+08:00"),
     # An hour as 个钟 (colloquial); 个 is needed (钟 alone is a clock).
     zh("一个钟之内", "2026-11-27T11:00:00+08:00"),
     zh("两个钟内", "2026-11-27T12:00:00+08:00"),
@@ -96,7 +112,17 @@ DATES: tuple[Case, ...] = (
     zh("国庆节或之前", "2027-10-02T00:00:00+08:00"),  # the holiday included: its end
     zh("国庆节前", "2027-10-01T00:00:00+08:00"),  # 节前: its start
     zh("三天或之前", None),  # three days ago
-    # 截止 / 截至 after a day, as 截止到 before it.
+    # (含) and 当天 say the day is included, as 或之前.
+    zh("12月1日（含）前", "2026-12-02T00:00:00+08:00"),
+    zh("12月1日之前（含）", "2026-12-02T00:00:00+08:00"),
+    zh("12月1日当天及之前", "2026-12-02T00:00:00+08:00"),
+    zh("12月1日当天", "2026-12-02T00:00:00+08:00"),
+    zh("国庆节当天", "2027-10-02T00:00:00+08:00"),
+    zh("国庆节（含）前", "2027-10-02T00:00:00+08:00"),
+    zh("国庆节当天前", "2027-10-01T00:00:00+08:00"),  # before the day: 节前
+    # 截止 / 截至 after a day, as 截止到 (截止至, 截至到) before it.
+    zh("截止至12月1日", "2026-12-02T00:00:00+08:00"),
+    zh("截至到12月1日", "2026-12-02T00:00:00+08:00"),
     zh("周五截止", "2026-11-28T00:00:00+08:00"),
     zh("12月1日截止", "2026-12-02T00:00:00+08:00"),
     zh("截至12月1日", "2026-12-02T00:00:00+08:00"),
@@ -113,6 +139,17 @@ DATES: tuple[Case, ...] = (
     zh("2026-12-04（周五）前", "2026-12-05T00:00:00+08:00"),
     zh("12月4日（周六）前", None),
     zh("周五 12月4日前", "2026-12-05T00:00:00+08:00"),
+    zh("周五（12月4日）前", "2026-12-05T00:00:00+08:00"),
+    zh("周五(2026-12-04)前", "2026-12-05T00:00:00+08:00"),
+    zh("周六（12月4日）前", None),
+    zh("4日（周五）前", "2026-12-05T00:00:00+08:00"),
+    zh("4日，周五前", "2026-12-05T00:00:00+08:00"),
+    # A numeric date without a year, only where one number is above 12.
+    zh("12/20前", "2026-12-21T00:00:00+08:00"),
+    zh("20/12前", "2026-12-21T00:00:00+08:00"),
+    zh("12/20 18:00前", "2026-12-20T18:00:00+08:00"),
+    zh("12/1前", None),
+    zh("3/4前", None),
     # A day of the month with 日 and an end marker, a time or a strong lead (3日内 is a
     # length): this month's, or next month's when past; none when the month lacks it.
     zh("29日前", "2026-11-30T00:00:00+08:00"),
@@ -189,6 +226,13 @@ RANGES: tuple[Case, ...] = (
     zh("下午3点～5点", "2026-11-27T17:00:00+08:00"),
     zh("明天下午2点到5点", "2026-11-28T17:00:00+08:00"),
     zh("上午11点到1点", None),  # the end before the start, in the morning
+    # A range of dates under way ends this month (this year), not next year's.
+    zh("11月20日至30日", "2026-12-01T00:00:00+08:00"),
+    zh("20号至29号", "2026-11-30T00:00:00+08:00"),
+    zh("12月1日至15日", "2026-12-16T00:00:00+08:00"),
+    zh("11月1日到11月20日", "2027-11-21T00:00:00+08:00"),  # over: next year's
+    zh("7月3号到6月12号", "2028-06-13T00:00:00+08:00"),  # across a year: next July's
+    en("from November 20 to November 30", "2026-12-01T00:00:00-05:00"),
 )
 
 RANGES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
@@ -199,6 +243,7 @@ RANGES_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("从明天起你负责周报", None),
     ("从明天开始每天发我日报", None),  # a rule
     ("请完成3-5点建议", None),  # 点: items, not hours
+    ("你3至5日内交", None),  # 3 to 5 days: a range of lengths, unread
 )
 
 # Lunar dates in 2027 (benchmarks/lunar_table_check.py): 腊八 01-15, 除夕 02-05, 春节
