@@ -38,8 +38,11 @@ from core.deadlines.numerals import zh_number
 _STRONG_LEADS: Final = frozenset({"截止到", "截止", "截至", "最晚", "最迟", "不晚于", "不迟于"})
 # Holidays that name a day without a marker only where they cannot be read otherwise:
 # 国庆 is also a given name, 五一 also a number.
-# 元宵 is also the dumpling, 重阳 a given name.
-_NOT_BARE_HOLIDAYS: Final = frozenset({"国庆", "五一", "元宵", "重阳"})
+# 元宵 is also the dumpling, 重阳 a given name, 六一 a number, 过年 a verb, 新年 and 清明
+# words of other senses.
+_NOT_BARE_HOLIDAYS: Final = frozenset(
+    {"国庆", "五一", "六一", "十一国庆", "元宵", "重阳", "过年", "新年", "清明"}
+)
 _YEAR_OFFSETS: Final = {"今": 0, "明": 1, "次": 1, "来": 1, "翌": 1, "后": 2}
 _BEFORE_TAILS: Final = frozenset({"之前", "以前", "前", "为止"})
 _CLOCK_KINDS: Final = frozenset({Kind.CLOCK, Kind.CLOCK24, Kind.MIDNIGHT, Kind.BARE_HOUR})
@@ -89,6 +92,7 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     filled = all(_fill(slots, token) for token in tokens)
     if start:
         filled = filled and _from_start(slots, start)
+    filled = filled and slots.shift is None  # 次日 outside a clock range: the day after what?
     if slots.duration is not None and tail_word is not None and tail_word not in _WITHIN_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
     from_now = lead_word is not None and lead_word.startswith("从现在")
@@ -150,6 +154,10 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
     if start.period is not None or start.duration is not None or slots.clock is None:
         return False
     start.clock, slots.clock = g.shared_meridiem(start.clock, slots.clock)
+    if slots.shift is not None:  # 晚上10点到次日凌晨2点: the day after the start's
+        slots.shift = None
+        slots.day = _next_day(start.day)
+        return slots.day is not None and g.clock_time(slots.clock, slots.hint) is not None
     if slots.day is None:
         slots.day = start.day
     elif start.day is not None and start.day != slots.day:
@@ -162,7 +170,10 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
     begins = g.clock_time(start.clock, start.hint)
     ends = g.clock_time(slots.clock, slots.hint)
     if begins is None:
-        return False
+        # 9点到下午1点: a start without am/pm before an end that has one stands when its
+        # earlier reading is before the end (the deadline is the end either way).
+        early = g.twelve_hour(start.clock, start.hint)
+        return ends is not None and early is not None and early < ends
     if ends is not None and ends > begins:
         return True
     # Past midnight: only from the evening into the small hours or morning the end names
@@ -183,6 +194,17 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
         return False
     slots.hint = hint
     return True
+
+
+def _next_day(day: g.Day | None) -> g.Day | None:
+    """The day after `day` (today when none is named), or None where it cannot be said."""
+    if day is None:
+        return g.RelativeDay(1)
+    if isinstance(day, g.RelativeDay):
+        return g.RelativeDay(day.days + 1)
+    if isinstance(day, g.Weekday | g.CalendarDate | g.MonthDay | g.Holiday):
+        return g.Shifted(day, 1)
+    return None
 
 
 def _bare_holiday_elsewhere(tokens: list[ZhToken]) -> bool:
@@ -325,6 +347,11 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
         return g.set_period(slots, g.NamedMonth(month, year, offset))
     if kind is Kind.BRACKET_CLOSE:  # 周六(3月20日): the date's bracket, read with it
         return slots.day is not None
+    if kind is Kind.NEXT_DAY:  # 次日: read only as a range's end (`_from_start`)
+        if slots.shift is not None or slots.day is not None:
+            return False
+        slots.shift = 1
+        return True
     if kind is Kind.THAT_DAY:  # 国庆节当天: the day named before it
         return slots.day is not None
     if kind is Kind.DATE_WEEKDAY:  # 10月11号, 星期一: the date's weekday, checked against it

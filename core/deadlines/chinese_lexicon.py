@@ -126,6 +126,27 @@ HOLIDAYS: Final[dict[str, str]] = {
     "双11": "singles",
     "双十二": "double_twelve",
     "双12": "double_twelve",
+    # A holiday named twice over: 五一劳动节, 六一儿童节, 十一国庆节, 三八妇女节 …
+    "五一劳动节": "labour",
+    "六一儿童节": "children",
+    "六一": "children",  # also a number: needs a marker
+    "十一国庆节": "national",
+    "十一国庆": "national",
+    "三八妇女节": "women",
+    "三八节": "women",
+    "女神节": "women",
+    "七夕情人节": "qixi",
+    "八一建军节": "army",
+    "七一建党节": "party",
+    "九九重阳节": "double_ninth",
+    "年三十": "lunar_new_year_eve",
+    # Named, but with no date the grammar can settle (none, never a guess): 过年 (除夕 or
+    # 春节), 新年 (1 January or the lunar new year), 清明 and 冬至 (solar terms).
+    "过年": "guonian",
+    "新年": "xinnian",
+    "清明节": "qingming",
+    "清明": "qingming",
+    "冬至": "dongzhi",
 }
 _LUNAR_DATE_NAMES: Final = ("五月初五", "七月初七", "九月初九")
 _HOLIDAY_NAMES: Final = "(?:" + "|".join(sorted(HOLIDAYS, key=len, reverse=True)) + ")"
@@ -203,6 +224,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     BRACKET_CLOSE = enum.auto()
     NUMERIC_DATE = enum.auto()
     THAT_DAY = enum.auto()
+    NEXT_DAY = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -299,6 +321,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"(\d{{1,2}})/(\d{{1,2}})(?![/\d])(?={_BEFORE_AHEAD}|{_TIME_AHEAD})",
         _DIGITS,
     ),
+    # 晚上10点到次日凌晨2点: the day after the range's start (only as a range's end).
+    (Kind.NEXT_DAY, r"次日|第二天|翌日|隔天", "次第翌隔"),
     # 国庆节当天, 3月20日当天: that day, as the day alone.
     (Kind.THAT_DAY, r"当天|当日", "当"),
     # 10月11号, 星期一 / 3月22日(周一): a date's weekday after a comma or in brackets.
@@ -316,7 +340,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.HOLIDAY,
         "(" + "|".join(sorted(HOLIDAYS, key=len, reverse=True)) + ")",
-        "元情妇劳五儿国圣平春除端七中重农愚建教万母父感大正九腊小植青光双",
+        "元情妇劳五儿国圣平春除端七中重农愚建教万母父感大正九腊小植青光双六十三女八年过新清冬",
     ),
     (Kind.REL_QUARTER, r"(本|这个|这|下个|下)?季度([末底])?", "本这下季"),
     # 一个半小时: N and a half hours (before the duration, or 半小时 would match inside it);
@@ -403,8 +427,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.RANGE,
         (
-            r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:(?:今|明|后|大后)?[天日晚早儿]?\s*"
-            rf"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚|早)?\s*{_N}[点时:]"
+            r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:(?:(?:今|明|后|大后)?[天日晚早儿]?|次日|第二天|翌日|隔天)\s*"
+            rf"(?:凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|晚|早)?\s*{_N}[点时:]"
             rf"|(?:{_YEAR}年)?{_N}月|{_N}[号日]|{_REL}?(?:周|星期|礼拜)[一二三四五六日天1-7]"
             r"|今天|明天|后天|大后天))"
         ),

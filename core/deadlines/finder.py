@@ -226,7 +226,7 @@ _ZH_TRIGGER: Final = re.compile(
 )
 _ZH_FIRST: Final = frozenset(
     "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从之清深植青光双腊小正"
-    "农愚建教万母父感"
+    "农愚建教万母父感女过新冬"
 )
 _ZH_REACH: Final = 7
 _ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")

@@ -226,6 +226,16 @@ RANGES: tuple[Case, ...] = (
     zh("下午3点～5点", "2026-11-27T17:00:00+08:00"),
     zh("明天下午2点到5点", "2026-11-28T17:00:00+08:00"),
     zh("上午11点到1点", None),  # the end before the start, in the morning
+    # Into 次日 / 第二天: the day after the start's; alone, the day after what? none.
+    zh("今晚8点-次日凌晨2点", "2026-11-28T02:00:00+08:00"),
+    zh("晚上10点到第二天早上8点", "2026-11-28T08:00:00+08:00"),
+    zh("周日晚上10点到次日凌晨2点", "2026-11-30T02:00:00+08:00"),
+    zh("晚上10点到次日2点", None),  # 2点 without a part of the day
+    zh("次日前", None),
+    # A start without am/pm before an end with it: the end.
+    zh("9点到下午1点", "2026-11-27T13:00:00+08:00"),
+    zh("3点到下午5点", "2026-11-27T17:00:00+08:00"),
+    zh("11点到上午9点", None),
     # A range of dates under way ends this month (this year), not next year's.
     zh("11月20日至30日", "2026-12-01T00:00:00+08:00"),
     zh("20号至29号", "2026-11-30T00:00:00+08:00"),
@@ -272,6 +282,22 @@ HOLIDAYS: tuple[Case, ...] = (
     zh("小年前", None),  # the 23rd or the 24th of the twelfth month, by region
     zh("小年", None),
     zh("植树节前", "2027-03-12T00:00:00+08:00"),
+    # A holiday named twice over, and 年三十.
+    zh("五一劳动节前", "2027-05-01T00:00:00+08:00"),
+    zh("六一儿童节前", "2027-06-01T00:00:00+08:00"),
+    zh("六一前", "2027-06-01T00:00:00+08:00"),
+    zh("十一国庆节前", "2027-10-01T00:00:00+08:00"),
+    zh("三八妇女节前", "2027-03-08T00:00:00+08:00"),
+    zh("女神节前", "2027-03-08T00:00:00+08:00"),
+    zh("七夕情人节前", "2027-08-08T00:00:00+08:00"),
+    zh("八一建军节前", "2027-08-01T00:00:00+08:00"),
+    zh("年三十前", "2027-02-05T00:00:00+08:00"),
+    # Named with no date the grammar settles: 过年 (除夕 or 春节), 新年 (1 January or the
+    # lunar new year), 清明 and 冬至 (solar terms).
+    zh("过年前", None),
+    zh("新年前", None),
+    zh("清明节前", None),
+    zh("冬至前", None),
     zh("青年节前", "2027-05-04T00:00:00+08:00"),
     zh("五四青年节前", "2027-05-04T00:00:00+08:00"),
     zh("建党节前", "2027-07-01T00:00:00+08:00"),
@@ -310,6 +336,10 @@ HOLIDAYS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("腊八粥明天前煮好", "明天前"),
     ("双十一活动周五前上线", "周五前"),
     ("小年轻们周五前交", "周五前"),
+    ("我们约定：周五前把票买好，回家过年", "周五前"),  # 过年 alone: a verb
+    ("过年前交报告，周五前交总结", None),  # 过年前 is a time, unread
+    ("新年快乐，周五前交", "周五前"),
+    ("政治清明，周五前交", "周五前"),
     ("你前年的中秋节前交", None),  # a past year the run does not hold
     ("我们约定：小年前交报告，周五前交总结", None),  # 小年 is a time, unread
 )
