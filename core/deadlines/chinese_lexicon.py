@@ -324,7 +324,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 晚上10点到次日凌晨2点: the day after the range's start (only as a range's end).
     (Kind.NEXT_DAY, r"次日|第二天|翌日|隔天", "次第翌隔"),
     # 国庆节当天, 3月20日当天: that day, as the day alone.
-    (Kind.THAT_DAY, r"当天|当日", "当"),
+    (Kind.THAT_DAY, r"当天|当日|那天|那一天", "当那"),
     # 10月11号, 星期一 / 3月22日(周一): a date's weekday after a comma or in brackets.
     (
         Kind.DATE_WEEKDAY,
@@ -499,11 +499,12 @@ def _item_end(text: str, pos: int) -> int:
 _TRADITIONAL_FROM: Final = (
     "週後這個點時鐘頭內號兩禮來為於遲"
     "節國慶誕聖兒婦勞動師陽軍親萬樹雙臘農曆歷從過間裡裏開會發給讓見黨"
-    + "".join(chr(0xFF10 + digit) for digit in range(10))  # full-width 0-9
+    "淩當現總經遠終" + "".join(chr(0xFF10 + digit) for digit in range(10))  # full-width 0-9
 )
 _SIMPLIFIED_TO: Final = (
     "周后这个点时钟头内号两礼来为于迟"
     "节国庆诞圣儿妇劳动师阳军亲万树双腊农历历从过间里里开会发给让见党"
+    "凌当现总经远终"
     "0123456789"
 )
 TRADITIONAL: Final = str.maketrans(_TRADITIONAL_FROM, _SIMPLIFIED_TO)

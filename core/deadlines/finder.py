@@ -213,7 +213,7 @@ _BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3}
 # A holiday ending a run without 前 (元旦, 明年春节): the same rule.
 _ENDS_IN_HOLIDAY: Final = re.compile(
     "(?:" + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True)) + ")"
-    "(?:早上|上午|下午|晚上|当天|当日)?$"
+    "(?:早上|上午|下午|晚上|当天|当日|那天|那一天)?$"
 )
 _ZH_AFTER_BARE_DAY: Final = frozenset(
     "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
