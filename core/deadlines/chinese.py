@@ -93,6 +93,7 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     if start:
         filled = filled and _from_start(slots, start)
     filled = filled and slots.shift is None  # 次日 outside a clock range: the day after what?
+    filled = filled and not _length_after_from_now(tokens)
     if slots.duration is not None and tail_word is not None and tail_word not in _WITHIN_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
     from_now = lead_word is not None and lead_word.startswith("从现在")
@@ -194,6 +195,19 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
         return False
     slots.hint = hint
     return True
+
+
+def _length_after_from_now(tokens: list[ZhToken]) -> bool:
+    """3天后5分钟内: a length after one counted from now (后) adds to nothing it names."""
+    counted = False
+    for token in tokens:
+        if counted and token.kind in _LENGTH_KINDS:
+            return True
+        # FROM_NOW's first alternative, 再过N…, leads a sum (再过1天5小时); N…后 ends one.
+        ends = token.kind is Kind.FROM_NOW and token.groups[2] is None
+        halves = token.kind in _FROM_NOW_WHEN_AFTER and token.groups[-1] is not None
+        counted = counted or ends or halves
+    return False
 
 
 def _next_day(day: g.Day | None) -> g.Day | None:

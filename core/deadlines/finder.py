@@ -185,8 +185,6 @@ _ZH_YEAR_BEFORE: Final = re.compile(r"年\s*的?\s*$")
 _ZH_SUM_BEFORE: Final = re.compile(
     r"(?:天|日|周|星期|礼拜|月|年|小时|钟头|钟|分|秒)\s*(?:又|零|加上?|和|再加)?\s*$"
 )
-# 之后5分钟 counts from now only where 之后 opens the clause (你之后5分钟…); after an
-# event (开完会之后5分钟内) it counts from the event: no deadline at all.
 # 29日前 (no month) is a day of the month only there too: after an event (到期30日前,
 # 会议3日前) it counts days before the event, and after other words (按三日前讨论的) it
 # may be three days ago: no deadline at all.
@@ -194,6 +192,11 @@ _ZH_CLAUSE_OPENED: Final = re.compile(
     r"(?:^|[\s\uff0c,\u3002\uff1a:\uff1b;\uff01!\uff1f?\u3001]"
     r"|[你您我们他她请要须需应得必都就也并且还先再])$"
 )
+# 之后 opens the terms or follows their subject (我们约定: 之后5分钟…, 你之后3天内…); after a
+# comma the clause before may name the event it follows (还有30天, 之后5天内).
+_ZH_AFTERWARDS_OPENED: Final = re.compile(r"(?:^|[\uff1a:]|[你您我们请])$")
+# A length right after 后 counts from an event (会后5分钟内, 下班以后两小时内).
+_ZH_AFTER_EVENT: Final = re.compile(r"后\s*$")
 _ZH_BARE_DAY_RI: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})日(?!\s*(?:之|以)?内)")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
@@ -216,7 +219,8 @@ _ENDS_IN_HOLIDAY: Final = re.compile(
     "(?:早上|上午|下午|晚上|当天|当日|那天|那一天)?$"
 )
 _ZH_AFTER_BARE_DAY: Final = frozenset(
-    "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
+    # 或 / 和 / 及 / 与: one of two days (中秋节或国庆节前), never the other alone
+    "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f或和及与"
 )
 _AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
@@ -438,9 +442,12 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
             context = False
         if _ZH_YEAR_BEFORE.search(terms[max(0, start - 3) : start]) is not None:
             context = False  # 后年春节前, 去年12月: a year the run does not hold
-        if (
-            phrase.startswith("之后") or _ZH_BARE_DAY_RI.match(phrase) is not None
-        ) and _ZH_CLAUSE_OPENED.search(terms[max(0, start - 4) : start]) is None:
+        opened = terms[max(0, start - 4) : start]
+        if phrase.startswith("之后") and _ZH_AFTERWARDS_OPENED.search(opened) is None:
+            context = False
+        if _ZH_BARE_DAY_RI.match(phrase) is not None and _ZH_CLAUSE_OPENED.search(opened) is None:
+            context = False
+        if spec is not None and spec.within is not None and _ZH_AFTER_EVENT.search(opened):
             context = False
         if (
             spec is not None

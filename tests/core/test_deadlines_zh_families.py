@@ -344,6 +344,8 @@ HOLIDAYS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("过年前交报告，周五前交总结", None),  # 过年前 is a time, unread
     ("新年快乐，周五前交", "周五前"),
     ("我们约定：端午节那天的活动周五前报名", "周五前"),  # 那天的: an attribute
+    ("我们约定：中秋节或国庆节前交", None),  # one of two holidays
+    ("我们约定：元旦和春节前交", None),
     ("我們約定：總是在週五前發我週報", None),  # a standing rule, in traditional
     ("政治清明，周五前交", "周五前"),
     ("你前年的中秋节前交", None),  # a past year the run does not hold
@@ -381,6 +383,10 @@ LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("吃完饭之后3天内把报告发我", None),
     ("明天之后5分钟提醒我", None),
     ("你第3天内把报告交上来", None),
+    ("我们约定：会后5分钟内把纪要发我", None),
+    ("我们约定：下班以后两小时内回复", None),
+    ("我们约定：距离考试还有30天，之后5天内复习完", None),  # after the 30 days?
+    ("我们约定：你3天后5分钟内回复", None),
     ("你第 3 天内把报告交上来", None),
     # Partly read: a length the grammar does not add (a week in a sum), or a half.
     ("你一个半月内把周报发给我", None),
