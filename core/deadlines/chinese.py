@@ -61,6 +61,7 @@ _STRONG: Final = frozenset(
         Kind.REL_YEAR,
         Kind.DAYWORD,
         Kind.SPAN,
+        Kind.SPAN_LEAD,
         Kind.FROM_NOW,
         Kind.MONTH_DAY,
         Kind.CLOCK24,
@@ -361,6 +362,11 @@ def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR09
         return g.set_period(slots, g.NamedMonth(month, year, offset))
     if kind is Kind.BRACKET_CLOSE:  # 周六(3月20日): the date's bracket, read with it
         return slots.day is not None
+    if kind is Kind.SPAN_LEAD:  # 未来一年半: the length after it is read as "within"
+        if slots.duration is not None or slots.span:
+            return False
+        slots.span = True
+        return True
     if kind is Kind.NEXT_DAY:  # 次日: read only as a range's end (`_from_start`)
         if slots.shift is not None or slots.day is not None:
             return False

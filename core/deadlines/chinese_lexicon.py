@@ -225,6 +225,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     NUMERIC_DATE = enum.auto()
     THAT_DAY = enum.auto()
     NEXT_DAY = enum.auto()
+    SPAN_LEAD = enum.auto()
 
 
 # First match wins at a position: longer forms before their prefixes (大后天 before
@@ -363,9 +364,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 未来三天, 接下来72小时: the next N units, read as "within".
     (
         Kind.SPAN,
-        rf"(?:未来的?|接下来的?|之后的?){_AMOUNT}\s*(个)?\s*{_UNIT}",
+        rf"(?:未来的?|接下来的?|之后的?){_AMOUNT}\s*(个)?\s*{_UNIT}(?!\s*半)",
         "未接之",
     ),
+    # 未来一年半, 接下来一个半小时: the lead alone, before a length with a half.
+    (Kind.SPAN_LEAD, rf"(?:未来的?|接下来的?|之后的?)(?=\s*(?:\d|{ZH_NUMERAL}|半))", "未接之"),
     # 2小时后, 3天以后, 再过8小时: N units from now, read as "within" (DESIGN section 4).
     (
         Kind.FROM_NOW,

@@ -209,6 +209,8 @@ _ZH_UNSURE_AFTER: Final = re.compile(
     r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
     # 周六(3/20)前: a number in brackets after the run, its date the run does not hold.
     r"|\s*[(\uff08]\s*[\d一二三四五六七八九十两]"
+    # 明天这个时候: this time tomorrow, not the end of tomorrow.
+    r"|这个?时候|此时|同一?时[间刻]"
 )
 # A bare day of the month (8号) or holiday (元旦) is a date only before a verb or the
 # end of a clause: 8号楼 is a building, 元旦晚会 an event, 春节期间 a period.

@@ -70,6 +70,8 @@ LENGTHS: tuple[Case, ...] = (
     zh("在未来的两周内", "2026-12-12T00:00:00+08:00"),
     zh("之后5分钟", "2026-11-27T10:05:00+08:00"),
     zh("之后的两小时内", "2026-11-27T12:00:00+08:00"),
+    zh("未来一年半", "2028-05-28T00:00:00+08:00"),
+    zh("接下来一个半小时", "2026-11-27T11:30:00+08:00"),
     # Lengths added up: elapsed time, a finer unit after a coarser one.
     zh("8天20小时内", "2026-12-06T06:00:00+08:00"),
     zh("1天2小时后", "2026-11-28T12:00:00+08:00"),
@@ -387,6 +389,7 @@ LENGTHS_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：下班以后两小时内回复", None),
     ("我们约定：距离考试还有30天，之后5天内复习完", None),  # after the 30 days?
     ("我们约定：你3天后5分钟内回复", None),
+    ("你明天这个时候交", None),  # this time tomorrow, not the end of tomorrow
     ("你第 3 天内把报告交上来", None),
     # Partly read: a length the grammar does not add (a week in a sum), or a half.
     ("你一个半月内把周报发给我", None),
