@@ -488,9 +488,13 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
 
 
 def _numeric_date(groups: tuple[str | None, ...]) -> g.CalendarDate | None:
-    """3/20, 20/3: month and day told apart by the number above 12, else None (12/1)."""
-    first, second = int(groups[0] or 0), int(groups[1] or 0)
-    month, day = (first, second) if first <= 12 < second else (second, first)
+    """3/20, 20/3: month and day told apart by the number above 12, else None (12/1);
+    3.15 (its second pair of groups): month first only."""
+    if groups[0] is None:
+        month, day = int(groups[2] or 0), int(groups[3] or 0)
+    else:
+        first, second = int(groups[0]), int(groups[1] or 0)
+        month, day = (first, second) if first <= 12 < second else (second, first)
     if not (1 <= month <= 12 < day <= 31):
         return None
     return g.CalendarDate(month, day, None)

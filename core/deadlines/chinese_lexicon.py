@@ -315,11 +315,15 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         r"(?:(?<=[日号])|(?<=[-/.]\d)|(?<=[-/.]\d\d))[)\uff09]",
         ")\uff09",
     ),
-    # 3/20前, 20/3 18:00前: a numeric date without a year, only before an end marker or a
+    # 3/20前, 20/3 18:00前, 3.15前: a numeric date without a year, only before an end marker or a
     # time, and only where one number is above 12 (12/1 is December or January: none).
     (
         Kind.NUMERIC_DATE,
-        rf"(\d{{1,2}})/(\d{{1,2}})(?![/\d])(?={_BEFORE_AHEAD}|{_TIME_AHEAD})",
+        # 3.15前 too, month first only (1.5小时 is a length: no end marker after it).
+        (
+            rf"(\d{{1,2}})/(\d{{1,2}})(?![/\d])(?={_BEFORE_AHEAD}|{_TIME_AHEAD})"
+            rf"|(\d{{1,2}})\.(\d{{1,2}})(?![.\d])(?={_BEFORE_AHEAD}|{_TIME_AHEAD})"
+        ),
         _DIGITS,
     ),
     # 晚上10点到次日凌晨2点: the day after the range's start (only as a range's end).

@@ -153,6 +153,10 @@ DATES: tuple[Case, ...] = (
     zh("20/12前", "2026-12-21T00:00:00+08:00"),
     zh("12/20 18:00前", "2026-12-20T18:00:00+08:00"),
     zh("12/1前", None),
+    zh("12.31前", "2027-01-01T00:00:00+08:00"),
+    zh("3.15之前", "2027-03-16T00:00:00+08:00"),
+    zh("15.3前", None),  # with a dot, month first only
+    zh("1.5前", None),
     zh("3/4前", None),
     # A day of the month with 日 and an end marker, a time or a strong lead (3日内 is a
     # length): this month's, or next month's when past; none when the month lacks it.
