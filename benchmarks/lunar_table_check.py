@@ -25,6 +25,7 @@ FESTIVALS = {
     "qixi": (7, 7),
     "mid_autumn": (8, 15),
     "double_ninth": (9, 9),
+    "zhongyuan": (7, 15),
 }
 
 
@@ -46,6 +47,13 @@ def main() -> int:
         if LUNAR["lunar_new_year_eve"][index] != expected:
             differences += 1
             print(f"lunar_new_year_eve {year}: table {LUNAR['lunar_new_year_eve'][index]}")
+    for index, year in enumerate(years):
+        # 腊八: the eighth of the twelfth month of the lunar year before (in January).
+        expected = LunarDate(year - 1, 12, 8).to_solar_date()
+        checked += 1
+        if LUNAR["laba"][index] != expected:
+            differences += 1
+            print(f"laba {year}: table {LUNAR['laba'][index]}, lunardate {expected}")
     print(f"{differences} differences in {checked} dates ({FIRST_YEAR}-{LAST_YEAR})")
     return 1 if differences else 0
 

@@ -230,10 +230,18 @@ _ZH_EVENT_AFTER: Final = re.compile(
 )
 _ZH_START_BEFORE: Final = ("从", "自", "打", "由", "上", "上个", "去", "前")
 # 北京时间: another zone.
-_ZH_UNSURE_BEFORE: Final = ("下", "每", "大约", "大概", "时间")
+# 第3天内, 第二周前: an ordinal day or week of something else, not a length from now.
+# 3至5日内: a range whose start the run does not hold.
+_ZH_UNSURE_BEFORE: Final = (
+    *("下", "每", "大约", "大概", "时间", "第"),
+    *("至", "~", "\uff5e", "\u2014", "\u2013"),
+)
 # 次年年底, 后年年底, 来年年末: a year the run does not hold (it would read 年年底 as this
 # year's end): no deadline at all.
 _ZH_OTHER_YEAR: Final = ("次", "后", "前", "去", "隔", "翌", "来")
+# Just before a run: a year it does not hold (后年春节前, 去年12月前, 前年的中秋): the run
+# alone would read this year's or the next occurrence: no deadline at all.
+_ZH_YEAR_BEFORE: Final = re.compile(r"年\s*的?\s*$")
 # Before a length: another length it adds to (一个星期又三天内, 两周加三天内), which the
 # run does not hold (lengths added up in Chinese are not in the grammar): no deadline.
 _ZH_SUM_BEFORE: Final = re.compile(
@@ -269,6 +277,19 @@ _ZH_DAY_BEFORE: Final = re.compile(
     r"[一两二三四五六七八九十\d]{1,2}\s*(?:个)?\s*"
     r"(?:日|天|周|星期|礼拜|小时|钟头|分钟|点(?!建议|意见|要求|想法))"
 )
+# 29日前 (no month) is a day of the month only there too: after an event (到期30日前,
+# 会议3日前) it counts days before the event, and after other words (按三日前讨论的) it
+# may be three days ago: no deadline at all.
+_ZH_CLAUSE_OPENED: Final = re.compile(
+    r"(?:^|[\s\uff0c,\u3002\uff1a:\uff1b;\uff01!\uff1f?\u3001]"
+    r"|[你您我们他她请要须需应得必都就也并且还先再])$"
+)
+# 之后 opens the terms or follows their subject (我们约定: 之后5分钟…, 你之后3天内…); after a
+# comma the clause before may name the event it follows (还有30天, 之后5天内).
+_ZH_AFTERWARDS_OPENED: Final = re.compile(r"(?:^|[\uff1a:]|[你您我们请])$")
+# A length right after 后 counts from an event (会后5分钟内, 下班以后两小时内).
+_ZH_AFTER_EVENT: Final = re.compile(r"后\s*$")
+_ZH_BARE_DAY_RI: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})日(?!\s*(?:之|以)?内)")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
 _ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", "的")
@@ -278,6 +299,10 @@ _ZH_START_AFTER: Final = ("起", "开始", "以后", "之后", "后", "以来", 
 _ZH_UNSURE_AFTER: Final = re.compile(
     r"左右|前后|上下|初|上旬|中旬|下旬|中(?!午)|第\s*[\d一二三四五六七八九十两]"
     r"|\s*(?:[-~\uff5e\u2014\u2013至]|到)\s*[\d一二三四五六七八九十两]"
+    # 周六(3/20)前: a number in brackets after the run, its date the run does not hold.
+    r"|\s*[(\uff08]\s*[\d一二三四五六七八九十两]"
+    # 明天这个时候: this time tomorrow, not the end of tomorrow.
+    r"|这个?时候|此时|同一?时[间刻]"
 )
 # A bare day of the month (8号) or holiday (元旦) is a date only before a verb or the
 # end of a clause: 8号楼 is a building, 元旦晚会 an event, 春节期间 a period.
@@ -285,18 +310,21 @@ _BARE_DAY: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3}
 # A holiday ending a run without 前 (元旦, 明年春节): the same rule.
 _ENDS_IN_HOLIDAY: Final = re.compile(
     "(?:" + "|".join(sorted(chinese_lexicon.HOLIDAYS, key=len, reverse=True)) + ")"
-    "(?:早上|上午|下午|晚上)?$"
+    "(?:早上|上午|下午|晚上|当天|当日|那天|那一天)?$"
 )
 _ZH_AFTER_BARE_DAY: Final = frozenset(
-    "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f"
+    # 或 / 和 / 及 / 与: one of two days (中秋节或国庆节前), never the other alone
+    "交发给完提做把到截开见要让再就都前之以内、。\uff0c\uff1b\uff01\uff1f或和及与"
 )
 _AHEAD: Final = 24  # characters of context worth looking at on either side
 # Every significant Chinese run holds one of these; a run starts with one of _ZH_FIRST
 # at most _ZH_REACH characters before it ("在二十五分钟内": 内 is 6 after 在).
-_ZH_TRIGGER: Final = re.compile(r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜]")
+_ZH_TRIGGER: Final = re.compile(
+    r"[前内止截最迟今明后周星礼月年号日:点时午晚来季天0-9节旦夕秋诞夜腊双宵钟]"
+)
 _ZH_FIRST: Final = frozenset(
-    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从"
-    "农愚建教万母父感"
+    "再截最不在到于0123456789零\u3007一二两三四五六七八九十半本这下月年今明后大周星礼早上中傍晚夜凌午未接季元情妇劳儿国圣平春除端七重次来翌从之清深植青光双腊小正"
+    "农愚建教万母父感女过新冬"
 )
 _ZH_REACH: Final = 7
 _ZH_OPENER: Final = re.compile("[" + "".join(sorted(_ZH_FIRST)) + "]")
@@ -510,33 +538,53 @@ def _judge(terms: str, run: tuple[int, int], *, floor: int, chinese: bool) -> bo
         return None
     before = terms[max(floor, start - _AHEAD) : start]
     after = terms[end : end + _AHEAD]
+    within = spec is not None and spec.within is not None
     if chinese:
-        bare_day = (
-            _BARE_DAY.fullmatch(phrase) is not None or _ENDS_IN_HOLIDAY.search(phrase) is not None
-        )
-        closed = phrase.endswith(("前", "内", "止"))
-        context = _chinese_context(before, after, bare_day=bare_day, closed=closed)
-        if before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS):
-            context = False
-        if phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR):
-            context = False
-        if (
-            spec is not None
-            and spec.within is not None
-            and _ZH_SUM_BEFORE.search(terms[max(0, start - _ZH_REACH) : start])
-        ):
-            context = False  # 一个星期又三天内: a length added to one the run misses
+        context = _chinese_verdict(terms, start, phrase, (before, after), within=within)
     else:
-        lower = _lower(phrase)
-        led = english_lexicon.MARKER.match(lower) is not None
-        context = _english_context(before, after, led=led)
-        if lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None:
-            context = False  # "two hours before 5pm", "the day before Christmas": moved
-        if _EN_COMING.match(lower) is not None and _EN_SPAN_BEFORE.search(before) is not None:
-            context = False
-        if spec is not None and spec.within is not None and _EN_LENGTH_FROM.match(after):
-            context = False
+        context = _english_verdict(phrase, before, after, within=within)
     return spec is not None if context is True else context
+
+
+def _chinese_verdict(
+    terms: str, start: int, phrase: str, around: tuple[str, str], *, within: bool
+) -> bool | None:
+    """`_judge`'s verdict on a Chinese run from the words around it (True: as read)."""
+    before, after = around
+    bare_day = (
+        _BARE_DAY.fullmatch(phrase) is not None or _ENDS_IN_HOLIDAY.search(phrase) is not None
+    )
+    closed = phrase.endswith(("前", "内", "止"))
+    context = _chinese_context(before, after, bare_day=bare_day, closed=closed)
+    opened = terms[max(0, start - 4) : start]
+    if (
+        (before.endswith("明") and phrase.startswith(_ZH_TWO_DAYS))
+        or (phrase.startswith("年") and before.endswith(_ZH_OTHER_YEAR))
+        # 后年春节前, 去年12月: a year the run does not hold
+        or _ZH_YEAR_BEFORE.search(terms[max(0, start - 3) : start]) is not None
+        or (phrase.startswith("之后") and _ZH_AFTERWARDS_OPENED.search(opened) is None)
+        or (_ZH_BARE_DAY_RI.match(phrase) is not None and _ZH_CLAUSE_OPENED.search(opened) is None)
+        or (within and _ZH_AFTER_EVENT.search(opened) is not None)
+        # 一个星期又三天内: a length added to one the run misses
+        or (within and _ZH_SUM_BEFORE.search(terms[max(0, start - _ZH_REACH) : start]))
+    ):
+        return False
+    return context
+
+
+def _english_verdict(phrase: str, before: str, after: str, *, within: bool) -> bool | None:
+    """`_judge`'s verdict on an English run from the words around it (True: as read)."""
+    lower = _lower(phrase)
+    led = english_lexicon.MARKER.match(lower) is not None
+    context = _english_context(before, after, led=led)
+    if (
+        # "two hours before 5pm", "the day before Christmas": moved
+        (lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None)
+        or (_EN_COMING.match(lower) is not None and _EN_SPAN_BEFORE.search(before) is not None)
+        or (within and _EN_LENGTH_FROM.match(after) is not None)
+    ):
+        return False
+    return context
 
 
 def _chinese_context(

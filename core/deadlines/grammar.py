@@ -61,12 +61,17 @@ class Weekday(msgspec.Struct, frozen=True):
 
 
 class CalendarDate(msgspec.Struct, frozen=True):
-    """A date; without a year it means its next occurrence, today included."""
+    """A date; without a year it means its next occurrence, today included.
+
+    `year_offset` names the year relative to the turn's instead (明年1月5日: 1), and
+    then it is that year's date, none if it is already over.
+    """
 
     month: int
     day: int
     year: int | None
     after: bool = False  # "next 6th of April": its next occurrence after today
+    year_offset: int | None = None
 
 
 class MonthDay(msgspec.Struct, frozen=True):
@@ -431,6 +436,10 @@ def _placed(day: Day, period: Period) -> Day | None:
         return Weekday(day.weekday, period.offset)
     if isinstance(day, Holiday) and day.year_offset is None and period.unit is Unit.YEAR:
         return Holiday(day.name, period.offset)
+    if isinstance(day, CalendarDate) and day.year is None and day.year_offset is None:
+        # 明年1月5日, 今年3月20日前: that year's date.
+        yearly = period.unit is Unit.YEAR
+        return CalendarDate(day.month, day.day, None, year_offset=period.offset) if yearly else None
     return None
 
 

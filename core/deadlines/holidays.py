@@ -34,6 +34,11 @@ FIXED: Final[dict[str, tuple[int, int]]] = {
     "veterans": (11, 11),
     "boxing": (12, 26),
     "st_patrick": (3, 17),
+    "arbor": (3, 12),  # 植树节
+    "youth": (5, 4),  # 青年节
+    "party": (7, 1),  # 建党节
+    "singles": (11, 11),  # 光棍节, 双十一
+    "double_twelve": (12, 12),  # 双十二
 }
 
 # Movable feasts fixed by a weekday of a month: (month, nth, weekday, Monday=0).
@@ -81,6 +86,16 @@ _LUNAR_TABLE: Final[dict[str, tuple[str, ...]]] = {
         *("10-11", "10-29", "10-18", "10-08", "10-26", "10-16", "10-05", "10-24", "10-12"),
         *("10-01", "10-20", "10-09", "10-27", "10-17", "10-07", "10-26", "10-14"),
     ),
+    "zhongyuan": (  # 中元节, the fifteenth of the seventh month
+        *("08-18", "09-06", "08-27", "08-16", "09-03", "08-24", "08-13", "09-01", "08-20"),
+        *("08-09", "08-28", "08-18", "09-05", "08-25", "08-15", "09-03", "08-22"),
+    ),
+    # 腊八, the eighth of the twelfth month: that of the lunar year before, which falls
+    # in January of every Gregorian year of the table.
+    "laba": (
+        *("01-18", "01-07", "01-26", "01-15", "01-04", "01-22", "01-11", "01-01", "01-20"),
+        *("01-08", "01-27", "01-16", "01-05", "01-23", "01-12", "01-02", "01-21"),
+    ),
 }
 
 
@@ -119,8 +134,9 @@ def next_holiday(name: str, today: date, year_offset: int | None = None) -> date
 
 
 def in_year(name: str, year: int) -> date | None:
-    """The holiday's occurrence in `year` ("Christmas 2027"), or None outside the table."""
-    return _in_year(name, year)
+    """The holiday's occurrence in a (Gregorian) year ("Christmas 2027", 2027年春节), or
+    None outside the table."""
+    return _in_year(name, year) if 1 <= year <= 9999 else None
 
 
 def _in_year(name: str, year: int) -> date | None:

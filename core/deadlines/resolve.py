@@ -101,7 +101,7 @@ def evaluate(spec: DeadlineSpec, ts: datetime, zone: ZoneInfo) -> datetime | Non
     return _day_start(day + timedelta(days=1) if spec.edge is Edge.END else day, zone)
 
 
-def _range_end(  # noqa: PLR0911  # one exit per refusal
+def _range_end(
     spec: DeadlineSpec, since: Day | Period, today: date, zone: ZoneInfo
 ) -> datetime | None:
     """The end of a range (`DeadlineSpec.since`): a next occurrence counts from its start."""
@@ -112,6 +112,36 @@ def _range_end(  # noqa: PLR0911  # one exit per refusal
         start = _day(since, today)
     if start is None:
         return None
+    began = _began(since, today)
+    if began is not None:
+        # 3月1日至15日 said on 10 March: under way, it ends this month, not next year
+        # (within its start's year, or month for days of the month: 7月3号到6月12号
+        # said in November still starts next July).
+        ended = _range_from(spec, began, today, zone)
+        if ended is not None and ended > _day_start(today, zone):
+            last = (ended - _ONE_DAY).astimezone(zone).date()
+            monthly = isinstance(since, MonthDay)
+            if last.year == began.year and (not monthly or last.month == began.month):
+                return ended
+    return _range_from(spec, start, today, zone)
+
+
+def _began(since: Day | Period, today: date) -> date | None:
+    """This year's (a date) or this month's (a day of the month) occurrence of a range's
+    start said as a next occurrence, when it is already past; else None."""
+    if isinstance(since, CalendarDate) and since.year is None and since.year_offset is None:
+        day = _date(today.year, since.month, since.day)
+    elif isinstance(since, MonthDay) and since.month_offset is None:
+        day = _date(today.year, today.month, since.day)
+    else:
+        return None
+    return day if day is not None and day < today else None
+
+
+def _range_from(  # one exit per refusal
+    spec: DeadlineSpec, start: date, today: date, zone: ZoneInfo
+) -> datetime | None:
+    """The end of a range whose start is the local day `start`."""
     base = start if _floating(spec.period or spec.day) else today
     if spec.period is not None:
         bounds = _period_bounds(spec.period, base)
@@ -135,7 +165,7 @@ def _floating(end: Day | Period | None) -> bool:  # noqa: PLR0911  # one exit pe
     if isinstance(end, NthWeekday):
         return end.year is None and end.month_offset is None
     if isinstance(end, CalendarDate):
-        return end.year is None
+        return end.year is None and end.year_offset is None
     if isinstance(end, MonthDay):
         return end.month_offset is None
     if isinstance(end, NamedMonth):
@@ -242,6 +272,8 @@ def _nth_weekday(day: NthWeekday, today: date) -> date | None:
 def _calendar_date(day: CalendarDate, today: date) -> date | None:
     if day.year is not None:
         return _date(day.year, day.month, day.day)
+    if day.year_offset is not None:  # 明年1月5日: that year's, even if over (then none)
+        return _date(today.year + day.year_offset, day.month, day.day)
     # Its next occurrence, today included: this year's, else next year's. A date
     # neither year has (29 February) is no deadline.
     for year in (today.year, today.year + 1):

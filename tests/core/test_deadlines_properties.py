@@ -69,6 +69,10 @@ DAILY = (
     "后天中午12点前",
     "within the next day",
     "five-thirty tomorrow evening",
+    # Chinese families of issue 39 (tests/core/test_deadlines_zh_families.py).
+    "6 天内",
+    "未来的三天",
+    "再过 3 天",
 )
 # Phrases whose deadline moves with the reference week by week.
 WEEKLY = (
@@ -165,6 +169,25 @@ ALWAYS = (
     "到周日为止",
     "下午5点-7点",
     "今晚10点到明早6点",
+    # Chinese families of issue 39 (tests/core/test_deadlines_zh_families.py).
+    "5 小时内",
+    "2 分鐘後",
+    "13 個星期後",
+    "半年内",
+    "一年半内",
+    "8天20小时内",
+    "1.5小时内",
+    "一个钟之内",
+    "从下午3点到5点",
+    "凌晨四到六点",
+    "下午5点到凌晨3点",
+    "晚上10点到次日凌晨2点",
+    "周五或之前",
+    "16时40分50秒前",
+    "3/20前",
+    "明年1月5号",
+    "双十一",
+    "植树节",
 )
 # Phrases that may already be over, or name a skipped date, and then give None.
 SOMETIMES = (
@@ -197,6 +220,17 @@ SOMETIMES = (
     "23/12 before 5pm",
     "Feb 1st no later than 6pm",
     "before the twenty-sixth day of the month",
+    # Chinese families of issue 39: over, a day the month lacks, outside the lunar table.
+    "29日前",
+    "一月二十三前",
+    "2027年 十二月前",
+    "今年3月20日前",
+    "12月4号,星期五前",
+    "大年三十",
+    "腊八前",
+    "中元节前",
+    "光棍节前",
+    "2028年春节前",
 )
 
 reference_times = REFERENCE_TIMES
@@ -394,6 +428,16 @@ def test_any_text_is_read_without_error(text: str, ts: datetime, zone: ZoneInfo)
                 "年底",
                 "三天",
                 "9999年",
+                "或之前",
+                "次日",
+                "从",
+                "半年",
+                "1.5小时",
+                "\uff08周五\uff09",
+                "当天",
+                "双十一",
+                "29日",
+                "凌晨四到六点",
             )
         ),
         min_size=1,
