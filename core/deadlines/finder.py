@@ -262,9 +262,13 @@ _ZH_NUMERAL_AFTER: Final = re.compile(
 )
 # Between a run read as a start or a past time and the next run: nothing, or one joining
 # particle (3周前周五, 明年的感恩节, 三天之内的下午3点, 3个星期后的周五): the next run is a
-# part of the same expression, which is not in the grammar. A noun between them (今天的活
-# 明天前做完) makes two phrases.
-_ZH_JOINED_GAP: Final = re.compile(r"[的之啊呀]?")
+# part of the same expression, which is not in the grammar; so is a few characters with
+# a time word (3周后的周零到周日). A noun between them (今天的活明天前做完) makes two
+# phrases.
+_ZH_JOINED_GAP: Final = re.compile(
+    r"[的之啊呀]?|[^\s\uff0c,\u3002\uff1b;\uff01!\uff1f?\u3001]{0,2}[周天月年日号点]"
+    r"[^\s\uff0c,\u3002\uff1b;\uff01!\uff1f?\u3001]{0,2}"
+)
 # A length before or after now (3周前, 两个月后): time wording even where a run of it is
 # ignored.
 _ZH_OFF_NOW: Final = re.compile(
