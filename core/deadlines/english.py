@@ -499,7 +499,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: C
     day_of_month = int(day_digits) if day_digits else en_ordinal(day_words or "")
     if day_of_month is None or (following and year_text):
         return None
-    in_year = (int(year_text) + (2000 if len(year_text) == 2 else 0)) if year_text else None
+    in_year = full_year(year_text) if year_text else None
     date = _date(month, day_of_month, in_year)
     # "next 6th of April": its next occurrence after today (as "next March").
     return g.CalendarDate(date.month, date.day, None, after=True) if date and following else date
@@ -584,12 +584,21 @@ def _date(month: int, day: int, year: int | None) -> g.CalendarDate | None:
     return g.CalendarDate(month, day, year)
 
 
+def full_year(digits: str) -> int:
+    """A year as written; two digits by the POSIX pivot (`strptime`'s %y): 00-68 are
+    this century's ("09/18/27": 2027), 69-99 the last one's ("10-27-90": 1990, over,
+    so no deadline, not 2090)."""
+    year = int(digits)
+    if len(digits) != 2:
+        return year
+    return year + (2000 if year < 69 else 1900)
+
+
 def _numeric(groups: tuple[str | None, ...]) -> g.CalendarDate | None:
     """23/12 (day first) or 12/23 (month first): only where one number is above 12."""
     first, second = int(groups[0] or 0), int(groups[1] or 0)
     year_text = groups[2] or ""
-    # A two-digit year is this century's: "09/18/27" is 2027 (nobody writes 1927 so).
-    year = (int(year_text) + (2000 if len(year_text) == 2 else 0)) if year_text else None
+    year = full_year(year_text) if year_text else None
     if first > 12 >= second:
         return _date(second, first, year)
     if second > 12 >= first:

@@ -196,10 +196,18 @@ _EN_STOPPED_SHORT: Final = re.compile(
     r"|[.-]\d",
     re.IGNORECASE,
 )
-# Before a run: a past reference or a period the run does not hold ("3 months ago
-# saturday", "the year after next @ midnight"): the run is part of a longer expression.
+# Before a run: a past reference, a period or a compact length the run does not hold
+# ("3 months ago saturday", "yesterday at 3pm", "the year after next @ midnight", "in 2d
+# 03:00"): the run is part of a longer expression.
 _EN_LONGER_BEFORE: Final = re.compile(
-    r"\b(?:ago|before\s+last|after\s+next)\s*(?:[@,]\s*)?(?:(?:at|on)\s+)?$", re.IGNORECASE
+    r"\b(?:ago|before\s+last|after\s+next|yesterday|last\s+night"
+    r"|\d+\s*(?:d|h|hrs?|m|mins?|w|wks?|y|yrs?))\s*(?:[@,]\s*)?(?:(?:at|on)\s+)?$",
+    re.IGNORECASE,
+)
+# After a run: when its length starts ("in 10 minutes starting tomorrow"): the length is
+# not counted from now, and the start is a second time the run does not hold: none.
+_EN_STARTING_AFTER: Final = re.compile(
+    r"\s*,?\s+(?:starting|beginning|commencing)\b", re.IGNORECASE
 )
 # Just before a run: a length it is moved by ("two hours before 5pm", "the day before
 # Christmas"), which the run does not hold: no deadline at all, not the run's own.
@@ -586,6 +594,7 @@ def _english_verdict(phrase: str, before: str, after: str, *, within: bool) -> b
         (lower.startswith(_EN_MOVING) and _EN_LENGTH_BEFORE.search(before) is not None)
         or (_EN_COMING.match(lower) is not None and _EN_SPAN_BEFORE.search(before) is not None)
         or (within and _EN_LENGTH_FROM.match(after) is not None)
+        or (within and _EN_STARTING_AFTER.match(after) is not None)
     ):
         return False
     return context

@@ -204,12 +204,15 @@ def _either_half(
 
 def _within(duration: Duration, ts: datetime, today: date, zone: ZoneInfo) -> datetime | None:
     amount, unit = duration.amount, duration.unit
+    # Elapsed time from the instant: added in UTC, since Python adds a timedelta to a
+    # datetime in a ZoneInfo zone as wall time (an hour off across a DST change).
+    instant = ts.astimezone(UTC)
     if unit is Unit.SECOND:
-        return (ts + timedelta(seconds=amount)).astimezone(UTC)
+        return instant + timedelta(seconds=amount)
     if unit is Unit.MINUTE:
-        return (ts + timedelta(minutes=amount)).astimezone(UTC)
+        return instant + timedelta(minutes=amount)
     if unit is Unit.HOUR:
-        return (ts + timedelta(hours=amount)).astimezone(UTC)
+        return instant + timedelta(hours=amount)
     # Day-sized lengths run to the end of the local day on which ts + N falls.
     if unit is Unit.DAY:
         last = today + timedelta(days=amount)

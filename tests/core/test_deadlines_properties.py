@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from hypothesis import given, settings
@@ -457,3 +457,36 @@ def test_grammar_word_salad_at_any_time_is_read_without_error(
     deadline = resolve_deadline(phrase, ts, zone)
     assert deadline is None or deadline > ts
     find_deadline_phrase(phrase)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(ALWAYS + SOMETIMES + TABLE_PHRASES), reference_times, zones)
+def test_the_deadline_does_not_depend_on_how_ts_carries_its_zone(
+    phrase: str, ts: datetime, zone: ZoneInfo
+) -> None:
+    """R9, DESIGN section 4: the same instant said in UTC, in the user's zone or with a
+    fixed offset gives the same deadline (Python adds a timedelta to a datetime in a
+    ZoneInfo zone as wall time: "in 5 days and 2 hours" across a DST change was an hour
+    short when ts came in the user's zone)."""
+    in_utc = resolve_deadline(phrase, ts, zone)
+    local = ts.astimezone(zone)
+    offset = local.utcoffset()
+    assert offset is not None
+    assert resolve_deadline(phrase, local, zone) == in_utc
+    assert resolve_deadline(phrase, ts.astimezone(timezone(offset)), zone) == in_utc
+
+
+def test_elapsed_lengths_across_a_dst_change_in_every_form_of_ts() -> None:
+    """R9, DESIGN section 4: hours and minutes are elapsed time; said the evening before
+    New York's clocks go forward or back, "within 30 hours" is 30 real hours later
+    whichever way ts carries its zone."""
+    zone = ZoneInfo("America/New_York")
+    evenings = (datetime(2027, 3, 13, 23, 0, tzinfo=UTC), datetime(2027, 11, 6, 23, 0, tzinfo=UTC))
+    for said in evenings:
+        local = said.astimezone(zone)
+        offset = local.utcoffset()
+        assert offset is not None
+        for phrase, hours in (("within 30 hours", 30), ("in 1 day and 5 hours", 29)):
+            want = said + timedelta(hours=hours)
+            for ts in (said, local, said.astimezone(timezone(offset))):
+                assert resolve_deadline(phrase, ts, zone) == want, (phrase, ts)
