@@ -1,7 +1,7 @@
 # ruff: noqa: T201, E501, RUF001, RUF002  (a benchmark prints; long rows; Chinese punctuation is data)
 """Deadlines on an independent corpus: time expressions from public parsers' test suites.
 
-    uv run --frozen python benchmarks/deadline_corpus.py [--corpus heldout|heldout2|heldout3] [--tree PATH] [--misses]
+    uv run --frozen python benchmarks/deadline_corpus.py [--corpus heldout|heldout2|heldout3|heldout4] [--tree PATH] [--misses]
 
 Each expression is wrapped in an explicit proposal, in two wrappings per language, run
 through `core.interpret.interpret` (the recognizer, the finder and the resolver, as the
@@ -52,8 +52,10 @@ a wrapping gets wrong. `--corpus heldout` scores the second corpus instead
 (`benchmarks/deadline_corpus_heldout.py`: other suites, labelled before any run and
 never tuned on), `--corpus heldout2` the third
 (`benchmarks/deadline_corpus_heldout2.py`: eight more suites, labelled and committed
-before any run), and `--corpus heldout3` the fourth
+before any run), `--corpus heldout3` the fourth
 (`benchmarks/deadline_corpus_heldout3.py`: five more suites, labelled and committed
+before any run), and `--corpus heldout4` the fifth
+(`benchmarks/deadline_corpus_heldout4.py`: three more suites, labelled and committed
 before any run); the rows here are the first corpus, the default.
 """
 
@@ -695,12 +697,13 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--misses", action="store_true", help="list the rows a wrapping gets wrong")
     parser.add_argument(
         "--corpus",
-        choices=("first", "heldout", "heldout2", "heldout3"),
+        choices=("first", "heldout", "heldout2", "heldout3", "heldout4"),
         default="first",
         help=(
             "first: the rows above; heldout: benchmarks/deadline_corpus_heldout.py; "
             "heldout2: benchmarks/deadline_corpus_heldout2.py; "
-            "heldout3: benchmarks/deadline_corpus_heldout3.py"
+            "heldout3: benchmarks/deadline_corpus_heldout3.py; "
+            "heldout4: benchmarks/deadline_corpus_heldout4.py"
         ),
     )
     args = parser.parse_args(None if argv is None else list(argv))
@@ -717,6 +720,10 @@ def main(argv: Iterable[str] | None = None) -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from deadline_corpus_heldout3 import CHINESE as chinese  # noqa: PLC0415, N811
         from deadline_corpus_heldout3 import ENGLISH as english  # noqa: PLC0415, N811
+    elif args.corpus == "heldout4":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from deadline_corpus_heldout4 import CHINESE as chinese  # noqa: PLC0415, N811
+        from deadline_corpus_heldout4 import ENGLISH as english  # noqa: PLC0415, N811
     read = reader(args.tree)
     score("en", english, EN_ZONE, read, misses=args.misses)
     score("zh", chinese, ZH_ZONE, read, misses=args.misses)
