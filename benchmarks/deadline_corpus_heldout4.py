@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (long rows)
-"""A fifth held-out deadline corpus: one more English suite and two Chinese locale suites, never tuned on.
+"""A fifth held-out deadline corpus: one more English suite and four Chinese ones, never tuned on.
 
     ACCORD_NATIVE=0 uv run --frozen python benchmarks/deadline_corpus.py --corpus heldout4
 
@@ -46,7 +46,9 @@ The extra answers are the ones docs/deadlines.md documents as a refusal for that
 wording: none for a 12-hour clock without am/pm ("by 10", "by 10:25", 今天11:00前 and
 明天12:00前, whose HH:mm the source writes in 24 hours; 今天12:25前 is not, since 00:25
 today is over and one reading is left, nor 13:00), and seconds dropped from a clock
-("by 10:25:10am" also within at 10:25).
+("by 10:25:10am" also within at 10:25); and, as in the first corpus, the start of a
+Chinese holiday for 节前 (国庆节前 also within at 1 October 00:00), where the docs
+depart from section 4 on purpose.
 
 Adaptations (as in the third and fourth corpora):
 
@@ -63,8 +65,12 @@ Adaptations (as in the third and fourth corpora):
   ("Remind me in 1 hour" after "1 hour", adapted to "in 1 hour") is dropped;
 - the suites' references are other moments (go-naturaldate Mon 2019-11-25 13:07:18
   UTC; moment's calendar tests the clock's day at 12:00; arrow's locale tests format
-  lengths, with no reference): every phrase is read at this corpus's reference. No row
-  carries a year of its own, so none moves.
+  lengths, with no reference; mcp-chinese-time Mon 2024-01-15 10:30): every phrase is
+  read at this corpus's reference;
+- years: mcp-chinese-time's 2024 is its present year and moves to 2027 (its "2024年1月1日",
+  already past there, is 2027年1月1日前 here, none); chinese-timeword-parser has no
+  reference of its own, so its years stay as written (2020年初, 2018年末: past, none); a
+  date without a year (1月20日前) is its next occurrence here (20 January 2028).
 
 Selection (no picking by result), decided before any row was labelled, every test
 string in file order (k = 1), unique without regard to case or runs of spaces, in the
@@ -85,7 +91,10 @@ source order below:
   zh-cn are two rows: the space is the locale's own); the `calendar next/last/this week`
   strings are built at run time from a format (`[下]dddLT`), not written, and the
   relative-time strings without a suffix (`1 分钟`) are lengths with no direction: both
-  left out.
+  left out;
+- mcp-chinese-time: every `parser.parse(...)` input in `tests/test_parser.py`, in file
+  order (the fallback test's "随便什么", no time, left out);
+- chinese-timeword-parser: every `parse(...)` input in `test.js`, in file order.
 
 Rows whose answer is none (past phrases, "now", vague counts) come in the sources' own
 proportion: the suites test the past as much as the future.
@@ -98,14 +107,20 @@ by letter):
 - A: arrow-py/arrow, `tests/test_locales.py` at b247ad0 (Apache-2.0, per its `LICENSE`;
   Chris Smith and the arrow contributors);
 - M: moment/moment, `src/test/locale/zh-cn.js`, `zh-tw.js`, `zh-hk.js`, `zh-mo.js` at
-  18aba13 (MIT, Copyright (c) JS Foundation and other contributors).
+  18aba13 (MIT, Copyright (c) JS Foundation and other contributors);
+- X: wyl116/mcp-chinese-time, `tests/test_parser.py` at 43089ca (MIT, Copyright (c)
+  2024 Weiyilan);
+- C: crapthings/chinese-timeword-parser, `test.js` at 05dc6c2 (MIT, per its
+  `package.json`).
 
-Only these two Chinese suites were found in the time given that are none of the
-twenty-three sources nor one of their forks or ports; their rows are a date library's
-own *output* wording (relative lengths 1小時後 / 2周前 and calendar days 今天12:00), so
-this corpus's Chinese half measures lengths, past phrases and today / tomorrow with a
-clock, not dates, ranges or chat phrasing, and has 76 rows, fewer than the 100 aimed
-at.
+Only these four Chinese suites were found in the time given that are none of the
+twenty-three sources nor one of their forks or ports. Two are date libraries' own
+*output* wording (arrow's and moment's relative lengths 1小時後 / 2周前 and calendar days
+今天12:00), the other two small parsers' inputs (relative days, weeks and months, clocks
+with a part of the day, holidays, ranges of days, "recent" periods, lengths with 内);
+so the Chinese half leans to lengths and past phrases, with few dates and no chat
+phrasing. The English half is one suite (149 rows, just under the 150 aimed at): the
+shapes of go-naturaldate's grammar, many past ("3 days ago at 11:25am").
 
 Label changes after the first run: none yet (not yet measured).
 """
@@ -355,4 +370,63 @@ CHINESE: tuple[Row, ...] = (
     # M: moment, zh-mo.js (its other strings repeat zh-tw's)
     ("M", "幾秒內", NONE, "length"),
     ("M", "5 天內", "03-16 00:00", "length"),
+    # X: mcp-chinese-time (its reference Mon 2024-01-15 10:30; its 2024 is 2027), every parse() input
+    ("X", "今天", "03-11 00:00", "relative day"),
+    ("X", "昨天", NONE, "none"),
+    ("X", "明天前", "03-12 00:00", "relative day"),
+    ("X", "前天", NONE, "none"),
+    ("X", "后天前", "03-13 00:00", "relative day"),
+    ("X", "三天前", NONE, "none"),
+    ("X", "5天前", NONE, "none"),
+    ("X", "三天后", "03-14 00:00", "length"),
+    ("X", "7天后", "03-18 00:00", "length"),
+    ("X", "本周前", "03-15 00:00", "period"),
+    ("X", "上周", NONE, "none"),
+    ("X", "下周前", "03-22 00:00", "period"),
+    ("X", "两周前", NONE, "none"),
+    ("X", "本月前", "04-01 00:00", "period"),
+    ("X", "上个月", NONE, "none"),
+    ("X", "下个月前", "05-01 00:00", "period"),
+    ("X", "2027年1月1日前", NONE, "none"),
+    ("X", "1月20日前", "2028-01-21 00:00", "date"),
+    ("X", "20号前", "03-21 00:00", "date"),
+    ("X", "上午9点前", "03-11 09:00", "clock"),
+    ("X", "下午3点30分前", "03-10 15:30", "clock"),
+    ("X", "晚上8点前", "03-10 20:00", "clock"),
+    ("X", "周三前", "03-11 00:00", "weekday"),
+    ("X", "上周三", NONE, "none"),
+    ("X", "下周五前", "03-20 00:00", "weekday"),
+    ("X", "昨天到今天", "03-11 00:00", "range"),
+    ("X", "昨天至今天", "03-11 00:00", "range"),
+    ("X", "上周一到周五", NONE, "range"),
+    ("X", "国庆节前", "10-02 00:00", "holiday", "10-01 00:00"),
+    ("X", "劳动节前", "05-02 00:00", "holiday", "05-01 00:00"),
+    ("X", "元旦前", "2028-01-02 00:00", "holiday", "2028-01-01 00:00"),
+    ("X", "国庆节期间", NONE, "holiday"),
+    ("X", "清明节前", NONE, "holiday"),
+    ("X", "最近一周", NONE, "none"),
+    ("X", "过去一周", NONE, "none"),
+    ("X", "近一周", NONE, "none"),
+    ("X", "最近三天", NONE, "none"),
+    ("X", "过去两周", NONE, "none"),
+    ("X", "最近两个月", NONE, "none"),
+    ("X", "最近半个月", NONE, "none"),
+    ("X", "春节前", "2028-01-27 00:00", "holiday", "2028-01-26 00:00"),
+    ("X", "中秋节前", "09-16 00:00", "holiday", "09-15 00:00"),
+    ("X", "端午节前", "06-10 00:00", "holiday", "06-09 00:00"),
+    # C: chinese-timeword-parser (no reference of its own; its years stay as written), every test
+    ("C", "十日内", "03-21 00:00", "length"),
+    ("C", "二十五天后", "04-05 00:00", "length"),
+    ("C", "五天前", NONE, "none"),
+    ("C", "十五日内", "03-26 00:00", "length"),
+    ("C", "二十日内", "03-31 00:00", "length"),
+    ("C", "二十五日内", "04-05 00:00", "length"),
+    ("C", "二百二十五日内", "10-22 00:00", "length"),
+    ("C", "十五个工作日内", NONE, "length"),
+    ("C", "2020年初", NONE, "none"),
+    ("C", "2018年末", NONE, "none"),
+    ("C", "头15天", NONE, "none"),
+    ("C", "前三周", NONE, "none"),
+    ("C", "两周后", "03-25 00:00", "length"),
+    ("C", "一个星期内", "03-18 00:00", "length"),
 )
