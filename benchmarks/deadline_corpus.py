@@ -55,7 +55,7 @@ never tuned on), `--corpus heldout2` the third
 before any run), `--corpus heldout3` the fourth
 (`benchmarks/deadline_corpus_heldout3.py`: five more suites, labelled and committed
 before any run), and `--corpus heldout4` the fifth
-(`benchmarks/deadline_corpus_heldout4.py`: three more suites, labelled and committed
+(`benchmarks/deadline_corpus_heldout4.py`: five more suites, labelled and committed
 before any run); the rows here are the first corpus, the default.
 """
 
