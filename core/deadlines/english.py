@@ -147,13 +147,27 @@ def _range_ends(first: list[EnToken], rest: list[EnToken]) -> g.DeadlineSpec | N
     start = g.Slots()
     if not all(t.kind not in _JOINERS and _fill(start, t) for t in first):
         return None
+    start_time = None
+    if start.clock is not None and start.day is not None:
+        # "Jun 28 5:00 PM - Aug 02 7:00 PM": a day and a clock at both ends; the end
+        # clock on the end day, that day counted from the start day.
+        start_time = g.clock_time(start.clock, start.hint)
+        if start_time is None:
+            return None
+        start.clock = start.hint = None
+    timed = start_time is not None
     since = g.range_start(start)
     end = _parse(rest)
+    if start_time is not None:
+        if end is None or end.time is None or end.day is None:
+            return None
+        if end.day == since and end.time <= start_time:
+            return None  # "from tomorrow 5pm to tomorrow 9am": an end before its start
     if end is None and len(rest) == 1 and rest[0].kind is Kind.MONTH:
         # "May to December": a month alone ends a range (it needs "by" on its own).
         month = g.Slots()
         end = g.DeadlineSpec(period=month.period) if _fill(month, rest[0]) else None
-    if since is None or end is None or end.time is not None:
+    if since is None or end is None or (end.time is not None and not timed):
         return None
     if isinstance(end.day, g.Weekday) and isinstance(since, g.Weekday) and since.week is None:
         # "from Tuesday to Thursday this week": the week said once holds for both days.

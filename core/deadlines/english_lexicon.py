@@ -218,6 +218,30 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     YEAR_MONTH = enum.auto()
 
 
+_AFTER_WEEKDAY: Final = (
+    "(?:"
+    + "|".join(
+        f"(?<={name}{gap})"
+        for name in (
+            *WEEKDAYS,
+            "mon",
+            "tue",
+            "tues",
+            "wed",
+            "weds",
+            "thu",
+            "thur",
+            "thurs",
+            "fri",
+            "sat",
+            "sun",
+        )
+        for gap in (r"\s", r",\s", r"\.\s")
+    )
+    + ")"
+)
+
+
 # Order matters: the first pattern that matches at a position wins, so longer forms
 # come before their prefixes ("the end of the month" before "the end of").
 # Each item: kind, pattern, and the characters it can start with (the lexer only
@@ -351,6 +375,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         "t" + DIGITS + "fsten",
     ),
     (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
+    # "Thu 11th", "Thursday, 11th": an ordinal day right after a weekday (which checks it).
+    (Kind.DOM_BARE, rf"{_AFTER_WEEKDAY}(\d{{1,2}})(?:st|nd|rd|th)", DIGITS),
     # "the next 10 days", "over the next two weeks", "for the coming 48 hours": within.
     (
         Kind.SPAN,
