@@ -327,6 +327,21 @@ ROUND_TWO: tuple[Case, ...] = (
     en("by 2031-12-27T09:15:01Z", None),  # in UTC: not the zone's local time
     en("by 2031-12-27T09:15:01+02:00", None),
     en("by 2031-12-27T09:15:01.002Z", None),
+    # An ordinal day right after a weekday: checked against it.
+    en("by Thu 11th at 4pm", "2027-03-11T16:00:00-05:00"),
+    en("by Thursday, 11th", "2027-03-12T00:00:00-05:00"),
+    en("by Thu. 11th", "2027-03-12T00:00:00-05:00"),
+    en("by Sat 13th", "2027-03-14T00:00:00-05:00"),
+    en("by Fri 11th", None),  # the 11th is a Thursday
+    # A day and a clock at both ends of a range: the end clock on the end day.
+    en("Jun 28 5:00 PM - Aug 02 7:00 PM", "2027-08-02T19:00:00-04:00"),
+    en("from Jun 28 5pm to Aug 2 7pm", "2027-08-02T19:00:00-04:00"),
+    en("from tomorrow 9am to tomorrow 5pm", "2027-03-11T17:00:00-05:00"),
+    en("from Friday 5pm to Monday 9am", "2027-03-15T09:00:00-04:00"),
+    en("from tomorrow 5pm to tomorrow 9am", None),  # an end before its start
+    en("from Friday 5pm to Friday 9am", None),
+    en("Jun 28 5:00 PM - Aug 02", None),  # a clock at one end only
+    en("Jun 28 5:00 - Aug 02 7:00 PM", None),  # 5:00 without am/pm
     # Still refused, on purpose.
     en("by next hr", None),
     en("by next mins", None),
