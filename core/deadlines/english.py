@@ -297,11 +297,9 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
             return g.DeadlineSpec(day=slots.day, time=time, either_half=True)
         return g.DeadlineSpec(day=slots.day, time=time, seconds=slots.clock.second)
     if slots.day is None:
-        # "by morning", "until night": today's part of the day, a bare word right after
-        # a marker that ends it (over: none, as "by this morning").
-        if not (slots.hint is not None and marker in _PART_ALONE and len(rest) == 1):
-            return None
-        if rest[0].text not in DAYPARTS:
+        # "by morning", "until evening": today's part of the day, a bare word right
+        # after a marker that ends it (over: none, as "by this morning").
+        if not (marker in _PART_ALONE and len(rest) == 1 and rest[0].kind is Kind.PART_ALONE):
             return None
         slots.day = g.RelativeDay(0)
     if slots.hint is None:
@@ -350,7 +348,7 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
             return False
         slots.force_end = True
         return True
-    if kind is Kind.DAYPART:
+    if kind is Kind.DAYPART or kind is Kind.PART_ALONE:
         part = next(g for g in groups if g)
         return g.set_hint(slots, DAYPARTS[part])
     if kind is Kind.DURATION or kind is Kind.SPAN:

@@ -216,6 +216,7 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     ORDINAL_MONTH = enum.auto()
     ISO_DOTTED = enum.auto()
     YEAR_MONTH = enum.auto()
+    PART_ALONE = enum.auto()
 
 
 _AFTER_WEEKDAY: Final = (
@@ -565,11 +566,24 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "a" + DIGITS + "otfsen",
     ),
+    # "by morning", "until evening": a part of the day alone, right after a marker and
+    # before the end of the clause or a small word ("by morning shift", "by afternoon
+    # tea" name other things; "by night" is an idiom: not read).
+    (
+        Kind.PART_ALONE,
+        (
+            r"(?:(?<=by\s)|(?<=until\s)|(?<=till\s)|(?<=than\s))(morning|afternoon|evening)"
+            r"(?=\s*(?:[^\w\s']|$)|\s+(?:on|and|then|so|please|you|we|i|ok|okay|thanks|today|tomorrow)\b)"
+        ),
+        "mae",
+    ),
     (
         Kind.DAYPART,
         (
             r"(?:in\s+)?(?:the\s+)?(morning|afternoon|evening|night)\s+of(?=\s)"
-            r"|in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)"
+            r"|in\s+the\s+(morning|afternoon|evening)|at\s+(night)"
+            # Bare right after a marker only as PART_ALONE allows ("by morning shift": none).
+            r"|(?<!by\s)(?<!until\s)(?<!till\s)(?<!than\s)(morning|afternoon|evening|night)"
         ),
         "iament",
     ),

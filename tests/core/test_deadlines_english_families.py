@@ -288,7 +288,8 @@ ROUND_TWO: tuple[Case, ...] = (
     en("by morning", "2027-03-10T12:00:00-05:00"),
     en("by afternoon", "2027-03-10T18:00:00-05:00"),
     en("until evening", "2027-03-11T00:00:00-05:00"),
-    en("by night", "2027-03-11T00:00:00-05:00"),
+    en("by night", None),  # an idiom ("we travel by night")
+    en("by evening on friday", "2027-03-13T00:00:00-05:00"),
     en("by morning", None, said="2027-03-10T15:00:00-05:00"),  # over: not tomorrow's, a guess
     en("before morning", None),  # when the morning starts is a guess
     en("by morning tomorrow", "2027-03-11T12:00:00-05:00"),
@@ -379,6 +380,10 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it by 2031-12-27T09:15:01.002, please", "by 2031-12-27T09:15:01.002"),
         ("send it by morning", "by morning"),
         ("we ship with next day delivery", None),  # "next day" needs a marker
+        ("send it by morning, thanks", "by morning"),
+        ("send it by morning shift", None),  # a noun after the part of the day
+        ("I will do it by afternoon tea", None),
+        ("we travel by night", None),
         ("send it 2033-06", None),
         # Refused: a run that would read only the first piece, an event's time.
         ("send it this month from the 5th to the 10th", None),
