@@ -377,7 +377,16 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     ),
     (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
     # "Thu 11th", "Thursday, 11th": an ordinal day right after a weekday (which checks it).
-    (Kind.DOM_BARE, rf"{_AFTER_WEEKDAY}(\d{{1,2}})(?:st|nd|rd|th)", DIGITS),
+    # Only before the end of the clause or a small word: "by Monday 1st thing", "by
+    # Friday 3rd place" hold no date.
+    (
+        Kind.DOM_BARE,
+        (
+            rf"{_AFTER_WEEKDAY}(\d{{1,2}})(?:st|nd|rd|th)"
+            r"(?=\s*(?:[^\w\s']|$)|\s+(?:at|@|by|before|on|and|then|so|please|you|we|i|ok|thanks)\b)"
+        ),
+        DIGITS,
+    ),
     # "the next 10 days", "over the next two weeks", "for the coming 48 hours": within.
     (
         Kind.SPAN,

@@ -384,6 +384,8 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it by morning shift", None),  # a noun after the part of the day
         ("I will do it by afternoon tea", None),
         ("we travel by night", None),
+        ("send it by Thu 11th, thanks", "by Thu 11th"),
+        ("send it by Friday 3rd place", "by Friday"),  # "3rd place" holds no date
         ("send it 2033-06", None),
         # Refused: a run that would read only the first piece, an event's time.
         ("send it this month from the 5th to the 10th", None),
