@@ -73,6 +73,7 @@ _INNER_BEFORE_CLOCK: Final = frozenset(
     {"by", "before", "at", "no later than", "not later than", "until", "till"}
 )
 # Markers read as "before": the start of a day or period, a clock time itself.
+_PART_ALONE: Final = frozenset({"by", "until", "till", "no later than", "not later than"})
 _BEFORE: Final = frozenset({"before", "prior to", "in advance of", "ahead of"})
 # A span from now ("between now and eight o'clock"): like 从现在到八点, its 12-hour clock
 # without am/pm is the next time the clock shows it (DESIGN section 4: a range's end).
@@ -146,13 +147,27 @@ def _range_ends(first: list[EnToken], rest: list[EnToken]) -> g.DeadlineSpec | N
     start = g.Slots()
     if not all(t.kind not in _JOINERS and _fill(start, t) for t in first):
         return None
+    start_time = None
+    if start.clock is not None and start.day is not None:
+        # "Jun 28 5:00 PM - Aug 02 7:00 PM": a day and a clock at both ends; the end
+        # clock on the end day, that day counted from the start day.
+        start_time = g.clock_time(start.clock, start.hint)
+        if start_time is None:
+            return None
+        start.clock = start.hint = None
+    timed = start_time is not None
     since = g.range_start(start)
     end = _parse(rest)
+    if start_time is not None:
+        if end is None or end.time is None or end.day is None:
+            return None
+        if end.day == since and end.time <= start_time:
+            return None  # "from tomorrow 5pm to tomorrow 9am": an end before its start
     if end is None and len(rest) == 1 and rest[0].kind is Kind.MONTH:
         # "May to December": a month alone ends a range (it needs "by" on its own).
         month = g.Slots()
         end = g.DeadlineSpec(period=month.period) if _fill(month, rest[0]) else None
-    if since is None or end is None or end.time is not None:
+    if since is None or end is None or (end.time is not None and not timed):
         return None
     if isinstance(end.day, g.Weekday) and isinstance(since, g.Weekday) and since.week is None:
         # "from Tuesday to Thursday this week": the week said once holds for both days.
@@ -162,7 +177,7 @@ def _range_ends(first: list[EnToken], rest: list[EnToken]) -> g.DeadlineSpec | N
 
 def _relative_offset(word: str) -> int:
     """0 for "this", "the current"; 1 for "next", "the following", "(this) coming"."""
-    return 0 if word in {"this", "the current"} else 1
+    return 0 if word in {"this", "the current", "current"} else 1
 
 
 def _in_week(spec: g.DeadlineSpec | None, week: int) -> g.DeadlineSpec | None:
@@ -183,6 +198,8 @@ def _strong(token: EnToken) -> bool:  # noqa: PLR0911  # one exit per kind of to
     # A numeric date is not wording by itself ("the score was 23/12", "3/4 of it"): it
     # needs a marker ("by 23/12") or a clock ("23/12 before 5pm").
     kind, groups = token.kind, token.groups
+    if kind is Kind.DAYWORD and token.text.startswith("next"):
+        return False  # "next day delivery" names no deadline; "by next day" does
     if kind in _STRONG:
         return True
     if kind is Kind.DURATION:
@@ -217,7 +234,7 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
         after = rest[index + 1] if index + 1 < len(rest) else None
         if token.kind in _JOINERS:
             # Inner joiners: "tomorrow before 5pm", "by 5pm on Friday", "at noon".
-            word = " ".join(token.text.split())
+            word = " ".join(token.text.split()).replace("@", "at")  # "tomorrow @ noon"
             if after is None:
                 return None
             if word == "and":
@@ -280,7 +297,11 @@ def _parse(tokens: list[EnToken]) -> g.DeadlineSpec | None:  # noqa: C901, PLR09
             return g.DeadlineSpec(day=slots.day, time=time, either_half=True)
         return g.DeadlineSpec(day=slots.day, time=time, seconds=slots.clock.second)
     if slots.day is None:
-        return None
+        # "by morning", "until evening": today's part of the day, a bare word right
+        # after a marker that ends it (over: none, as "by this morning").
+        if not (marker in _PART_ALONE and len(rest) == 1 and rest[0].kind is Kind.PART_ALONE):
+            return None
+        slots.day = g.RelativeDay(0)
     if slots.hint is None:
         return g.DeadlineSpec(edge=edge, day=slots.day)
     if edge is g.Edge.START or slots.hint not in g.PART_OF_DAY_END:
@@ -327,7 +348,7 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
             return False
         slots.force_end = True
         return True
-    if kind is Kind.DAYPART:
+    if kind is Kind.DAYPART or kind is Kind.PART_ALONE:
         part = next(g for g in groups if g)
         return g.set_hint(slots, DAYPARTS[part])
     if kind is Kind.DURATION or kind is Kind.SPAN:
@@ -394,6 +415,8 @@ def _fill(slots: g.Slots, token: EnToken) -> bool:  # noqa: C901, PLR0911, PLR09
                 return False
             return g.set_period(slots, g.NamedMonth(month, None, after=True))
         return g.set_period(slots, g.NamedMonth(month, year))
+    if kind is Kind.YEAR_MONTH:  # "by 2033-06"
+        return g.set_period(slots, g.NamedMonth(int(groups[1] or 0), int(groups[0] or 0)))
     if kind is Kind.YEAR:
         return g.set_period(slots, g.NamedYear(int(groups[0] or 0)))
     if kind is Kind.DAYWORD:
@@ -449,7 +472,8 @@ def _dayword(slots: g.Slots, word: str) -> bool:
         return g.set_day(slots, g.RelativeDay(0)) and g.set_hint(slots, DAYPARTS[word[5:]])
     if word == "tonight":
         return g.set_day(slots, g.RelativeDay(0)) and g.set_hint(slots, g.Hint.EVENING)
-    days = {"today": 0, "tomorrow": 1}.get(word, 2)  # else "(the) day after tomorrow"
+    # Else "(the) day after tomorrow".
+    days = {"today": 0, "tomorrow": 1, "next day": 1}.get(word, 2)
     return g.set_day(slots, g.RelativeDay(days))
 
 

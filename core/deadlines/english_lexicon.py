@@ -215,6 +215,32 @@ class Kind(enum.IntEnum):  # IntEnum: hashed in C, and kinds are looked up per t
     DATE_SPAN = enum.auto()
     ORDINAL_MONTH = enum.auto()
     ISO_DOTTED = enum.auto()
+    YEAR_MONTH = enum.auto()
+    PART_ALONE = enum.auto()
+
+
+_AFTER_WEEKDAY: Final = (
+    "(?:"
+    + "|".join(
+        f"(?<={name}{gap})"
+        for name in (
+            *WEEKDAYS,
+            "mon",
+            "tue",
+            "tues",
+            "wed",
+            "weds",
+            "thu",
+            "thur",
+            "thurs",
+            "fri",
+            "sat",
+            "sun",
+        )
+        for gap in (r"\s", r",\s", r"\.\s")
+    )
+    + ")"
+)
 
 
 # Order matters: the first pattern that matches at a position wins, so longer forms
@@ -227,6 +253,18 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.ISO_DOTTED, r"(\d{4})\.(\d{1,2})\.(\d{1,2})(?!\d|\.\d)", DIGITS),
     # 2027/Aug/10.
     (Kind.YMD_NAMED, rf"(\d{{4}})[-/]({_MON})[-/](\d{{1,2}})", DIGITS),
+    # "2030 May 22nd": the year first, spaced (digits for the day).
+    (Kind.YMD_NAMED, rf"(\d{{4}})\s+({_MON})\s+(\d{{1,2}})(?:st|nd|rd|th)?", DIGITS),
+    # "by 2033-06": a month of a year, right after a marker only ("2033-06" alone may be
+    # a reference number).
+    (
+        Kind.YEAR_MONTH,
+        (
+            r"(?:(?<=by\s)|(?<=before\s)|(?<=until\s)|(?<=till\s)|(?<=than\s))"
+            r"(\d{4})-(0[1-9]|1[0-2])(?![\d./:-])"
+        ),
+        DIGITS,
+    ),
     # "November 19 to 20", "19-20 Nov": a range of days in one month (its last day's end).
     (
         Kind.DATE_SPAN,
@@ -241,7 +279,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         (
             rf"(?:(next)\s+)?({_MON})(?:\s*-\s*|\s*)(?:the\s+)?{_DAY}"
             # "Oct 31, 2027", "Oct 31 '27".
-            r"(?:(?:,?\s+|\s+')(\d{4}|(?<=')\d{2}))?"
+            r"(?:(?:,?\s+|,|\s+')(\d{4}|(?<=')\d{2}))?"
         ),
         "jfmasondn",
     ),
@@ -338,6 +376,17 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         "t" + DIGITS + "fsten",
     ),
     (Kind.DOM_BARE, r"the\s+(\d{1,2})(?:st|nd|rd|th)", "t"),
+    # "Thu 11th", "Thursday, 11th": an ordinal day right after a weekday (which checks it).
+    # Only before the end of the clause or a small word: "by Monday 1st thing", "by
+    # Friday 3rd place" hold no date.
+    (
+        Kind.DOM_BARE,
+        (
+            rf"{_AFTER_WEEKDAY}(\d{{1,2}})(?:st|nd|rd|th)"
+            r"(?=\s*(?:[^\w\s']|$)|\s+(?:at|@|by|before|on|and|then|so|please|you|we|i|ok|thanks)\b)"
+        ),
+        DIGITS,
+    ),
     # "the next 10 days", "over the next two weeks", "for the coming 48 hours": within.
     (
         Kind.SPAN,
@@ -355,7 +404,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             # "in less than an hour": within it.
             r"(in\s+(?:less\s+than\s+|under\s+|no\s+more\s+than\s+)?)?(?:the\s+next\s+)?"
             # "a half hour", "the next half hour": half of an hour, as "half an hour".
-            rf"(\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?\s+half(?=\s+hour)|an?|half\s+an?"
+            # Minutes and seconds may run to seven digits ("1500 minutes from now"); hours
+            # and days not ("within 1800 hours" is a clock, not a length).
+            r"(\d{4,7}(?=\s?(?:minutes?|mins?|seconds?|secs?)\b)"
+            rf"|\d{{1,3}}(?:\.5)?|{EN_NUMBER_WORDS}|an?\s+half(?=\s+hour)|an?|half\s+an?"
             r"|half(?=\s+hour)"
             r"|the\s+next)"
             # Chat shorthand right after the digits: "within 2h", "in 30min", "in 2 hrs".
@@ -393,9 +445,11 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         Kind.DAYWORD,
         (
             r"(?:the\s+)?day\s+after\s+tomorrow|today|tonight|tomorrow|eod"
+            # "by next day": tomorrow ("the next day after ..." counts from an event).
+            r"|next\s+day(?!\s+(?:after|of|following|from|since)\b)"
             r"|(?:the\s+)?end\s+of\s+(?:the\s+)?day|this\s+(?:morning|afternoon|evening)"
         ),
-        "tde",
+        "tden",
     ),
     # "next Friday", "Friday of next week", "next week Friday".
     (
@@ -427,7 +481,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.REL_PERIOD,
         (
-            r"(this|next|the\s+following|the\s+current|(?:this\s+|the\s+)?(?:up)?coming)\s+"
+            r"(this|next|the\s+following|(?:the\s+)?current|(?:this\s+|the\s+)?(?:up)?coming)\s+"
             r"(?:calendar\s+)?(week|month|quarter|year)"
         ),
         "tnuc",
@@ -461,7 +515,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.CLOCK_COMPACT,
         (
-            rf"(1[0-2]|[1-9])([0-5]\d)(?!\d)(?:{_MERIDIEM}"
+            rf"(?<!\d)(1[0-2]|0?[1-9])([0-5]\d)(?!\d)(?:{_MERIDIEM}"
             r"|(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|tonight|at\s+night)))"
         ),
         DIGITS,
@@ -476,7 +530,12 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         DIGITS + "aqhotfsen",
     ),
     # ("12:00 noon" is read as the word.)
-    (Kind.CLOCK24, r"(\d{1,2}):(\d{2})(?::([0-5]\d))?(?!\s+(?:noon|midday|midnight)\b)", DIGITS),
+    # A fraction of a second after ISO seconds is dropped ("09:15:01.002" is 09:15:01).
+    (
+        Kind.CLOCK24,
+        r"(\d{1,2}):(\d{2})(?::([0-5]\d)(?:(?<=\d\d:\d\d:\d\d)\.\d{1,9})?)?(?!\s+(?:noon|midday|midnight)\b)",
+        DIGITS,
+    ),
     # Military time: "by 1800 hours", "0930h"; from 1000 only right after a marker or
     # "at" ("log 1200 hours by Friday" counts hours).
     (
@@ -485,6 +544,13 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
             r"(?:(?=0)|(?<=by\s)|(?<=at\s)|(?<=before\s)|(?<=until\s)|(?<=till\s)|(?<=than\s))"
             r"([01]\d|2[0-3])([0-5]\d)(?:\s*hours|\s*hrs|h)()"
         ),
+        DIGITS,
+    ),
+    # "today at 2100", "tomorrow at 0930": four digits after a day word and "at" are a
+    # 24-hour clock.
+    (
+        Kind.CLOCK24,
+        r"(?:(?<=today\sat\s)|(?<=tomorrow\sat\s)|(?<=tonight\sat\s))([01]\d|2[0-3])([0-5]\d)()(?![\d:.])",
         DIGITS,
     ),
     (Kind.CLOCK24, r"(\d{2})h(\d{2})()", DIGITS),  # 13h30
@@ -509,11 +575,24 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ),
         "a" + DIGITS + "otfsen",
     ),
+    # "by morning", "until evening": a part of the day alone, right after a marker and
+    # before the end of the clause or a small word ("by morning shift", "by afternoon
+    # tea" name other things; "by night" is an idiom: not read).
+    (
+        Kind.PART_ALONE,
+        (
+            r"(?:(?<=by\s)|(?<=until\s)|(?<=till\s)|(?<=than\s))(morning|afternoon|evening)"
+            r"(?=\s*(?:[^\w\s']|$)|\s+(?:on|and|then|so|please|you|we|i|ok|okay|thanks|today|tomorrow)\b)"
+        ),
+        "mae",
+    ),
     (
         Kind.DAYPART,
         (
             r"(?:in\s+)?(?:the\s+)?(morning|afternoon|evening|night)\s+of(?=\s)"
-            r"|in\s+the\s+(morning|afternoon|evening)|at\s+(night)|(morning|afternoon|evening|night)"
+            r"|in\s+the\s+(morning|afternoon|evening)|at\s+(night)"
+            # Bare right after a marker only as PART_ALONE allows ("by morning shift": none).
+            r"|(?<!by\s)(?<!until\s)(?<!till\s)(?<!than\s)(morning|afternoon|evening|night)"
         ),
         "iament",
     ),
@@ -530,7 +609,7 @@ _MARKER_SOURCE: Final = (
     # "between now and eight o'clock": a span from now ends at its end (DESIGN section 4).
     r"|between\s+now\s+and|from\s+now\s+(?:until|till|to|through)"
 )
-_CONNECTOR_SOURCE: Final = r"at|on|of|and"
+_CONNECTOR_SOURCE: Final = r"at|@|on|of|and"
 MARKER = re.compile(rf"(?:{_MARKER_SOURCE})\s")
 _END: Final = r"(?![\w'])"
 
@@ -538,7 +617,7 @@ LEXER: Final = Lexer(
     (
         *_ITEM_SOURCES,
         (Kind.MARKER, _MARKER_SOURCE, "onbutpwiaf"),
-        (Kind.CONNECTOR, _CONNECTOR_SOURCE, "ao"),
+        (Kind.CONNECTOR, _CONNECTOR_SOURCE, "ao@"),
     ),
     lambda _kind, source: f"(?:{source}){_END}",
 )
@@ -546,7 +625,7 @@ _GAP: Final = re.compile(r"[\s,]*")
 
 # Words that join two items of one run: "tomorrow at 5pm", "Feb 1st no later than 6pm",
 # "a day and 5 hours".
-_JOINER_SOURCE: Final = r"at|on|by|before|no\s+later\s+than|not\s+later\s+than|until|till|and"
+_JOINER_SOURCE: Final = r"at|@|on|by|before|no\s+later\s+than|not\s+later\s+than|until|till|and"
 _ITEM: Final = "(?:" + "|".join(f"(?:{source}){_END}" for _, source, _ in _ITEM_SOURCES) + ")"
 # A run of items, optionally led by a marker, joined the way the parser accepts. It
 # runs on lower-cased text (see `normalize`), which keeps the regex engine fast.
@@ -640,7 +719,7 @@ TRIGGERS: Final = frozenset(
 STARTERS: Final = TRIGGERS | frozenset(
     {
         *("on", "no", "not", "by", "until", "till", "before", "prior", "within", "from", "between"),
-        *("the", "this", "next", "at", "in", "half", "a", "an", "day"),
+        *("the", "this", "next", "at", "in", "half", "a", "an", "day", "current"),
         *("over", "during", "for", "coming", "quarter", "ahead", "upcoming", "martin"),
         *("washington", "indigenous", "st", "saint"),
         *EN_NUMBER_WORD_LIST,
@@ -650,9 +729,20 @@ STARTERS: Final = TRIGGERS | frozenset(
 EnToken = Token[Kind]
 
 
+# ISO 8601 with a local time: "2031-12-27T09:15:01.002" reads as "2031-12-27 09:15:01.002"
+# (CLOCK24 drops the fraction of a second); never with a zone or an offset after it ("Z",
+# "+02:00"), whose instant the grammar does not read.
+_ISO_T: Final = re.compile(
+    r"(?<=\d{4}-\d{2}-\d{2})t(?=\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?![\w+:.-]))"
+)
+
+
 def normalize(phrase: str) -> str:
     """Lower case with straight apostrophes; same length as the input when it can be."""
-    return phrase.lower().replace("\u2019", "'")
+    lower = phrase.lower().replace("\u2019", "'")
+    if "t" in lower and ":" in lower and "-" in lower:
+        lower = _ISO_T.sub(" ", lower)
+    return lower
 
 
 def lex(text: str) -> list[EnToken] | None:

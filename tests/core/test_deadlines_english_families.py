@@ -269,7 +269,88 @@ HOLIDAYS: tuple[Case, ...] = (
     en("by Easter", "2028-04-17T00:00:00-04:00", said="2027-03-29T10:00:00-04:00"),
 )
 
-ALL = CLOCKS + DATES + MONTHS_AND_PERIODS + LENGTHS + RANGES + HOLIDAYS
+# Round 2 (the third corpus, benchmarks/deadline_corpus_heldout2.py): each family with
+# its neighbours; R9: where only part of a phrase is read, none.
+ROUND_TWO: tuple[Case, ...] = (
+    # "@" as "at".
+    en("by tomorrow @ noon", "2027-03-11T12:00:00-05:00"),
+    en("by friday @ 5pm", "2027-03-12T17:00:00-05:00"),
+    en("by tomorrow@noon", None),  # "@" only as a word
+    # "current" without "the".
+    en("by current month", "2027-04-01T00:00:00-04:00"),
+    en("by current week", "2027-03-15T00:00:00-04:00"),
+    en("by the current month", "2027-04-01T00:00:00-04:00"),
+    # "next day" after a marker: tomorrow.
+    en("by next day", "2027-03-12T00:00:00-05:00"),
+    en("by next day at 5pm", "2027-03-11T17:00:00-05:00"),
+    en("by next day after delivery", None),  # counted from an event
+    # A bare part of the day after "by" / "until": today's, as "this morning".
+    en("by morning", "2027-03-10T12:00:00-05:00"),
+    en("by afternoon", "2027-03-10T18:00:00-05:00"),
+    en("until evening", "2027-03-11T00:00:00-05:00"),
+    en("by night", None),  # an idiom ("we travel by night")
+    en("by evening on friday", "2027-03-13T00:00:00-05:00"),
+    en("by morning", None, said="2027-03-10T15:00:00-05:00"),  # over: not tomorrow's, a guess
+    en("before morning", None),  # when the morning starts is a guess
+    en("by morning tomorrow", "2027-03-11T12:00:00-05:00"),
+    # Minutes and seconds in four to seven digits.
+    en("1500 minutes from now", "2027-03-11T11:00:00-05:00"),
+    en("within 1500 minutes", "2027-03-11T11:00:00-05:00"),
+    en("2867532 seconds from now", "2027-04-12T15:32:12-04:00"),
+    en("in 3600 secs", "2027-03-10T11:00:00-05:00"),
+    en("within 1800 hours", None),  # hours stay at three digits: a clock, not a length
+    en("in 1500 days", None),
+    # Four digits after "today at" / "tomorrow at": a 24-hour clock.
+    en("by today at 2100", "2027-03-10T21:00:00-05:00"),
+    en("by tomorrow at 0930", "2027-03-11T09:30:00-05:00"),
+    en("by today at 0900", None),  # over
+    en("by today at 2400", None),
+    en("by this day 1800", None),  # "this day" is not read
+    # Hour and minutes run together with a leading zero.
+    en("by 0730am", "2027-03-11T07:30:00-05:00"),
+    en("by 0730 pm", "2027-03-10T19:30:00-05:00"),
+    en("by 00730am", None),
+    en("by 0030am", None),
+    # A month of a year, after a marker only.
+    en("by 2033-06", "2033-07-01T00:00:00-04:00"),
+    en("before 2033-06", "2033-06-01T00:00:00-04:00"),
+    en("2033-06", None),
+    en("by 2033-13", None),
+    # The year first, spaced; a year after a comma without a space.
+    en("by 2030 May 22nd", "2030-05-23T00:00:00-04:00"),
+    en("by 2030 may 22", "2030-05-23T00:00:00-04:00"),
+    en("by 2030 May 32nd", None),
+    en("by Jan 1,2031", "2031-01-02T00:00:00-05:00"),
+    en("by Jan 1,31", None),
+    # ISO 8601 with "T" and a local time; a fraction of a second dropped.
+    en("by 2031-12-27T09:15:01.002", "2031-12-27T09:15:01-05:00"),
+    en("by 2031-12-27T09:15", "2031-12-27T09:15:00-05:00"),
+    en("by 2031-12-27T09:15:01Z", None),  # in UTC: not the zone's local time
+    en("by 2031-12-27T09:15:01+02:00", None),
+    en("by 2031-12-27T09:15:01.002Z", None),
+    # An ordinal day right after a weekday: checked against it.
+    en("by Thu 11th at 4pm", "2027-03-11T16:00:00-05:00"),
+    en("by Thursday, 11th", "2027-03-12T00:00:00-05:00"),
+    en("by Thu. 11th", "2027-03-12T00:00:00-05:00"),
+    en("by Sat 13th", "2027-03-14T00:00:00-05:00"),
+    en("by Fri 11th", None),  # the 11th is a Thursday
+    # A day and a clock at both ends of a range: the end clock on the end day.
+    en("Jun 28 5:00 PM - Aug 02 7:00 PM", "2027-08-02T19:00:00-04:00"),
+    en("from Jun 28 5pm to Aug 2 7pm", "2027-08-02T19:00:00-04:00"),
+    en("from tomorrow 9am to tomorrow 5pm", "2027-03-11T17:00:00-05:00"),
+    en("from Friday 5pm to Monday 9am", "2027-03-15T09:00:00-04:00"),
+    en("from tomorrow 5pm to tomorrow 9am", None),  # an end before its start
+    en("from Friday 5pm to Friday 9am", None),
+    en("Jun 28 5:00 PM - Aug 02", None),  # a clock at one end only
+    en("Jun 28 5:00 - Aug 02 7:00 PM", None),  # 5:00 without am/pm
+    # Still refused, on purpose.
+    en("by next hr", None),
+    en("by next mins", None),
+    en("by this spring", None),
+    en("by 5 hours after noon", None),
+)
+
+ALL = CLOCKS + DATES + MONTHS_AND_PERIODS + LENGTHS + RANGES + HOLIDAYS + ROUND_TWO
 
 
 @pytest.mark.parametrize("case", ALL, ids=case_id)
@@ -295,6 +376,17 @@ def test_english_family_case_is_written_in_its_zone(case: Case) -> None:
         ("send it between now and eight o'clock", "between now and eight o'clock"),
         ("send it 3 days from tuesday", "3 days from tuesday"),
         ("send it by the end of the month of August", "by the end of the month of August"),
+        ("send it by tomorrow @ noon", "by tomorrow @ noon"),
+        ("send it by 2031-12-27T09:15:01.002, please", "by 2031-12-27T09:15:01.002"),
+        ("send it by morning", "by morning"),
+        ("we ship with next day delivery", None),  # "next day" needs a marker
+        ("send it by morning, thanks", "by morning"),
+        ("send it by morning shift", None),  # a noun after the part of the day
+        ("I will do it by afternoon tea", None),
+        ("we travel by night", None),
+        ("send it by Thu 11th, thanks", "by Thu 11th"),
+        ("send it by Friday 3rd place", "by Friday"),  # "3rd place" holds no date
+        ("send it 2033-06", None),
         # Refused: a run that would read only the first piece, an event's time.
         ("send it this month from the 5th to the 10th", None),
         ("send it from the 19th of November to the 5th", None),
