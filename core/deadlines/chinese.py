@@ -119,7 +119,9 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
 # Lengths that count from now with 后 (一年半后), and otherwise need 内 or a lead.
-_FROM_NOW_WHEN_AFTER: Final = frozenset({Kind.HALF_DURATION, Kind.QUARTER_HOURS, Kind.HALF_YEAR})
+_FROM_NOW_WHEN_AFTER: Final = frozenset(
+    {Kind.HALF_DURATION, Kind.QUARTER_HOURS, Kind.HALF_YEAR, Kind.MINUTES_AFTER}
+)
 
 
 def _range_split(tokens: list[ZhToken]) -> tuple[list[ZhToken], list[ZhToken]] | None:
@@ -430,6 +432,7 @@ def _length(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
         return True
     if kind is Kind.MINUTES_AFTER:  # 1小时30分: minutes added to the hours before
         minutes = zh_number(groups[0] or "")
+        slots.span = slots.span or groups[1] is not None  # 1小时50分后: from now
         return minutes is not None and g.add_duration(slots, g.Duration(minutes, g.Unit.MINUTE))
     if kind is Kind.HALF_YEAR:
         years = zh_number(groups[0] or "")

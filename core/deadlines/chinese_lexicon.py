@@ -20,7 +20,7 @@ _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
 _REL: Final = "(本|这个|这|下个|下)"
 # A length's unit (5 小时, 两个星期): spaces may stand between number, 个 and unit.
 # h / hr / min as chat writes them after digits (2h内, 30min后).
-_UNIT: Final = "(分钟|小时|钟头|钟|星期|礼拜|天|日|周|月|年|(?:hrs?|h|mins?)(?![A-Za-z]))"
+_UNIT: Final = "(分钟|秒钟|秒|小时|钟头|钟|星期|礼拜|天|日|周|月|年|(?:hrs?|h|mins?)(?![A-Za-z]))"
 # A length's amount: digits (with one decimal: 1.5小时), a numeral, or 半.
 _AMOUNT: Final = rf"(\d{{1,3}}(?:\.\d)?|{ZH_NUMERAL}|半)"
 # The end markers that read a day as "by" (前, 或之前, 截止), as a lookahead source.
@@ -170,6 +170,8 @@ DAYPARTS: Final = {
 }
 UNITS: Final = {
     "分钟": Unit.MINUTE,
+    "秒钟": Unit.SECOND,  # 180秒后, 10分钟30秒后: seconds, elapsed time like minutes
+    "秒": Unit.SECOND,
     "小时": Unit.HOUR,
     "钟头": Unit.HOUR,
     "天": Unit.DAY,
@@ -385,7 +387,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 1小时30分: minutes written 分 after hours (分 alone is minutes only there).
     (
         Kind.MINUTES_AFTER,
-        rf"(?:(?<=小时)|(?<=钟头)|(?<=小时\s)|(?<=钟头\s))({_N})分(?!钟)",
+        # 1小时50分后: from now, as 1小时50分钟后.
+        rf"(?:(?<=小时)|(?<=钟头)|(?<=小时\s)|(?<=钟头\s))({_N})分(?!钟)\s*(以后|之后|过后|后)?",
         _DIGITS + _NUMERALS,
     ),
     # 29日前, 3日下午5点, 截止29日: a day of the month with 日, only before an end marker

@@ -618,3 +618,49 @@ def test_a_date_in_a_relative_year_is_that_numbered_years(
     deadline = resolve_deadline(f"{relative}{month}月{day}日前", ts, zone)
     assert deadline == resolve_deadline(f"{year}年{month}月{day}日前", ts, zone)
     assert deadline is None or deadline > ts
+
+
+# --- issue 39, round 2 (the third corpus's families) ---------------------------------------
+# Said on Friday 2026-11-27 10:00 in Shanghai, as above. R9: a phrase only partly
+# understood gives none; the neighbours below must stay as they were.
+ROUND2: tuple[Case, ...] = (
+    # Seconds as a length (elapsed time, kept to the second), alone or after minutes.
+    zh("180秒后", "2026-11-27T10:03:00+08:00"),
+    zh("30秒内", "2026-11-27T10:00:30+08:00"),
+    zh("十秒钟后", "2026-11-27T10:00:10+08:00"),
+    zh("10分钟30秒后", "2026-11-27T10:10:30+08:00"),
+    zh("1小时50分钟10秒后", "2026-11-27T11:50:10+08:00"),
+    zh("30秒前", None),  # thirty seconds ago
+    # Minutes as 分 after hours, counted from now with 后 (as 1小时50分钟后).
+    zh("1小时50分后", "2026-11-27T11:50:00+08:00"),
+    zh("3小时20分钟后", "2026-11-27T13:20:00+08:00"),
+    zh("1小時50分後", "2026-11-27T11:50:00+08:00"),
+    zh("１小时５０分后", "2026-11-27T11:50:00+08:00"),
+    zh("一小时五十分以后", "2026-11-27T11:50:00+08:00"),
+    zh("1小时50分前", None),  # a past time
+    zh("1小时50分后5分钟内", None),  # a length after one from now: added to nothing named
+)
+
+ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("我们约定：你1小时50分后回复", "1小时50分后"),
+    ("我们约定：你180秒后回复", "180秒后"),
+    ("我们约定：会后1小时50分后回复", None),
+)
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=case_id)
+def test_round2_chinese_family_resolves_to_its_documented_instant(case: Case) -> None:
+    """R9: each round-2 family resolves by its docs/deadlines.md convention, or to None."""
+    check_resolves(case)
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=case_id)
+def test_round2_chinese_family_case_is_written_in_its_zone(case: Case) -> None:
+    """Guards the table: written offsets are the zone's real ones."""
+    check_written_in_zone(case)
+
+
+@pytest.mark.parametrize(("terms", "phrase"), ROUND2_IN_TERMS)
+def test_round2_chinese_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
+    """R9: found whole inside terms; nothing counted from an event is."""
+    assert find_deadline_phrase(terms) == phrase
