@@ -459,7 +459,10 @@ def _dated(slots: g.Slots, day: g.Day | None) -> g.Day | None:
 
 
 def _offset(rel: str | None) -> int:
-    return 1 if rel is not None and rel.startswith("下") else 0
+    """本 / 这: 0; 下: 1; 下下 (the one after next): 2."""
+    if rel is None or not rel.startswith("下"):
+        return 0
+    return 2 if rel.startswith("下下") else 1
 
 
 def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: PLR0911  # one exit per kind of day
@@ -478,8 +481,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if kind is Kind.MONTH_DAY_REL:
         rel, day_text = groups
         day = zh_number(day_text or "")
-        offset = 1 if (rel or "").startswith("下") else 0
-        return g.MonthDay(day, offset) if day is not None and 1 <= day <= 31 else None
+        return g.MonthDay(day, _offset(rel)) if day is not None and 1 <= day <= 31 else None
     year_text, month_text, day_text = groups
     year = zh_number(year_text) if year_text else None
     month, day = zh_number(month_text or ""), zh_number(day_text or "")

@@ -17,7 +17,8 @@ from core.deadlines.numerals import ZH_NUMERAL
 _N: Final = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
 _MONTH_NUMBER: Final = "1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
 _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
-_REL: Final = "(本|这个|这|下个|下)"
+# 下下周, 下下个月: the week or month after next.
+_REL: Final = "(本|这个|这|下下个|下下|下个|下)"
 # A length's unit (5 小时, 两个星期): spaces may stand between number, 个 and unit.
 # h / hr / min as chat writes them after digits (2h内, 30min后).
 _UNIT: Final = "(分钟|秒钟|秒|小时|钟头|钟|星期|礼拜|天|日|周|月|年|(?:hrs?|h|mins?)(?![A-Za-z]))"
@@ -241,7 +242,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.NTH_WEEKDAY,
         (
-            rf"(?:(本月|这个月|这月|下个月|下月)|(?:({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?)"
+            rf"(?:(本月|这个月|这月|下下个月|下下月|下个月|下月)|(?:({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?)"
             rf"的?(?:第({_N})|(最后))一?个?(?:周|星期|礼拜)([一二三四五六日天1-7])"
         ),
         "本这下" + _DIGITS + _NUMERALS,
@@ -256,10 +257,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"(?!八月十五|七月十五)(?:({_YEAR})年)?({_N})月({_N})(?={_BEFORE_AHEAD})",
         _DIGITS + _NUMERALS,
     ),
-    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]", "本这下"),
+    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下下个月|下下月|下个月|下月)({_N})[日号]", "本这下"),
     (
         Kind.MONTH_END,
-        rf"(?:(本|这个|这|下个|下)?月|({_N})月[份月]?)[底末尾]",
+        rf"(?:(本|这个|这|下下个|下下|下个|下)?月|({_N})月[份月]?)[底末尾]",
         "本这下月" + _DIGITS + _NUMERALS,
     ),
     # 次年 / 来年 / 翌年: the year after this one, said from now; 后年 the one after.
@@ -339,7 +340,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ",\uff0c\u3001(\uff08",
     ),
     (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),
-    (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
+    (Kind.REL_MONTH, r"(本月|这个月|这月|下下个月|下下月|下个月|下月)", "本这下"),
     # 明年的春节: 的 joins a year to the holiday or date after it.
     (Kind.REL_YEAR, rf"(今年|明年|后年)(?:的(?={_HOLIDAY_NAMES}|{_N}\s*月))?", "今明后"),
     (Kind.DAYWORD, "(" + "|".join(sorted(DAYWORDS, key=len, reverse=True)) + ")", "今明后大"),
