@@ -310,7 +310,7 @@ def _spec(  # noqa: C901, PLR0911, PLR0912  # one exit per grammar rule
 def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
     kind, groups, _ = token
     if kind is Kind.DAYPART:
-        return g.set_hint(slots, DAYPARTS[groups[0] or ""])
+        return g.set_hint(slots, DAYPARTS["".join((groups[0] or "").split())])
     if kind is Kind.DAYWORD:
         days, hint = DAYWORDS[groups[0] or ""]
         return g.set_day(slots, g.RelativeDay(days)) and (hint is None or g.set_hint(slots, hint))
@@ -471,8 +471,9 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if kind is Kind.HOLIDAY:
         return g.Holiday(HOLIDAYS[groups[0] or ""])
     if kind is Kind.WEEKDAY:
-        rel, char = groups
-        return g.Weekday(WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))
+        rel, char, spaced = groups
+        weekday = WEEKDAY_CHARS[char or spaced or ""]
+        return g.Weekday(weekday, None if rel is None else _offset(rel))
     if kind is Kind.MONTH_DAY:  # 15号; 29日前 or 截止29日 (one of two groups)
         day = zh_number(next((text for text in groups if text), ""))
         return g.MonthDay(day, None) if day is not None and 1 <= day <= 31 else None

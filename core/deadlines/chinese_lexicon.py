@@ -304,7 +304,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.WEEKDAY,
         (
-            rf"{_REL}?{_WEEKDAY_WORD}"
+            rf"{_REL}?(?:{_WEEKDAY_WORD}"
+            # 这星期 4前: a spaced digit, only where no unit or clock follows (下周 3点前,
+            # 这周 3天内 stay as they were).
+            rf"|(?:周|星期|礼拜)\s([1-7])(?!\s*[\d个天日号点时小分钟月年周星礼:.]))"
             rf"(?:\s*[,\uff0c\u3001]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}|\d{{4}}[-/.]\d)"
             # 周六(3月20日)前: its date in brackets (closed by a BRACKET_CLOSE).
             rf"|\s*[(\uff08]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}\s*[日号]\s*[)\uff09]"
@@ -413,7 +416,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.CLOCK,
         (
-            rf"({_N})[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?"
+            # 晚上 8 点前: one space may stand between the hour and 点.
+            rf"({_N})\s?[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?"
             # 16时40分50秒: seconds dropped, as in 10:30:00.
             rf"(?:(?<=分)(?:\d{{1,2}}|{_N})秒)?{_MERIDIEM}"
         ),
@@ -428,7 +432,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.MIDNIGHT, r"午夜(?:\s*(?:12|十二)\s*[点时]整?)?", "午"),  # 午夜12点: midnight
     (
         Kind.DAYPART,
-        "(" + "|".join(sorted(DAYPARTS, key=len, reverse=True)) + ")",
+        # 晚 上 8:00前: one space may stand inside a two-character part of the day.
+        "(" + "|".join(r"\s?".join(word) for word in sorted(DAYPARTS, key=len, reverse=True)) + ")",
         "早上中下傍晚夜凌清半深",
     ),
     # 下午5点-7点, 今晚10点到明早6点: a range of clock times, which ends at its second

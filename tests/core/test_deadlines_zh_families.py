@@ -652,6 +652,27 @@ ROUND2: tuple[Case, ...] = (
     zh("下个月10号前", "2026-12-11T00:00:00+08:00"),  # neighbour: unchanged
     zh("下周五前", "2026-12-05T00:00:00+08:00"),
     zh("下下下周前", None),  # three weeks on: not in the grammar
+    # Spaces as chat writes them: inside a part of the day, between the hour and 点,
+    # before a weekday's digit (only where no unit or clock follows it).
+    zh("晚 上 8:00前", "2026-11-27T20:00:00+08:00"),
+    zh("晚上 8 点前", "2026-11-27T20:00:00+08:00"),
+    zh("晚上 ８ 點前", "2026-11-27T20:00:00+08:00"),
+    zh("下 午 3 点半前", "2026-11-27T15:30:00+08:00"),
+    zh("这星期 6前", "2026-11-29T00:00:00+08:00"),
+    zh("下个礼拜 3前", "2026-12-03T00:00:00+08:00"),
+    zh("下個禮拜 3前", "2026-12-03T00:00:00+08:00"),
+    zh("周 5前", "2026-11-28T00:00:00+08:00"),
+    zh("下周 3点前", None),  # next week at 3: which day?
+    zh("这周 3天内", None),
+    zh("3 点前", None),  # 3:00 or 15:00, as 3点前
+    # The traditional hours (时辰): refused. 午时 is 11:00-13:00, but whether "before 午时"
+    # is its start or noon (正午), and 午时三刻 11:45 (午初) or 12:45 (午正), chat does not say.
+    zh("午时前", None),
+    zh("子时前", None),
+    zh("酉時前", None),
+    zh("午时三刻前", None),
+    zh("戌时1刻前", None),
+    zh("午 时前", None),
 )
 
 ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
@@ -660,6 +681,11 @@ ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：会后1小时50分后回复", None),
     ("我们约定：你下下周五前回复", "下下周五前"),
     ("我们约定：你下下下周前回复", None),
+    ("我们约定：你晚上 8 点前回复", "晚上 8 点前"),
+    ("我们约定：你这星期 6前回复", "这星期 6前"),
+    ("我们约定：你这星期 4个报告都要交", "这星期"),
+    ("我们约定：你明天早 上班前回复", None),  # before work: an event
+    ("我们约定：你午时三刻前回复", None),
 )
 
 
