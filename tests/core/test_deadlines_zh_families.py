@@ -673,6 +673,18 @@ ROUND2: tuple[Case, ...] = (
     zh("午时三刻前", None),
     zh("戌时1刻前", None),
     zh("午 时前", None),
+    # The last Nth weekday with digits (最后1个星期5), as 最后一个星期五.
+    zh("这个月的最后1个星期5前", "2026-11-28T00:00:00+08:00"),  # today, Friday 27
+    zh("下个月的最后1个周1前", "2026-12-29T00:00:00+08:00"),
+    zh("这个月的最后一个星期五前", "2026-11-28T00:00:00+08:00"),
+    # A range into a relative year: its end in that year, after its start, else none.
+    zh("7月1日至明年8月1日", "2027-08-02T00:00:00+08:00"),
+    zh("12月1日至明年1月1日前", "2027-01-02T00:00:00+08:00"),
+    zh("明天到后年7月1号", "2028-07-02T00:00:00+08:00"),
+    zh("7月1日到明年的8月1日", "2027-08-02T00:00:00+08:00"),
+    zh("7月1日至8月1日", "2027-08-02T00:00:00+08:00"),
+    zh("2030年1月1日至明年2月1日", None),  # an end before its start
+    zh("10月1日至今年9月1日", None),
 )
 
 ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
