@@ -685,6 +685,23 @@ ROUND2: tuple[Case, ...] = (
     zh("7月1日至8月1日", "2027-08-02T00:00:00+08:00"),
     zh("2030年1月1日至明年2月1日", None),  # an end before its start
     zh("10月1日至今年9月1日", None),
+    # A date after a length from now: in the year (whole years) or month (whole months or
+    # years) the length lands in, even before the day it lands on (2年后 lands 2028-11-27).
+    zh("2年后3月5号前", "2028-03-06T00:00:00+08:00"),
+    zh("2年後３月５號前", "2028-03-06T00:00:00+08:00"),
+    zh("2年后3月5号下午1点15分前", "2028-03-05T13:15:00+08:00"),
+    zh("3个月后10号前", "2027-02-11T00:00:00+08:00"),  # lands 2027-02-27
+    zh("三个月以后十号前", "2027-02-11T00:00:00+08:00"),
+    zh("半年后21号前", "2027-05-22T00:00:00+08:00"),  # lands 2027-05-27
+    zh("一年半后10号前", "2028-05-11T00:00:00+08:00"),
+    zh("3个月后31号前", None),  # 31 February
+    zh("3天后10号前", None),  # days and weeks place no day of the month
+    zh("3周后3月5号前", None),
+    zh("半年后3月5号前", None),  # which year?
+    zh("2年后2030年3月5号前", None),
+    zh("2年后3月5号到4月5号", None),
+    zh("3个月后下午3点前", None),
+    zh("3个星期后的周五前", None),
 )
 
 ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
@@ -698,6 +715,8 @@ ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：你这星期 4个报告都要交", "这星期"),
     ("我们约定：你明天早 上班前回复", None),  # before work: an event
     ("我们约定：你午时三刻前回复", None),
+    ("我们约定：你2年后3月5号前回复", "2年后3月5号前"),
+    ("我们约定：你3天后10号前回复", None),
 )
 
 
