@@ -717,6 +717,11 @@ ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
     ("我们约定：你午时三刻前回复", None),
     ("我们约定：你2年后3月5号前回复", "2年后3月5号前"),
     ("我们约定：你3天后10号前回复", None),
+    # After other words the length may count from an event: none for the whole terms.
+    ("合同签订3个月后10号前付款", None),
+    ("我们约定：你收到货3个月后10号前付款", None),
+    ("我们约定：签约2年后3月5号前付清", None),
+    ("我们约定：3个月后10号前付款", "3个月后10号前"),
 )
 
 
