@@ -83,6 +83,10 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     tail_word = tail.group(1) if tail is not None else None
     if lead_word is None and tail_word is None and _bare_holiday_elsewhere(tokens):
         return None, False
+    landed = _length_before_date(tokens)
+    if landed is None:
+        return None, True  # 2年后的周五, 3周后3月5号: where the length lands is not said
+    length, tokens = landed
     split = _range_split(tokens)
     if split is None:
         return None, True  # two ranges, or one that does not join two clock times
@@ -94,6 +98,7 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
     if start:
         filled = filled and _from_start(slots, start)
     filled = filled and slots.shift is None  # 次日 outside a clock range: the day after what?
+    filled = filled and (length is None or (not start and _land(slots, length)))
     filled = filled and not _length_after_from_now(tokens)
     if slots.duration is not None and tail_word is not None and tail_word not in _WITHIN_TAILS:
         return None, False  # "三天前" is three days ago: a past date, not a deadline
@@ -119,7 +124,9 @@ def read(phrase: str) -> tuple[g.DeadlineSpec | None, bool]:  # noqa: PLR0911  #
 
 _WITHIN_TAILS: Final = frozenset({"之内", "以内", "内"})
 # Lengths that count from now with 后 (一年半后), and otherwise need 内 or a lead.
-_FROM_NOW_WHEN_AFTER: Final = frozenset({Kind.HALF_DURATION, Kind.QUARTER_HOURS, Kind.HALF_YEAR})
+_FROM_NOW_WHEN_AFTER: Final = frozenset(
+    {Kind.HALF_DURATION, Kind.QUARTER_HOURS, Kind.HALF_YEAR, Kind.MINUTES_AFTER}
+)
 
 
 def _range_split(tokens: list[ZhToken]) -> tuple[list[ZhToken], list[ZhToken]] | None:
@@ -196,6 +203,53 @@ def _from_start(slots: g.Slots, start_tokens: list[ZhToken]) -> bool:  # noqa: C
         return False
     slots.hint = hint
     return True
+
+
+def _length_before_date(
+    tokens: list[ZhToken],
+) -> tuple[g.Duration | None, list[ZhToken]] | None:
+    """(the length, the tokens after it) of 2年后3月5号 or 3个月后10号: a date after a
+    length from now; (None, tokens) where none is; None where a length from now is
+    followed by a day it cannot place (3周后周五, 3个星期后的周五)."""
+    if len(tokens) < 2 or tokens[1].kind not in _DATED_AFTER_LENGTH:
+        return None, tokens
+    first = tokens[0]
+    from_now = (first.kind is Kind.FROM_NOW and first.groups[2] is None) or (
+        first.kind is Kind.HALF_YEAR and first.groups[-1] is not None
+    )
+    if not from_now:
+        return None, tokens
+    scratch = g.Slots()
+    if not _length(scratch, first.kind, first.groups) or scratch.duration is None:
+        return None
+    return scratch.duration, tokens[1:]
+
+
+# What a length from now may place: a date without its year, a day of the month.
+_DATED_AFTER_LENGTH: Final = frozenset({Kind.DATE, Kind.MONTH_DAY})
+
+
+def _land(slots: g.Slots, length: g.Duration) -> bool:
+    """Place the day after a length from now in the year or month the length lands in
+    (2年后3月5号: 3 March two years on, even before the day it lands on; 3个月后10号,
+    半年后21号: the 10th, the 21st of the month it lands in). Only whole years place a
+    date (半年后3月5号: which year?), whole months or years a day of the month."""
+    day = slots.day
+    if length.unit is g.Unit.YEAR:
+        months = 12 * length.amount
+    elif length.unit is g.Unit.MONTH:
+        months = length.amount
+    else:
+        return False  # 3天后10号, 3周后5号: not in the grammar
+    if isinstance(day, g.CalendarDate) and day.year is None and day.year_offset is None:
+        if length.unit is not g.Unit.YEAR or day.after:
+            return False
+        slots.day = g.CalendarDate(day.month, day.day, None, year_offset=length.amount)
+        return True
+    if isinstance(day, g.MonthDay) and day.month_offset is None:
+        slots.day = g.MonthDay(day.day, months)
+        return True
+    return False
 
 
 def _length_after_from_now(tokens: list[ZhToken]) -> bool:
@@ -308,7 +362,7 @@ def _spec(  # noqa: C901, PLR0911, PLR0912  # one exit per grammar rule
 def _fill(slots: g.Slots, token: ZhToken) -> bool:  # noqa: C901, PLR0911, PLR0912  # one case per token kind
     kind, groups, _ = token
     if kind is Kind.DAYPART:
-        return g.set_hint(slots, DAYPARTS[groups[0] or ""])
+        return g.set_hint(slots, DAYPARTS["".join((groups[0] or "").split())])
     if kind is Kind.DAYWORD:
         days, hint = DAYWORDS[groups[0] or ""]
         return g.set_day(slots, g.RelativeDay(days)) and (hint is None or g.set_hint(slots, hint))
@@ -430,6 +484,7 @@ def _length(slots: g.Slots, kind: Kind, groups: tuple[str | None, ...]) -> bool:
         return True
     if kind is Kind.MINUTES_AFTER:  # 1小时30分: minutes added to the hours before
         minutes = zh_number(groups[0] or "")
+        slots.span = slots.span or groups[1] is not None  # 1小时50分后: from now
         return minutes is not None and g.add_duration(slots, g.Duration(minutes, g.Unit.MINUTE))
     if kind is Kind.HALF_YEAR:
         years = zh_number(groups[0] or "")
@@ -456,7 +511,10 @@ def _dated(slots: g.Slots, day: g.Day | None) -> g.Day | None:
 
 
 def _offset(rel: str | None) -> int:
-    return 1 if rel is not None and rel.startswith("下") else 0
+    """本 / 这: 0; 下: 1; 下下 (the one after next): 2."""
+    if rel is None or not rel.startswith("下"):
+        return 0
+    return 2 if rel.startswith("下下") else 1
 
 
 def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: PLR0911  # one exit per kind of day
@@ -465,8 +523,9 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if kind is Kind.HOLIDAY:
         return g.Holiday(HOLIDAYS[groups[0] or ""])
     if kind is Kind.WEEKDAY:
-        rel, char = groups
-        return g.Weekday(WEEKDAY_CHARS[char or ""], None if rel is None else _offset(rel))
+        rel, char, spaced = groups
+        weekday = WEEKDAY_CHARS[char or spaced or ""]
+        return g.Weekday(weekday, None if rel is None else _offset(rel))
     if kind is Kind.MONTH_DAY:  # 15号; 29日前 or 截止29日 (one of two groups)
         day = zh_number(next((text for text in groups if text), ""))
         return g.MonthDay(day, None) if day is not None and 1 <= day <= 31 else None
@@ -475,8 +534,7 @@ def _day(kind: Kind, groups: tuple[str | None, ...]) -> g.Day | None:  # noqa: P
     if kind is Kind.MONTH_DAY_REL:
         rel, day_text = groups
         day = zh_number(day_text or "")
-        offset = 1 if (rel or "").startswith("下") else 0
-        return g.MonthDay(day, offset) if day is not None and 1 <= day <= 31 else None
+        return g.MonthDay(day, _offset(rel)) if day is not None and 1 <= day <= 31 else None
     year_text, month_text, day_text = groups
     year = zh_number(year_text) if year_text else None
     month, day = zh_number(month_text or ""), zh_number(day_text or "")

@@ -17,10 +17,11 @@ from core.deadlines.numerals import ZH_NUMERAL
 _N: Final = rf"(?:\d{{1,2}}|{ZH_NUMERAL})"
 _MONTH_NUMBER: Final = "1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
 _YEAR: Final = "(?:\\d{4}|[〇零一二三四五六七八九]{4})"
-_REL: Final = "(本|这个|这|下个|下)"
+# 下下周, 下下个月: the week or month after next.
+_REL: Final = "(本|这个|这|下下个|下下|下个|下)"
 # A length's unit (5 小时, 两个星期): spaces may stand between number, 个 and unit.
 # h / hr / min as chat writes them after digits (2h内, 30min后).
-_UNIT: Final = "(分钟|小时|钟头|钟|星期|礼拜|天|日|周|月|年|(?:hrs?|h|mins?)(?![A-Za-z]))"
+_UNIT: Final = "(分钟|秒钟|秒|小时|钟头|钟|星期|礼拜|天|日|周|月|年|(?:hrs?|h|mins?)(?![A-Za-z]))"
 # A length's amount: digits (with one decimal: 1.5小时), a numeral, or 半.
 _AMOUNT: Final = rf"(\d{{1,3}}(?:\.\d)?|{ZH_NUMERAL}|半)"
 # The end markers that read a day as "by" (前, 或之前, 截止), as a lookahead source.
@@ -170,6 +171,8 @@ DAYPARTS: Final = {
 }
 UNITS: Final = {
     "分钟": Unit.MINUTE,
+    "秒钟": Unit.SECOND,  # 180秒后, 10分钟30秒后: seconds, elapsed time like minutes
+    "秒": Unit.SECOND,
     "小时": Unit.HOUR,
     "钟头": Unit.HOUR,
     "天": Unit.DAY,
@@ -239,8 +242,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.NTH_WEEKDAY,
         (
-            rf"(?:(本月|这个月|这月|下个月|下月)|(?:({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?)"
-            rf"的?(?:第({_N})|(最后))一?个?(?:周|星期|礼拜)([一二三四五六日天1-7])"
+            rf"(?:(本月|这个月|这月|下下个月|下下月|下个月|下月)|(?:({_YEAR})年)?(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?)"
+            rf"的?(?:第({_N})|(最后))[一1]?个?(?:周|星期|礼拜)([一二三四五六日天1-7])"
         ),
         "本这下" + _DIGITS + _NUMERALS,
     ),
@@ -254,10 +257,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         rf"(?!八月十五|七月十五)(?:({_YEAR})年)?({_N})月({_N})(?={_BEFORE_AHEAD})",
         _DIGITS + _NUMERALS,
     ),
-    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下个月|下月)({_N})[日号]", "本这下"),
+    (Kind.MONTH_DAY_REL, rf"(本月|这个月|这月|下下个月|下下月|下个月|下月)({_N})[日号]", "本这下"),
     (
         Kind.MONTH_END,
-        rf"(?:(本|这个|这|下个|下)?月|({_N})月[份月]?)[底末尾]",
+        rf"(?:(本|这个|这|下下个|下下|下个|下)?月|({_N})月[份月]?)[底末尾]",
         "本这下月" + _DIGITS + _NUMERALS,
     ),
     # 次年 / 来年 / 翌年: the year after this one, said from now; 后年 the one after.
@@ -301,7 +304,10 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.WEEKDAY,
         (
-            rf"{_REL}?{_WEEKDAY_WORD}"
+            rf"{_REL}?(?:{_WEEKDAY_WORD}"
+            # 这星期 4前: a spaced digit, only where no unit or clock follows (下周 3点前,
+            # 这周 3天内 stay as they were).
+            rf"|(?:周|星期|礼拜)\s([1-7])(?!\s*[\d个天日号点时小分钟月年周星礼:.]))"
             rf"(?:\s*[,\uff0c\u3001]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}|\d{{4}}[-/.]\d)"
             # 周六(3月20日)前: its date in brackets (closed by a BRACKET_CLOSE).
             rf"|\s*[(\uff08]\s*(?=(?:{_YEAR}\s*年\s*)?{_N}\s*月\s*{_N}\s*[日号]\s*[)\uff09]"
@@ -337,7 +343,7 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         ",\uff0c\u3001(\uff08",
     ),
     (Kind.REL_WEEK, rf"{_REL}(?:周|星期|礼拜)", "本这下"),
-    (Kind.REL_MONTH, r"(本月|这个月|这月|下个月|下月)", "本这下"),
+    (Kind.REL_MONTH, r"(本月|这个月|这月|下下个月|下下月|下个月|下月)", "本这下"),
     # 明年的春节: 的 joins a year to the holiday or date after it.
     (Kind.REL_YEAR, rf"(今年|明年|后年)(?:的(?={_HOLIDAY_NAMES}|{_N}\s*月))?", "今明后"),
     (Kind.DAYWORD, "(" + "|".join(sorted(DAYWORDS, key=len, reverse=True)) + ")", "今明后大"),
@@ -385,7 +391,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     # 1小时30分: minutes written 分 after hours (分 alone is minutes only there).
     (
         Kind.MINUTES_AFTER,
-        rf"(?:(?<=小时)|(?<=钟头)|(?<=小时\s)|(?<=钟头\s))({_N})分(?!钟)",
+        # 1小时50分后: from now, as 1小时50分钟后.
+        rf"(?:(?<=小时)|(?<=钟头)|(?<=小时\s)|(?<=钟头\s))({_N})分(?!钟)\s*(以后|之后|过后|后)?",
         _DIGITS + _NUMERALS,
     ),
     # 29日前, 3日下午5点, 截止29日: a day of the month with 日, only before an end marker
@@ -409,7 +416,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (
         Kind.CLOCK,
         (
-            rf"({_N})[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?"
+            # 晚上 8 点前: one space may stand between the hour and 点.
+            rf"({_N})\s?[点时](?:(半)|([1一]刻)|([3三]刻)|(\d{{2}}|{_N})分?)?钟?"
             # 16时40分50秒: seconds dropped, as in 10:30:00.
             rf"(?:(?<=分)(?:\d{{1,2}}|{_N})秒)?{_MERIDIEM}"
         ),
@@ -424,7 +432,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
     (Kind.MIDNIGHT, r"午夜(?:\s*(?:12|十二)\s*[点时]整?)?", "午"),  # 午夜12点: midnight
     (
         Kind.DAYPART,
-        "(" + "|".join(sorted(DAYPARTS, key=len, reverse=True)) + ")",
+        # 晚 上 8:00前: one space may stand inside a two-character part of the day.
+        "(" + "|".join(r"\s?".join(word) for word in sorted(DAYPARTS, key=len, reverse=True)) + ")",
         "早上中下傍晚夜凌清半深",
     ),
     # 下午5点-7点, 今晚10点到明早6点: a range of clock times, which ends at its second
@@ -436,7 +445,8 @@ _ITEM_SOURCES: Final[tuple[tuple[Kind, str, str], ...]] = (
         (
             r"(?:[-~\uff5e\u2014\u2013至]|到)(?=\s*(?:(?:(?:今|明|后|大后)?[天日晚早儿]?|次日|第二天|翌日|隔天)\s*"
             rf"(?:凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|晚|早)?\s*{_N}[点时:]"
-            rf"|(?:{_YEAR}年)?{_N}月|{_N}[号日]|{_REL}?(?:周|星期|礼拜)[一二三四五六日天1-7]"
+            # 7月1日至明年8月1日: a date in a relative year ends the range too.
+            rf"|(?:(?:今|明|后)年的?|{_YEAR}年)?{_N}月|{_N}[号日]|{_REL}?(?:周|星期|礼拜)[一二三四五六日天1-7]"
             r"|今天|明天|后天|大后天))"
         ),
         "-~\uff5e\u2014\u2013至到",

@@ -301,6 +301,10 @@ _ZH_CLAUSE_OPENED: Final = re.compile(
 _ZH_AFTERWARDS_OPENED: Final = re.compile(r"(?:^|[\uff1a:]|[你您我们请])$")
 # A length right after 后 counts from an event (会后5分钟内, 下班以后两小时内).
 _ZH_AFTER_EVENT: Final = re.compile(r"后\s*$")
+# A date after a length (2年后3月5号前, 3个月后10号前) counts from now only where the
+# clause opens with it (你3个月后10号前付款); after other words the length may count from
+# an event (合同签订3个月后10号前, 收到货3个月后10号前): no deadline at all.
+_ZH_DATE_AFTER_LENGTH: Final = re.compile(r"后\s*[\d一二三四五六七八九十两]")
 _ZH_BARE_DAY_RI: Final = re.compile(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})日(?!\s*(?:之|以)?内)")
 # 明后天 / 今明两天内: one of two days, or counted from today, not from now.
 _ZH_TWO_DAYS: Final = ("后天", "两天", "二天")
@@ -576,6 +580,10 @@ def _chinese_verdict(
         or _ZH_YEAR_BEFORE.search(terms[max(0, start - 3) : start]) is not None
         or (phrase.startswith("之后") and _ZH_AFTERWARDS_OPENED.search(opened) is None)
         or (_ZH_BARE_DAY_RI.match(phrase) is not None and _ZH_CLAUSE_OPENED.search(opened) is None)
+        or (
+            _ZH_DATE_AFTER_LENGTH.search(phrase) is not None
+            and _ZH_CLAUSE_OPENED.search(opened) is None
+        )
         or (within and _ZH_AFTER_EVENT.search(opened) is not None)
         # 一个星期又三天内: a length added to one the run misses
         or (within and _ZH_SUM_BEFORE.search(terms[max(0, start - _ZH_REACH) : start]))

@@ -95,7 +95,7 @@ NOT_FOUND: tuple[tuple[str, str], ...] = (
     ("从明天开始早睡", "a start, not an end"),
     ("明天起用中文回答", "a start, not an end"),
     ("周五以后再说", "a start, not an end"),
-    ("下下周五前交", "the week after next is outside the grammar"),
+    ("下下下周五前交", "three weeks on is outside the grammar"),
     ("周五前后给我消息", "an approximate day"),
     ("3点前交", "3:00 or 15:00"),
     ("周五或者周一前交", "two deadlines"),

@@ -618,3 +618,126 @@ def test_a_date_in_a_relative_year_is_that_numbered_years(
     deadline = resolve_deadline(f"{relative}{month}月{day}日前", ts, zone)
     assert deadline == resolve_deadline(f"{year}年{month}月{day}日前", ts, zone)
     assert deadline is None or deadline > ts
+
+
+# --- issue 39, round 2 (the third corpus's families) ---------------------------------------
+# Said on Friday 2026-11-27 10:00 in Shanghai, as above. R9: a phrase only partly
+# understood gives none; the neighbours below must stay as they were.
+ROUND2: tuple[Case, ...] = (
+    # Seconds as a length (elapsed time, kept to the second), alone or after minutes.
+    zh("180秒后", "2026-11-27T10:03:00+08:00"),
+    zh("30秒内", "2026-11-27T10:00:30+08:00"),
+    zh("十秒钟后", "2026-11-27T10:00:10+08:00"),
+    zh("10分钟30秒后", "2026-11-27T10:10:30+08:00"),
+    zh("1小时50分钟10秒后", "2026-11-27T11:50:10+08:00"),
+    zh("30秒前", None),  # thirty seconds ago
+    # Minutes as 分 after hours, counted from now with 后 (as 1小时50分钟后).
+    zh("1小时50分后", "2026-11-27T11:50:00+08:00"),
+    zh("3小时20分钟后", "2026-11-27T13:20:00+08:00"),
+    zh("1小時50分後", "2026-11-27T11:50:00+08:00"),
+    zh("１小时５０分后", "2026-11-27T11:50:00+08:00"),
+    zh("一小时五十分以后", "2026-11-27T11:50:00+08:00"),
+    zh("1小时50分前", None),  # a past time
+    zh("1小时50分后5分钟内", None),  # a length after one from now: added to nothing named
+    # 下下: the week or month after next (下下周 12-07..12-13, 下下个月 January 2027).
+    zh("下下周前", "2026-12-14T00:00:00+08:00"),
+    zh("下下周五前", "2026-12-12T00:00:00+08:00"),
+    zh("下下個週五前", "2026-12-12T00:00:00+08:00"),
+    zh("下下个月前", "2027-02-01T00:00:00+08:00"),
+    zh("下下月内", "2027-02-01T00:00:00+08:00"),
+    zh("下下个月10号前", "2027-01-11T00:00:00+08:00"),
+    zh("下下月１０号前", "2027-01-11T00:00:00+08:00"),
+    zh("下下个月底前", "2027-02-01T00:00:00+08:00"),
+    zh("下下个月的第一个星期一前", "2027-01-05T00:00:00+08:00"),
+    zh("下个月10号前", "2026-12-11T00:00:00+08:00"),  # neighbour: unchanged
+    zh("下周五前", "2026-12-05T00:00:00+08:00"),
+    zh("下下下周前", None),  # three weeks on: not in the grammar
+    # Spaces as chat writes them: inside a part of the day, between the hour and 点,
+    # before a weekday's digit (only where no unit or clock follows it).
+    zh("晚 上 8:00前", "2026-11-27T20:00:00+08:00"),
+    zh("晚上 8 点前", "2026-11-27T20:00:00+08:00"),
+    zh("晚上 ８ 點前", "2026-11-27T20:00:00+08:00"),
+    zh("下 午 3 点半前", "2026-11-27T15:30:00+08:00"),
+    zh("这星期 6前", "2026-11-29T00:00:00+08:00"),
+    zh("下个礼拜 3前", "2026-12-03T00:00:00+08:00"),
+    zh("下個禮拜 3前", "2026-12-03T00:00:00+08:00"),
+    zh("周 5前", "2026-11-28T00:00:00+08:00"),
+    zh("下周 3点前", None),  # next week at 3: which day?
+    zh("这周 3天内", None),
+    zh("3 点前", None),  # 3:00 or 15:00, as 3点前
+    # The traditional hours (时辰): refused. 午时 is 11:00-13:00, but whether "before 午时"
+    # is its start or noon (正午), and 午时三刻 11:45 (午初) or 12:45 (午正), chat does not say.
+    zh("午时前", None),
+    zh("子时前", None),
+    zh("酉時前", None),
+    zh("午时三刻前", None),
+    zh("戌时1刻前", None),
+    zh("午 时前", None),
+    # The last Nth weekday with digits (最后1个星期5), as 最后一个星期五.
+    zh("这个月的最后1个星期5前", "2026-11-28T00:00:00+08:00"),  # today, Friday 27
+    zh("下个月的最后1个周1前", "2026-12-29T00:00:00+08:00"),
+    zh("这个月的最后一个星期五前", "2026-11-28T00:00:00+08:00"),
+    # A range into a relative year: its end in that year, after its start, else none.
+    zh("7月1日至明年8月1日", "2027-08-02T00:00:00+08:00"),
+    zh("12月1日至明年1月1日前", "2027-01-02T00:00:00+08:00"),
+    zh("明天到后年7月1号", "2028-07-02T00:00:00+08:00"),
+    zh("7月1日到明年的8月1日", "2027-08-02T00:00:00+08:00"),
+    zh("7月1日至8月1日", "2027-08-02T00:00:00+08:00"),
+    zh("2030年1月1日至明年2月1日", None),  # an end before its start
+    zh("10月1日至今年9月1日", None),
+    # A date after a length from now: in the year (whole years) or month (whole months or
+    # years) the length lands in, even before the day it lands on (2年后 lands 2028-11-27).
+    zh("2年后3月5号前", "2028-03-06T00:00:00+08:00"),
+    zh("2年後３月５號前", "2028-03-06T00:00:00+08:00"),
+    zh("2年后3月5号下午1点15分前", "2028-03-05T13:15:00+08:00"),
+    zh("3个月后10号前", "2027-02-11T00:00:00+08:00"),  # lands 2027-02-27
+    zh("三个月以后十号前", "2027-02-11T00:00:00+08:00"),
+    zh("半年后21号前", "2027-05-22T00:00:00+08:00"),  # lands 2027-05-27
+    zh("一年半后10号前", "2028-05-11T00:00:00+08:00"),
+    zh("3个月后31号前", None),  # 31 February
+    zh("3天后10号前", None),  # days and weeks place no day of the month
+    zh("3周后3月5号前", None),
+    zh("半年后3月5号前", None),  # which year?
+    zh("2年后2030年3月5号前", None),
+    zh("2年后3月5号到4月5号", None),
+    zh("3个月后下午3点前", None),
+    zh("3个星期后的周五前", None),
+)
+
+ROUND2_IN_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("我们约定：你1小时50分后回复", "1小时50分后"),
+    ("我们约定：你180秒后回复", "180秒后"),
+    ("我们约定：会后1小时50分后回复", None),
+    ("我们约定：你下下周五前回复", "下下周五前"),
+    ("我们约定：你下下下周前回复", None),
+    ("我们约定：你晚上 8 点前回复", "晚上 8 点前"),
+    ("我们约定：你这星期 6前回复", "这星期 6前"),
+    ("我们约定：你这星期 4个报告都要交", "这星期"),
+    ("我们约定：你明天早 上班前回复", None),  # before work: an event
+    ("我们约定：你午时三刻前回复", None),
+    ("我们约定：你2年后3月5号前回复", "2年后3月5号前"),
+    ("我们约定：你3天后10号前回复", None),
+    # After other words the length may count from an event: none for the whole terms.
+    ("合同签订3个月后10号前付款", None),
+    ("我们约定：你收到货3个月后10号前付款", None),
+    ("我们约定：签约2年后3月5号前付清", None),
+    ("我们约定：3个月后10号前付款", "3个月后10号前"),
+)
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=case_id)
+def test_round2_chinese_family_resolves_to_its_documented_instant(case: Case) -> None:
+    """R9: each round-2 family resolves by its docs/deadlines.md convention, or to None."""
+    check_resolves(case)
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=case_id)
+def test_round2_chinese_family_case_is_written_in_its_zone(case: Case) -> None:
+    """Guards the table: written offsets are the zone's real ones."""
+    check_written_in_zone(case)
+
+
+@pytest.mark.parametrize(("terms", "phrase"), ROUND2_IN_TERMS)
+def test_round2_chinese_wording_is_found_inside_terms(terms: str, phrase: str | None) -> None:
+    """R9: found whole inside terms; nothing counted from an event is."""
+    assert find_deadline_phrase(terms) == phrase

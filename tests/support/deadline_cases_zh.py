@@ -288,7 +288,8 @@ CASES: tuple[Case, ...] = (
     c("明天以后", None),
     c("上周五前", None),
     c("每周五前", None),
-    c("下下周五前", None),
+    c("下下周五前", "2026-12-12T00:00:00+08:00"),  # the week after next (issue 39, round 2)
+    c("下下下周五前", None),
     c("周五前后", None),
     c("12/1前", None),
     c("前天", None),
