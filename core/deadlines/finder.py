@@ -193,7 +193,7 @@ _EN_STOPPED_SHORT: Final = re.compile(
     r"|\s+the\s+(?:day|week|month|year)\s+(?:before|prior|earlier)\b"
     r"|\s+(?:last|prior|just\s+(?:gone|past))\s*(?:$|[,.;!?])"
     r"|\s*(?:utc|gmt)?[+-]\d{2}:?\d{2}\b(?!\s*[a-z%])"
-    r"|[.-]\d",
+    r"|[.,-]\d",
     re.IGNORECASE,
 )
 # Before a run: a past reference, a period or a compact length the run does not hold
@@ -262,6 +262,10 @@ _ZH_PAST_BEFORE: Final = re.compile(
     r"(?:(?:大?前天|昨[天日晚儿个]?|前晚|前(?:几|些)天|前年|去年"
     r"|上上?个?(?:周|星期|礼拜|月))的?"
     r"|(?:今年|明年|后年|大后年|来年|次年|\d{4}年)的)\s*$"
+)
+# Just before a run: a numeral (二百 of 二百二十五日内): the run starts inside a number.
+_ZH_NUMERAL_BEFORE: Final = re.compile(
+    r"[0-9\uff10-\uff19一二三四五六七八九十百千万两零\u3007廿卅]$"
 )
 # After a run: a numeral with a date or clock unit the run stopped short of
 # (七月五日到七月廿二十一日: a garbled day): none, not the run's own reading.
@@ -616,6 +620,8 @@ def _chinese_context(
     before, after = before.rstrip(), after.lstrip()
     if (
         before.endswith(_ZH_UNSURE_BEFORE)
+        # 二百二十五日内: a number the run starts inside of (百 is not read)
+        or _ZH_NUMERAL_BEFORE.search(before) is not None
         or _ZH_UNSURE_AFTER.match(after)
         or _ZH_PAST_BEFORE.search(before) is not None
         or (_ZH_NUMERAL_AFTER.match(after) is not None and not closed)
