@@ -193,7 +193,10 @@ _EN_STOPPED_SHORT: Final = re.compile(
     r"|\s+the\s+(?:day|week|month|year)\s+(?:before|prior|earlier)\b"
     r"|\s+(?:last|prior|just\s+(?:gone|past))\s*(?:$|[,.;!?])"
     r"|\s*(?:utc|gmt)?[+-]\d{2}:?\d{2}\b(?!\s*[a-z%])"
-    r"|[.,-]\d",
+    r"|[.,-]\d"
+    # "by Monday first thing" (Monday morning, as "first thing Monday", which is refused),
+    # "by today 11th" (an ordinal ending the clause, which the run left)
+    r"|\s*,?\s*(?:first|1st)\s+thing\b|\s+\d{1,2}(?:st|nd|rd|th)\s*(?:$|[,.;!?])",
     re.IGNORECASE,
 )
 # Before a run: a past reference, a period or a compact length the run does not hold
