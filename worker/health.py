@@ -72,7 +72,15 @@ async def _respond(writer: asyncio.StreamWriter, status: str, body: bytes, ctype
     writer.write(head.encode() + body)
     with contextlib.suppress(ConnectionError):
         await writer.drain()
+    await _close(writer)
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    """Close and wait for it: a transport only closing when its loop ends is left open
+    (a ResourceWarning when it is collected later)."""
     writer.close()
+    with contextlib.suppress(ConnectionError):
+        await writer.wait_closed()
 
 
 def http_handler(
@@ -84,7 +92,7 @@ def http_handler(
         try:
             request = await asyncio.wait_for(reader.readline(), timeout=5)
         except (TimeoutError, ConnectionError):
-            writer.close()
+            await _close(writer)
             return
         parts = request.decode("latin-1").split()
         path = parts[1] if len(parts) >= 2 else ""

@@ -52,6 +52,10 @@ async def _connected_to_stalled(
     finally:
         for held_writer in held:
             held_writer.close()
+            # Waited for, so no transport outlives the test's loop (a ResourceWarning
+            # raised in whichever test runs when it is collected).
+            with contextlib.suppress(Exception):
+                await held_writer.wait_closed()
         server.close()
         with contextlib.suppress(Exception):
             await server.wait_closed()
