@@ -14,6 +14,7 @@ import contextlib
 import socket
 import struct
 from dataclasses import dataclass, field
+from typing import cast
 
 CHUNK = 64 * 1024
 
@@ -30,6 +31,8 @@ class FaultProxy:
     _flowing: asyncio.Event = field(default_factory=asyncio.Event)
     _open: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = field(default_factory=set)
     _server: asyncio.Server | None = None
+    # The connections' handler tasks, waited for by `close` (`_close_handlers`).
+    _handlers: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
     def url(self) -> str:
@@ -46,6 +49,7 @@ class FaultProxy:
         self.reset_all(count=False)
         if self._server is not None:
             await self._server.wait_closed()
+        await _close_handlers(self._handlers)
 
     async def stall(self, seconds: float) -> None:
         """Hold every byte in both directions for `seconds`, then let them through."""
@@ -68,6 +72,7 @@ class FaultProxy:
         return len(pairs)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        _track(self._handlers)
         try:
             up_reader, up_writer = await asyncio.open_connection(self.target_host, self.target_port)
         except OSError:
@@ -94,6 +99,27 @@ class FaultProxy:
         # One side ended: end the other, so neither end waits on a half-open pair.
         with contextlib.suppress(OSError, RuntimeError):
             writer.close()
+
+
+def _track(handlers: set[asyncio.Task[None]]) -> None:
+    """Keep the running connection handler in `handlers` until it is done."""
+    task = cast("asyncio.Task[None] | None", asyncio.current_task())
+    if task is not None:
+        handlers.add(task)
+        task.add_done_callback(handlers.discard)
+
+
+async def _close_handlers(handlers: set[asyncio.Task[None]]) -> None:
+    """Wait for the handlers (cancel what is left after 10 s): a server's `wait_closed`
+    does not (Python 3.11), and a handler left pending when its loop ends is collected
+    later as an error raised in whatever runs then."""
+    waiting = set(handlers)
+    if not waiting:
+        return
+    _, pending = await asyncio.wait(waiting, timeout=10)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
 
 
 def _rst(writer: asyncio.StreamWriter) -> None:
@@ -197,6 +223,8 @@ class LagProxy:
     _server: asyncio.Server | None = None
     _open: set[asyncio.StreamWriter] = field(default_factory=set)
     _flowing: asyncio.Event = field(default_factory=asyncio.Event)
+    # The connections' handler tasks, waited for by `close` (`_close_handlers`).
+    _handlers: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def start(self) -> None:
         self._flowing.set()
@@ -217,6 +245,7 @@ class LagProxy:
         self.reset_all()
         if self._server is not None:
             await self._server.wait_closed()
+        await _close_handlers(self._handlers)
 
     def reset_all(self) -> None:
         """Abort every open connection (the node behind died: its peers see a reset)."""
@@ -225,6 +254,7 @@ class LagProxy:
         self._open.clear()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        _track(self._handlers)
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
         except OSError:
@@ -263,6 +293,8 @@ class LagProxy:
             await sender
         finally:
             sender.cancel()
+            # Done before this pump is, so no sender outlives the loop.
+            await asyncio.gather(sender, return_exceptions=True)
 
     async def _send(
         self, queue: asyncio.Queue[tuple[float, bytes]], writer: asyncio.StreamWriter, link: _Link
