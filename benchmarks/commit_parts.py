@@ -231,5 +231,10 @@ if __name__ == "__main__":
         logging.disable(logging.CRITICAL)
         print(json.dumps(measure(name, count)))
     else:
-        arguments = [int(a) for a in sys.argv[1:3]]
+        try:
+            arguments = [int(a) for a in sys.argv[1:3]]
+        except ValueError:
+            raise SystemExit(
+                "commit_parts.py: ROUNDS and SESSIONS are whole numbers (see the docstring)"
+            ) from None
         main(arguments[0] if arguments else 3, arguments[1] if len(arguments) > 1 else 12000)
